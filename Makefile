@@ -1,0 +1,98 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+#   make            build schedtop (BPF objects, skeleton, libschedstat.a)
+#   make check      build and run every test (root tests need root)
+#   make bench      run the benchmarks under bench/ (root)
+#   make V=1        show full commands
+
+OUT ?= build
+CC ?= gcc
+CLANG ?= clang
+BPFTOOL ?= bpftool
+PKG_CONFIG ?= pkg-config
+
+VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
+GIT_REV := $(shell git rev-parse --short HEAD 2>/dev/null)
+
+# BPF target architecture macro for bpf_tracing.h (PT_REGS and friends).
+HOST_ARCH := $(shell uname -m)
+ARCH ?= $(HOST_ARCH)
+BPF_ARCH := $(subst x86_64,x86,$(subst aarch64,arm64,$(ARCH)))
+MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null || echo $(HOST_ARCH)-linux-gnu)
+
+CFLAGS ?= -O2 -g
+CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wshadow \
+	  -Wformat=2 -D_GNU_SOURCE -DSCHEDTOP_VERSION='"$(VERSION)"' \
+	  -DSCHEDTOP_GIT_REV='"$(GIT_REV)"' -I$(OUT) -Ilibschedstat -Ibpf
+LDLIBS += -lbpf -lelf -lz
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -Ibpf \
+	      -idirafter /usr/include/$(MULTIARCH) -Wall -Wno-unused-function
+
+ifeq ($(V),1)
+Q =
+msg =
+else
+Q = @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+LIB_SRCS := $(wildcard libschedstat/*.c)
+OBJ := $(OUT)/obj
+LIB_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(LIB_SRCS))
+APP_SRCS := $(wildcard schedtop/*.c)
+APP_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(APP_SRCS))
+BPF_HDRS := $(wildcard bpf/*.h)
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(UNIT_SRCS))
+# Front-end sources a unit test may link (everything but main).
+APP_TESTABLE := $(filter-out $(OBJ)/schedtop/main.o,$(APP_OBJS))
+
+.DELETE_ON_ERROR:
+.PHONY: all check unit bench clean install
+
+all: $(OUT)/schedtop
+
+$(OUT)/bpf/schedtop.bpf.o: bpf/schedtop.bpf.c $(BPF_HDRS) | $(OUT)/bpf
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@.tmp
+	$(Q)$(BPFTOOL) gen object $@ $@.tmp && rm -f $@.tmp
+
+$(OUT)/schedtop.skel.h: $(OUT)/bpf/schedtop.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name schedtop_bpf > $@
+
+$(OBJ)/libschedstat/%.o: libschedstat/%.c $(wildcard libschedstat/*.h) $(BPF_HDRS) $(OUT)/schedtop.skel.h | $(OBJ)/libschedstat
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+
+$(OUT)/libschedstat.a: $(LIB_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+$(OBJ)/schedtop/%.o: schedtop/%.c $(wildcard schedtop/*.h) libschedstat/schedstat.h | $(OBJ)/schedtop
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+
+$(OUT)/schedtop: $(APP_OBJS) $(OUT)/libschedstat.a
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(OUT)/tests/%: tests/unit/%.c $(OUT)/libschedstat.a $(APP_TESTABLE) | $(OUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -Itests/unit -Ischedtop -o $@ $< $(APP_TESTABLE) \
+		$(OUT)/libschedstat.a -lcmocka $(LDLIBS) -lm
+
+unit: $(UNIT_BINS)
+
+check: all unit
+	$(Q)tests/run
+
+bench: all
+	$(Q)bench/run
+
+$(OUT)/bpf $(OBJ)/libschedstat $(OBJ)/schedtop $(OUT)/tests:
+	$(Q)mkdir -p $@
+
+clean:
+	$(call msg,CLEAN,$(OUT))
+	$(Q)rm -rf $(OUT)

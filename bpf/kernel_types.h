@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The kernel types schedtop's BPF programs read, and only those.
+ *
+ * Hand-kept instead of a generated vmlinux.h so that a cross build needs no
+ * device BTF: every struct carries preserve_access_index, so libbpf relocates
+ * each field by name against the running kernel's BTF (CO-RE). Field order
+ * and the absence of other fields do not matter. A field that some kernels
+ * lack or renamed must be read through core_fixes.bpf.h, never directly.
+ */
+#ifndef SCHEDTOP_KERNEL_TYPES_H
+#define SCHEDTOP_KERNEL_TYPES_H
+
+#include <linux/types.h>
+#include <linux/bpf.h>
+
+typedef __u8 u8;
+typedef __u32 u32;
+typedef __s32 s32;
+typedef __u64 u64;
+typedef __s64 s64;
+typedef int pid_t;
+typedef _Bool bool;
+enum { false = 0, true = 1 };
+
+#pragma clang attribute push (__attribute__((preserve_access_index)), apply_to = record)
+
+struct sched_avg {
+	u64 last_update_time;
+	u32 period_contrib;
+	unsigned long load_avg;
+	unsigned long runnable_avg;
+	unsigned long util_avg;
+	unsigned int util_est;		/* struct util_est before 6.7 */
+};
+
+struct sched_entity {
+	unsigned char on_rq;
+	u64 sum_exec_runtime;
+	u64 nr_migrations;
+	int depth;
+	struct sched_entity *parent;
+	struct cfs_rq *cfs_rq;
+	struct cfs_rq *my_q;		/* non-NULL for a group entity */
+	struct sched_avg avg;
+};
+
+struct sched_info {
+	unsigned long pcount;
+	unsigned long long run_delay;
+};
+
+struct thread_info {
+	u32 cpu;
+};
+
+struct task_struct {
+	struct thread_info thread_info;
+	unsigned int __state;
+	unsigned int flags;
+	int on_cpu;
+	int on_rq;
+	int prio;
+	struct sched_entity se;
+	struct sched_info sched_info;
+	int exit_state;
+	pid_t pid;
+	pid_t tgid;
+	u64 start_time;
+	unsigned long nvcsw;
+	unsigned long nivcsw;
+	char comm[16];
+};
+
+struct kernfs_node {
+	u64 id;
+};
+
+struct cgroup {
+	struct kernfs_node *kn;
+};
+
+struct cgroup_subsys_state {
+	struct cgroup *cgroup;
+};
+
+struct task_group {
+	struct cgroup_subsys_state css;
+};
+
+struct cfs_rq {
+	struct sched_avg avg;
+	struct rq *rq;			/* CONFIG_FAIR_GROUP_SCHED only */
+	struct task_group *tg;
+};
+
+struct rq {
+	struct cfs_rq cfs;
+	struct sched_avg avg_rt;
+	struct sched_avg avg_dl;
+	struct sched_avg avg_irq;
+	unsigned long cpu_capacity;
+	int cpu;
+};
+
+struct root_domain;
+struct seq_file;
+
+struct bpf_iter_meta {
+	struct seq_file *seq;
+	u64 session_id;
+	u64 seq_num;
+};
+
+struct bpf_iter__task {
+	struct bpf_iter_meta *meta;
+	struct task_struct *task;
+};
+
+#pragma clang attribute pop
+
+#endif /* SCHEDTOP_KERNEL_TYPES_H */

@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The one contract between schedtop's BPF programs and user space.
+ * Plain fixed-size types only: both sides include this file.
+ */
+#ifndef SCHEDTOP_H
+#define SCHEDTOP_H
+
+#define ST_COMM_LEN	16
+/* Must stay a power of two: BPF indexes cpu_state[] with a mask. */
+#define ST_MAX_CPUS	1024
+
+/* Bits of st_cpu_state.seen: which per-CPU signals a tracepoint filled. */
+enum st_seen {
+	ST_SEEN_CFS		= 1 << 0,
+	ST_SEEN_RT		= 1 << 1,
+	ST_SEEN_DL		= 1 << 2,
+	ST_SEEN_IRQ		= 1 << 3,
+	ST_SEEN_HW		= 1 << 4,
+	ST_SEEN_CAPACITY	= 1 << 5,
+};
+
+/*
+ * Per-CPU aggregate, one slot per CPU in a global array that user space
+ * reads through the skeleton's mmap. A slot is written by tracepoints about
+ * that CPU's runqueue (under its rq lock), so writers never race each other.
+ */
+struct st_cpu_state {
+	/* Root cfs_rq from pelt_cfs_tp. */
+	__u64 cfs_ts;		/* bpf_ktime_get_ns() of the last update */
+	__u64 cfs_lut;		/* cfs_rq->avg.last_update_time (PELT clock) */
+	__u64 cfs_load;
+	__u32 cfs_util;
+	__u32 cfs_runnable;
+	__u32 cfs_h_nr;		/* h_nr_running, h_nr_queued since 6.13 */
+	/* Other classes, pelt_{rt,dl,irq,hw}_tp. */
+	__u32 rt_util;
+	__u32 dl_util;
+	__u32 irq_util;
+	__u32 hw_pressure;
+	__u32 capacity;		/* rq->cpu_capacity, sched_cpu_capacity_tp */
+	__u32 seen;		/* enum st_seen */
+	__u32 pad0;
+	/* sched_switch on this CPU. */
+	__u64 nr_switches;
+	__u64 nr_preempt;
+	__u64 idle_ns;		/* completed idle periods */
+	__u64 idle_start;	/* start of the current idle period, or 0 */
+	/* Failed bpf_ringbuf_reserve() on this CPU. */
+	__u64 dropped;
+	__u64 pad[3];		/* one slot = two cache lines */
+};
+
+/* Root-domain state, from sched_overutilized_tp. */
+struct st_global_state {
+	__u64 overutilized_ts;
+	__u32 overutilized;
+	__u32 overutilized_seen;
+	__u64 storage_fail;	/* task storage could not be created */
+	__u64 group_fail;	/* group entity map full */
+};
+
+/* One record per task, written by the iter/task program. */
+struct st_task_rec {
+	__s32 pid;
+	__s32 tgid;
+	char comm[ST_COMM_LEN];
+	__u32 cpu;
+	__u32 state;		/* task_struct.__state */
+	__u32 exit_state;
+	__u32 flags;		/* PF_* */
+	__s32 prio;
+	__u8 on_rq;
+	__u8 on_cpu;
+	__u8 sched_delayed;
+	__u8 depth;		/* se.depth: 0 in the root task group */
+	__u64 start_time;	/* tells a reused pid from the old task */
+	__u64 sum_exec_runtime;
+	__u64 run_delay;
+	__u64 nr_migrations;
+	__u64 nvcsw;
+	__u64 nivcsw;
+	__u64 wakeups;
+	/* se.avg */
+	__u64 last_update_time;
+	__u64 load_avg;
+	__u32 util_avg;
+	__u32 runnable_avg;
+	__u32 util_est;		/* UTIL_AVG_UNCHANGED flag already cleared */
+	__u32 period_contrib;
+};
+
+enum st_event_type {
+	ST_EV_EXIT = 1,
+	ST_EV_MIGRATE,
+	ST_EV_OVERUTILIZED,
+};
+
+/* Every ring buffer record starts with this; size covers the whole record. */
+struct st_event_hdr {
+	__u32 type;
+	__u32 size;
+	__u64 ts;
+	__u32 cpu;
+	__u32 pad;
+};
+
+/* A task's last counters, taken as it exits, so its final interval counts. */
+struct st_event_exit {
+	struct st_event_hdr hdr;
+	struct st_task_rec task;
+};
+
+struct st_event_migrate {
+	struct st_event_hdr hdr;
+	__s32 pid;
+	__s32 tgid;
+	__s32 orig_cpu;
+	__s32 dest_cpu;
+	char comm[ST_COMM_LEN];
+};
+
+struct st_event_overutilized {
+	struct st_event_hdr hdr;
+	__u32 overutilized;
+	__u32 pad;
+};
+
+/* A cgroup's sched_entity on one CPU (pelt_se_tp on a group entity). */
+struct st_group_val {
+	__u64 ts;
+	__u64 cgroup_id;
+	__u64 load_avg;
+	__u32 util_avg;
+	__u32 runnable_avg;
+	__u32 cpu;
+	__u32 depth;
+};
+
+#endif /* SCHEDTOP_H */

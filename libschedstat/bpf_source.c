@@ -1,0 +1,456 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The live source: loads bpf/schedtop.bpf.c, attaches the programs this
+ * kernel supports, and feeds the model from the kernel's aggregates.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/capability.h>
+
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "model.h"
+#include "schedtop.skel.h"
+
+#define MAX_PROGS 32
+
+struct schedstat_session {
+	struct schedtop_bpf *skel;
+	struct ring_buffer *rb;
+	struct schedstat_topology *topo;
+	struct model *model;
+	schedstat_event_fn on_event;
+	void *event_ctx;
+	uint32_t avail;
+	const char *attached[MAX_PROGS + 1];
+	int nr_cpus;
+	struct st_cpu_state *cpus;
+	struct st_task_rec *recs;
+	size_t recs_cap;		/* bytes */
+	int cb_err;
+};
+
+/* libbpf's print hook is process-wide, so the log sink is too. */
+static schedstat_log_fn log_fn;
+static void *log_ctx;
+static bool log_debug;
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt,
+			va_list args)
+{
+	char msg[512];
+
+	if (!log_fn || (level == LIBBPF_DEBUG && !log_debug))
+		return 0;
+	vsnprintf(msg, sizeof(msg), fmt, args);
+	log_fn(level, msg, log_ctx);
+	return 0;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* CAP_BPF and CAP_PERFMON (5.8+), or CAP_SYS_ADMIN, are needed to load. */
+static bool have_bpf_privileges(void)
+{
+	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct data[2] = {};
+	uint64_t eff;
+
+	if (geteuid() == 0)
+		return true;
+	if (syscall(SYS_capget, &hdr, data))
+		return false;
+	eff = data[0].effective | (uint64_t)data[1].effective << 32;
+	if (eff & (1ULL << CAP_SYS_ADMIN))
+		return true;
+	return (eff & (1ULL << 39)) && (eff & (1ULL << 38));	/* BPF, PERFMON */
+}
+
+int schedstat_kernel_btf_check(const char *path)
+{
+	return access(path, R_OK) ? -SCHEDSTAT_ERR_NO_BTF : 0;
+}
+
+/*
+ * Which avail bit a tracepoint provides. Programs absent from the table
+ * (sched_switch, the task iterator, exit, migrate) are always needed.
+ */
+static uint32_t prog_avail(const char *tp)
+{
+	static const struct { const char *tp; uint32_t bit; } map[] = {
+		{ "pelt_cfs_tp", SCHEDSTAT_AVAIL_CFS },
+		{ "pelt_rt_tp", SCHEDSTAT_AVAIL_RT },
+		{ "pelt_dl_tp", SCHEDSTAT_AVAIL_DL },
+		{ "pelt_irq_tp", SCHEDSTAT_AVAIL_IRQ },
+		{ "pelt_hw_tp", SCHEDSTAT_AVAIL_HW },
+		{ "pelt_thermal_tp", SCHEDSTAT_AVAIL_HW },
+		{ "sched_cpu_capacity_tp", SCHEDSTAT_AVAIL_CAPACITY_CFS },
+		{ "sched_overutilized_tp", SCHEDSTAT_AVAIL_OVERUTILIZED },
+		{ "sched_waking", SCHEDSTAT_AVAIL_WAKEUPS },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(map); i++)
+		if (!strcmp(map[i].tp, tp))
+			return map[i].bit;
+	return 0;
+}
+
+/*
+ * Keep only the programs whose tracepoint this kernel has: a BTF-only
+ * tracepoint exists iff vmlinux BTF has its btf_trace_<name> typedef.
+ */
+static bool wanted(const char *tp, const struct schedstat_session_opts *opts)
+{
+	if (!strcmp(tp, "sched_waking") || !strcmp(tp, "sched_wakeup_new"))
+		return opts->exact_wakeups;
+	return true;
+}
+
+static int choose_programs(struct schedstat_session *s, const struct btf *vmlinux,
+			   const struct schedstat_session_opts *opts)
+{
+	struct bpf_program *prog;
+	char name[128];
+	int n = 0;
+
+	bpf_object__for_each_program(prog, s->skel->obj) {
+		const char *sec = bpf_program__section_name(prog);
+		const char *tp;
+		bool have;
+
+		if (!strncmp(sec, "iter/", 5)) {
+			have = btf__find_by_name_kind(vmlinux, "bpf_iter_task",
+						      BTF_KIND_FUNC) > 0;
+			if (!have)
+				return -SCHEDSTAT_ERR_KERNEL_TOO_OLD;
+			s->attached[n++] = sec;
+			continue;
+		}
+		tp = strchr(sec, '/') + 1;
+		snprintf(name, sizeof(name), "btf_trace_%s", tp);
+		have = btf__find_by_name_kind(vmlinux, name, BTF_KIND_TYPEDEF) > 0;
+		if (!have && !strcmp(tp, "sched_switch"))
+			return -SCHEDSTAT_ERR_NO_SCHED_TP;
+		have = have && wanted(tp, opts);
+		bpf_program__set_autoload(prog, have);
+		if (have) {
+			s->avail |= prog_avail(tp);
+			if (n < MAX_PROGS)
+				s->attached[n++] = sec;
+		}
+	}
+	/*
+	 * Every kernel since 4.17 has util_est; it is read from the tasks.
+	 * sched_util_est_cfs_tp is not attached: it fires on every enqueue and
+	 * dequeue (docs/performance.md) and the root value is the sum over the
+	 * queued tasks anyway.
+	 */
+	s->avail |= SCHEDSTAT_AVAIL_UTIL_EST;
+	return 0;
+}
+
+/*
+ * Ring buffers (5.8) and task storage for tracing programs (5.11). tp_btf
+ * support itself cannot be probed without a target: a kernel with BTF but
+ * without it fails at load, which load_error() reports.
+ */
+static int kernel_features(void)
+{
+	if (libbpf_probe_bpf_map_type(BPF_MAP_TYPE_RINGBUF, NULL) <= 0 ||
+	    libbpf_probe_bpf_map_type(BPF_MAP_TYPE_TASK_STORAGE, NULL) <= 0)
+		return -SCHEDSTAT_ERR_KERNEL_TOO_OLD;
+	return 0;
+}
+
+static void deliver(struct schedstat_session *s, const struct st_event_hdr *h,
+		    struct schedstat_event *ev)
+{
+	ev->ts_ns = h->ts;
+	ev->cpu = h->cpu;
+	if (s->on_event)
+		s->on_event(ev, s->event_ctx);
+}
+
+static int on_ring_event(void *ctx, void *data, size_t size)
+{
+	struct schedstat_session *s = ctx;
+	const struct st_event_hdr *h = data;
+	struct schedstat_event ev = {};
+
+	if (size < sizeof(*h) || h->size > size)
+		return 0;
+	switch (h->type) {
+	case ST_EV_EXIT: {
+		const struct st_event_exit *e = data;
+
+		if (h->size < sizeof(*e))
+			return 0;
+		if (model_add_exit(s->model, &e->task))
+			s->cb_err = -ENOMEM;
+		ev.type = SCHEDSTAT_EV_EXIT;
+		ev.pid = e->task.pid;
+		ev.tgid = e->task.tgid;
+		schedstat_comm_sanitize(ev.comm, e->task.comm, sizeof(ev.comm));
+		break;
+	}
+	case ST_EV_MIGRATE: {
+		const struct st_event_migrate *e = data;
+
+		if (h->size < sizeof(*e))
+			return 0;
+		ev.type = SCHEDSTAT_EV_MIGRATE;
+		ev.pid = e->pid;
+		ev.tgid = e->tgid;
+		ev.orig_cpu = e->orig_cpu;
+		ev.dest_cpu = e->dest_cpu;
+		schedstat_comm_sanitize(ev.comm, e->comm, sizeof(ev.comm));
+		break;
+	}
+	case ST_EV_OVERUTILIZED: {
+		const struct st_event_overutilized *e = data;
+
+		if (h->size < sizeof(*e))
+			return 0;
+		ev.type = SCHEDSTAT_EV_OVERUTILIZED;
+		ev.overutilized = e->overutilized;
+		break;
+	}
+	default:
+		return 0;
+	}
+	deliver(s, h, &ev);
+	return 0;
+}
+
+/* Run the task iterator once: one st_task_rec per task, all threads. */
+static int read_tasks(struct schedstat_session *s, size_t *nr)
+{
+	int fd = bpf_iter_create(bpf_link__fd(s->skel->links.dump_task));
+	size_t len = 0;
+	int err = 0;
+
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		ssize_t got;
+
+		if (s->recs_cap - len < 64 * 1024) {
+			size_t cap = s->recs_cap ? s->recs_cap * 2 : 256 * 1024;
+			void *p = realloc(s->recs, cap);
+
+			if (!p) {
+				err = -ENOMEM;
+				goto cleanup;
+			}
+			s->recs = p;
+			s->recs_cap = cap;
+		}
+		got = read(fd, (char *)s->recs + len, s->recs_cap - len);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			err = -errno;
+			goto cleanup;
+		}
+		if (got == 0)
+			break;
+		len += got;
+	}
+	if (len % sizeof(struct st_task_rec))
+		err = -EPROTO;
+	*nr = len / sizeof(struct st_task_rec);
+cleanup:
+	close(fd);
+	return err;
+}
+
+int schedstat_session_sample(struct schedstat_session *s,
+			     struct schedstat_snapshot **out)
+{
+	struct st_global_state global;
+	struct schedstat_cpuset online = {};
+	struct model_input in = {};
+	size_t nr = 0;
+	int err;
+
+	*out = NULL;
+	in.ts_ns = now_ns();
+	memcpy(s->cpus, s->skel->bss->cpu_state, s->nr_cpus * sizeof(*s->cpus));
+	global = s->skel->bss->global_state;
+	err = read_tasks(s, &nr);
+	if (err)
+		return err;
+	/*
+	 * A task leaves the task list only after sched_process_exit fired, so
+	 * draining events after the iterator pairs every vanished task with
+	 * its exit record.
+	 */
+	err = schedstat_session_poll(s);
+	if (err < 0)
+		return err;
+	if (topology_read_online(NULL, &online))
+		topology_cpus(s->topo, &online);
+	in.tasks = s->recs;
+	in.nr_tasks = nr;
+	in.cpus = s->cpus;
+	in.nr_cpus = s->nr_cpus;
+	in.online = &online;
+	in.global = &global;
+	in.avail = s->avail;
+	return model_update(s->model, &in, out);
+}
+
+int schedstat_session_poll(struct schedstat_session *s)
+{
+	int n = ring_buffer__consume(s->rb);
+
+	if (s->cb_err) {
+		n = s->cb_err;
+		s->cb_err = 0;
+	}
+	return n;
+}
+
+int schedstat_session_event_fd(const struct schedstat_session *s)
+{
+	return ring_buffer__epoll_fd(s->rb);
+}
+
+const struct schedstat_topology *
+schedstat_session_topology(const struct schedstat_session *s)
+{
+	return s->topo;
+}
+
+const char *const *schedstat_session_attached(const struct schedstat_session *s)
+{
+	return s->attached;
+}
+
+static int load_error(int err)
+{
+	if (err == -EPERM || err == -EACCES)
+		return -SCHEDSTAT_ERR_NO_PRIV;
+	return err;
+}
+
+int schedstat_session_open(struct schedstat_session **out,
+			   const struct schedstat_session_opts *opts)
+{
+	struct schedstat_session *s;
+	struct btf *vmlinux = NULL;
+	struct schedstat_snapshot *none;
+	int err;
+
+	*out = NULL;
+	if (!opts || opts->sz < sizeof(*opts))
+		return -EINVAL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->on_event = opts->on_event;
+	s->event_ctx = opts->event_ctx;
+	log_fn = opts->log;
+	log_ctx = opts->log_ctx;
+	log_debug = opts->log_debug;
+	libbpf_set_print(libbpf_print);
+
+	if (opts->topology)
+		err = schedstat_topology_parse(&s->topo, opts->topology,
+					       opts->sysfs_root);
+	else
+		err = schedstat_topology_detect(&s->topo, opts->sysfs_root);
+	if (err)
+		goto cleanup;
+	s->nr_cpus = schedstat_topology_nr_cpus(s->topo);
+	if (s->nr_cpus > ST_MAX_CPUS) {
+		err = -ERANGE;
+		goto cleanup;
+	}
+	s->cpus = calloc(s->nr_cpus ? s->nr_cpus : 1, sizeof(*s->cpus));
+	if (!s->cpus) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	err = model_new(&s->model, s->topo);
+	if (err)
+		goto cleanup;
+
+	if (!have_bpf_privileges()) {
+		err = -SCHEDSTAT_ERR_NO_PRIV;
+		goto cleanup;
+	}
+	err = schedstat_kernel_btf_check("/sys/kernel/btf/vmlinux");
+	if (err)
+		goto cleanup;
+	err = kernel_features();
+	if (err)
+		goto cleanup;
+	vmlinux = btf__load_vmlinux_btf();
+	if (!vmlinux) {
+		err = -SCHEDSTAT_ERR_NO_BTF;
+		goto cleanup;
+	}
+
+	s->skel = schedtop_bpf__open();
+	if (!s->skel) {
+		err = -errno;
+		goto cleanup;
+	}
+	err = choose_programs(s, vmlinux, opts);
+	if (err)
+		goto cleanup;
+	err = schedtop_bpf__load(s->skel);
+	if (err) {
+		err = load_error(err);
+		goto cleanup;
+	}
+	err = schedtop_bpf__attach(s->skel);
+	if (err) {
+		err = load_error(err);
+		goto cleanup;
+	}
+	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.events),
+				 on_ring_event, s, NULL);
+	if (!s->rb) {
+		err = -errno;
+		goto cleanup;
+	}
+	/* The baseline that the first snapshot's deltas are taken against. */
+	err = schedstat_session_sample(s, &none);
+	if (err)
+		goto cleanup;
+	*out = s;
+	s = NULL;
+cleanup:
+	btf__free(vmlinux);
+	schedstat_session_close(s);
+	return err;
+}
+
+void schedstat_session_close(struct schedstat_session *s)
+{
+	if (!s)
+		return;
+	ring_buffer__free(s->rb);
+	schedtop_bpf__destroy(s->skel);
+	model_free(s->model);
+	schedstat_topology_free(s->topo);
+	free(s->cpus);
+	free(s->recs);
+	free(s);
+}

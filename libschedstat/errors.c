@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Messages for the errors this library returns, saying what to do next. */
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "schedstat-local.h"
+
+static const char *const messages[SCHEDSTAT_ERR_END - SCHEDSTAT_ERR_START] = {
+	[SCHEDSTAT_ERR_NO_BTF - SCHEDSTAT_ERR_START] =
+		"kernel has no BTF (/sys/kernel/btf/vmlinux missing): build the "
+		"kernel with CONFIG_DEBUG_INFO_BTF=y or pass --btf FILE",
+	[SCHEDSTAT_ERR_KERNEL_TOO_OLD - SCHEDSTAT_ERR_START] =
+		"kernel too old: schedtop needs BPF ring buffers, tp_btf programs "
+		"and task iterators (Linux 5.11 or newer)",
+	[SCHEDSTAT_ERR_NO_PRIV - SCHEDSTAT_ERR_START] =
+		"permission denied loading BPF programs: run as root, or give the "
+		"binary CAP_BPF and CAP_PERFMON (setcap cap_bpf,cap_perfmon+ep schedtop)",
+	[SCHEDSTAT_ERR_TOPOLOGY_SPEC - SCHEDSTAT_ERR_START] =
+		"bad --topology spec: expected NAME:CPULIST[@CAPACITY],... "
+		"e.g. LITTLE:0-3,big:4-7@1024",
+	[SCHEDSTAT_ERR_NO_SCHED_TP - SCHEDSTAT_ERR_START] =
+		"this kernel has no sched_switch BTF tracepoint: schedtop cannot attach",
+};
+
+/* Front ends may report errors from several threads; strerror() is not safe. */
+static __thread char errno_buf[128];
+
+const char *schedstat_strerror(int err)
+{
+	const char *msg;
+
+	/* -INT_MIN overflows; no errno is that large anyway. */
+	if (err == INT_MIN)
+		err = INT_MAX;
+	if (err < 0)
+		err = -err;
+	if (err >= SCHEDSTAT_ERR_START && err < SCHEDSTAT_ERR_END &&
+	    messages[err - SCHEDSTAT_ERR_START])
+		return messages[err - SCHEDSTAT_ERR_START];
+#if defined(__GLIBC__) && defined(_GNU_SOURCE)
+	msg = strerror_r(err, errno_buf, sizeof(errno_buf));
+#else
+	if (strerror_r(err, errno_buf, sizeof(errno_buf)))
+		snprintf(errno_buf, sizeof(errno_buf), "Unknown error %d", err);
+	msg = errno_buf;
+#endif
+	return msg;
+}

@@ -1,0 +1,520 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Deltas between samples, exited tasks, per-CPU blocked load, clusters.
+ * The definitions implemented here are documented in docs/signals.md.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model.h"
+#include "pelt.h"
+
+/* Open-addressing index from pid to a slot in the previous sample. */
+struct pid_index {
+	uint32_t *slots;	/* record index + 1; 0 = empty */
+	size_t mask;
+};
+
+struct model {
+	const struct schedstat_topology *topo;
+	int nr_cpus;
+	bool have_baseline;
+	uint64_t prev_ts;
+	struct st_task_rec *prev;
+	bool *prev_matched;
+	size_t nr_prev;
+	struct pid_index prev_index;
+	struct st_cpu_state *prev_cpus;
+	struct st_task_rec *exits;
+	size_t nr_exits;
+	size_t cap_exits;
+};
+
+static size_t pid_hash(int32_t pid, size_t mask)
+{
+	return ((uint32_t)pid * 2654435761u) & mask;
+}
+
+static int pid_index_build(struct pid_index *ix, const struct st_task_rec *recs,
+			   size_t nr)
+{
+	size_t cap = 64;
+
+	while (cap < nr * 2)
+		cap <<= 1;
+	free(ix->slots);
+	ix->slots = calloc(cap, sizeof(*ix->slots));
+	if (!ix->slots)
+		return -ENOMEM;
+	ix->mask = cap - 1;
+	for (size_t i = 0; i < nr; i++) {
+		size_t h = pid_hash(recs[i].pid, ix->mask);
+
+		while (ix->slots[h])
+			h = (h + 1) & ix->mask;
+		ix->slots[h] = i + 1;
+	}
+	return 0;
+}
+
+static long pid_index_find(const struct pid_index *ix,
+			   const struct st_task_rec *recs, int32_t pid)
+{
+	size_t h;
+
+	if (!ix->slots)
+		return -1;
+	for (h = pid_hash(pid, ix->mask); ix->slots[h]; h = (h + 1) & ix->mask)
+		if (recs[ix->slots[h] - 1].pid == pid)
+			return ix->slots[h] - 1;
+	return -1;
+}
+
+int model_new(struct model **out, const struct schedstat_topology *topo)
+{
+	struct model *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return -ENOMEM;
+	m->topo = topo;
+	m->nr_cpus = schedstat_topology_nr_cpus(topo);
+	m->prev_cpus = calloc(m->nr_cpus ? m->nr_cpus : 1, sizeof(*m->prev_cpus));
+	if (!m->prev_cpus) {
+		free(m);
+		return -ENOMEM;
+	}
+	*out = m;
+	return 0;
+}
+
+void model_free(struct model *m)
+{
+	if (!m)
+		return;
+	free(m->prev);
+	free(m->prev_matched);
+	free(m->prev_index.slots);
+	free(m->prev_cpus);
+	free(m->exits);
+	free(m);
+}
+
+int model_add_exit(struct model *m, const struct st_task_rec *rec)
+{
+	if (m->nr_exits == m->cap_exits) {
+		size_t cap = m->cap_exits ? m->cap_exits * 2 : 64;
+		struct st_task_rec *n = realloc(m->exits, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		m->exits = n;
+		m->cap_exits = cap;
+	}
+	m->exits[m->nr_exits++] = *rec;
+	return 0;
+}
+
+char model_state_letter(unsigned int state, unsigned int exit_state)
+{
+	/* task_state_index() in include/linux/sched.h, same letters as ps. */
+	static const char letters[] = "RSDTtXZPI";
+	unsigned int report = (state & 0x7f) | exit_state;
+	int idx = 0;
+
+	if (state == 0x402)		/* TASK_IDLE: UNINTERRUPTIBLE | NOLOAD */
+		return 'I';
+	while (report) {
+		idx++;
+		report >>= 1;
+	}
+	return idx < (int)sizeof(letters) - 1 ? letters[idx] : '?';
+}
+
+static uint64_t delta(uint64_t now, uint64_t then)
+{
+	/* Counters never go back; a smaller value means a different task. */
+	return now >= then ? now - then : now;
+}
+
+/* A CPU's PELT clock at @ts, extrapolated from its last root cfs_rq update. */
+static uint64_t pelt_now(const struct st_cpu_state *c, uint64_t ts)
+{
+	if (!(c->seen & ST_SEEN_CFS))
+		return 0;
+	return c->cfs_lut + (ts > c->cfs_ts ? ts - c->cfs_ts : 0);
+}
+
+static const struct st_cpu_state *cpu_of(const struct model_input *in,
+					 uint32_t cpu)
+{
+	static const struct st_cpu_state none;
+
+	return cpu < in->nr_cpus ? &in->cpus[cpu] : &none;
+}
+
+static void fill_task(struct model *m, const struct model_input *in,
+		      struct schedstat_task *t, const struct st_task_rec *r,
+		      const struct st_task_rec *base)
+{
+	static const struct st_task_rec zero;
+	uint64_t now_pelt;
+
+	if (!base)
+		base = &zero;
+	t->pid = r->pid;
+	t->tgid = r->tgid;
+	schedstat_comm_sanitize(t->comm, r->comm, sizeof(t->comm));
+	t->cpu = r->cpu;
+	t->cluster = schedstat_topology_cpu_cluster(m->topo, r->cpu);
+	if (t->cluster < 0)
+		t->cluster = -1;
+	t->state = model_state_letter(r->state, r->exit_state);
+	t->running = r->on_cpu;
+	t->prio = r->prio;
+	t->util_avg = r->util_avg;
+	t->runnable_avg = r->runnable_avg;
+	t->load_avg = r->load_avg;
+	t->util_est = r->util_est;
+	now_pelt = pelt_now(cpu_of(in, r->cpu), in->ts_ns);
+	t->pelt_age_ns = now_pelt > r->last_update_time && r->last_update_time ?
+			 now_pelt - r->last_update_time : 0;
+	t->run_ns = delta(r->sum_exec_runtime, base->sum_exec_runtime);
+	t->wait_ns = delta(r->run_delay, base->run_delay);
+	/*
+	 * Without the sched_waking counter, count the sleeps that ended:
+	 * every voluntary switch is the task blocking until a wakeup.
+	 */
+	if (in->avail & SCHEDSTAT_AVAIL_WAKEUPS)
+		t->wakeups = delta(r->wakeups, base->wakeups);
+	else
+		t->wakeups = delta(r->nvcsw, base->nvcsw);
+	t->migrations = delta(r->nr_migrations, base->nr_migrations);
+	t->nvcsw = delta(r->nvcsw, base->nvcsw);
+	t->nivcsw = delta(r->nivcsw, base->nivcsw);
+}
+
+static bool is_runnable(const struct st_task_rec *r)
+{
+	return r->on_rq && !r->sched_delayed && !r->exit_state;
+}
+
+/*
+ * A sleeping fair task's PELT contribution stays in the root cfs_rq of the
+ * CPU it last ran on and decays there by y per period (the seed RFC's blocked
+ * load). Its se.avg was frozen at dequeue, so decay it to the sample time the
+ * way the kernel will when it next looks.
+ */
+static void add_blocked(struct schedstat_cpu *cpus, size_t nr_cpus,
+			const struct model_input *in, const struct st_task_rec *r)
+{
+	const struct st_cpu_state *c;
+	uint64_t n, now;
+
+	if (r->on_rq || r->exit_state || !r->last_update_time)
+		return;
+	/* prio < 100: rt or dl; their se.avg is not on any cfs_rq. */
+	if (r->prio < 100 || r->cpu >= nr_cpus)
+		return;
+	c = cpu_of(in, r->cpu);
+	now = pelt_now(c, in->ts_ns);
+	n = now ? pelt_periods_since(r->last_update_time, r->period_contrib, now) : 0;
+	cpus[r->cpu].blocked_util += pelt_decay(r->util_avg, n);
+	cpus[r->cpu].blocked_load += pelt_decay(r->load_avg, n);
+}
+
+static uint64_t idle_total(const struct st_cpu_state *c, uint64_t ts)
+{
+	return c->idle_ns + (c->idle_start && ts > c->idle_start ?
+			     ts - c->idle_start : 0);
+}
+
+static uint32_t cpu_avail(uint32_t avail, uint32_t seen)
+{
+	static const struct { uint32_t avail, seen; } map[] = {
+		{ SCHEDSTAT_AVAIL_CFS, ST_SEEN_CFS },
+		{ SCHEDSTAT_AVAIL_RT, ST_SEEN_RT },
+		{ SCHEDSTAT_AVAIL_DL, ST_SEEN_DL },
+		{ SCHEDSTAT_AVAIL_IRQ, ST_SEEN_IRQ },
+		{ SCHEDSTAT_AVAIL_HW, ST_SEEN_HW },
+		{ SCHEDSTAT_AVAIL_CAPACITY_CFS, ST_SEEN_CAPACITY },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(map); i++)
+		if (!(seen & map[i].seen))
+			avail &= ~map[i].avail;
+	return avail;
+}
+
+/* A signal the kernel did not report is 0 in the row, never a stale value. */
+static void clear_unavailable(struct schedstat_cpu *o)
+{
+	if (!(o->avail & SCHEDSTAT_AVAIL_CFS)) {
+		o->util_avg = o->runnable_avg = 0;
+		o->load_avg = 0;
+	}
+	if (!(o->avail & SCHEDSTAT_AVAIL_RT))
+		o->rt_util = 0;
+	if (!(o->avail & SCHEDSTAT_AVAIL_DL))
+		o->dl_util = 0;
+	if (!(o->avail & SCHEDSTAT_AVAIL_IRQ))
+		o->irq_util = 0;
+	if (!(o->avail & SCHEDSTAT_AVAIL_HW))
+		o->hw_pressure = 0;
+	if (!(o->avail & SCHEDSTAT_AVAIL_CAPACITY_CFS))
+		o->capacity_cfs = 0;
+}
+
+static void fill_cpus(struct model *m, const struct model_input *in,
+		      struct schedstat_snapshot *s, const bool *cpu_running)
+{
+	uint64_t interval = s->interval_ns;
+
+	for (size_t i = 0; i < s->nr_cpus; i++) {
+		struct schedstat_cpu *o = &s->cpus[i];
+		const struct st_cpu_state *c = cpu_of(in, i);
+		const struct st_cpu_state *p = &m->prev_cpus[i];
+		uint64_t idle;
+
+		o->cpu = i;
+		o->cluster = schedstat_topology_cpu_cluster(m->topo, i);
+		o->online = cpuset_test(in->online, i);
+		o->capacity = schedstat_topology_cpu_capacity(m->topo, i);
+		o->capacity_cfs = c->capacity;
+		o->util_avg = c->cfs_util;
+		o->runnable_avg = c->cfs_runnable;
+		o->load_avg = c->cfs_load;
+		o->rt_util = c->rt_util;
+		o->dl_util = c->dl_util;
+		o->irq_util = c->irq_util;
+		o->hw_pressure = c->hw_pressure;
+		o->avail = cpu_avail(in->avail, c->seen);
+		clear_unavailable(o);
+		o->nr_switches = delta(c->nr_switches, p->nr_switches);
+		o->nr_preempt = delta(c->nr_preempt, p->nr_preempt);
+		o->dropped = delta(c->dropped, p->dropped);
+		/*
+		 * sched_switch only sees idle periods that start after attach:
+		 * a CPU idle throughout (no switch, nothing on it) is all idle.
+		 */
+		if (!o->nr_switches && !c->idle_start && !cpu_running[i])
+			idle = interval;
+		else
+			idle = delta(idle_total(c, in->ts_ns),
+				     idle_total(p, m->prev_ts));
+		o->busy_ns = idle < interval ? interval - idle : 0;
+		s->dropped += c->dropped;
+	}
+}
+
+static void fill_clusters(struct model *m, const struct model_input *in,
+			  struct schedstat_snapshot *s)
+{
+	const struct st_global_state *g = in->global;
+
+	for (size_t k = 0; k < s->nr_clusters; k++) {
+		struct schedstat_cluster *cl = &s->clusters[k];
+		uint64_t util = 0;
+
+		cl->id = k;
+		snprintf(cl->name, sizeof(cl->name), "%s",
+			 schedstat_topology_cluster_name(m->topo, k));
+		schedstat_topology_cluster_cpulist(m->topo, k, cl->cpus,
+						   sizeof(cl->cpus));
+		cl->overutilized = (in->avail & SCHEDSTAT_AVAIL_OVERUTILIZED) &&
+				   g && g->overutilized_seen ? (int)g->overutilized : -1;
+		for (size_t i = 0; i < s->nr_cpus; i++) {
+			const struct schedstat_cpu *c = &s->cpus[i];
+
+			if (c->cluster != (int)k || !c->online)
+				continue;
+			cl->nr_online++;
+			cl->capacity += c->capacity;
+			cl->nr_running += c->nr_running;
+			util += c->util_avg + c->rt_util + c->dl_util + c->irq_util;
+		}
+		cl->util_pct = cl->capacity ? 100.0 * util / cl->capacity : 0;
+	}
+}
+
+/* Moves the exit record of (pid, start_time) to @out, if there is one. */
+static bool take_exit(struct model *m, int32_t pid, uint64_t start_time,
+		      struct st_task_rec *out)
+{
+	for (size_t i = 0; i < m->nr_exits; i++) {
+		if (m->exits[i].pid == pid && m->exits[i].start_time == start_time) {
+			*out = m->exits[i];
+			/* Mark used; compacted at the end of the update. */
+			m->exits[i].pid = -1;
+			return true;
+		}
+	}
+	return false;
+}
+
+static int cmp_task(const void *a, const void *b)
+{
+	const struct schedstat_task *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->exited - y->exited;
+}
+
+static bool pid_listed(const struct pid_index *ix, const struct model_input *in,
+		       const struct st_task_rec *r)
+{
+	long j = pid_index_find(ix, in->tasks, r->pid);
+
+	return j >= 0 && in->tasks[j].start_time == r->start_time;
+}
+
+/* Keep this sample's records and their index (@cur, consumed) as the base. */
+static int save_prev(struct model *m, const struct model_input *in,
+		     struct pid_index *cur)
+{
+	struct st_task_rec *recs = NULL;
+	bool *matched = NULL;
+	size_t keep = 0;
+
+	if (in->nr_tasks) {
+		recs = malloc(in->nr_tasks * sizeof(*recs));
+		matched = calloc(in->nr_tasks, sizeof(*matched));
+		if (!recs || !matched) {
+			free(recs);
+			free(matched);
+			return -ENOMEM;
+		}
+		memcpy(recs, in->tasks, in->nr_tasks * sizeof(*recs));
+	}
+	free(m->prev);
+	free(m->prev_matched);
+	m->prev = recs;
+	m->prev_matched = matched;
+	m->nr_prev = in->nr_tasks;
+	for (size_t i = 0; i < (size_t)m->nr_cpus; i++)
+		m->prev_cpus[i] = *cpu_of(in, i);
+	m->prev_ts = in->ts_ns;
+	/* Exit events of tasks still listed (zombies) wait for the next sample. */
+	for (size_t i = 0; i < m->nr_exits; i++)
+		if (m->exits[i].pid >= 0)
+			m->exits[keep++] = m->exits[i];
+	m->nr_exits = keep;
+	free(m->prev_index.slots);
+	m->prev_index = *cur;
+	cur->slots = NULL;
+	return 0;
+}
+
+int model_update(struct model *m, const struct model_input *in,
+		 struct schedstat_snapshot **out)
+{
+	struct pid_index cur = {};
+	struct schedstat_snapshot *s = NULL;
+	bool *cpu_running = NULL;
+	size_t cap_tasks, n = 0;
+	int err;
+
+	*out = NULL;
+	err = pid_index_build(&cur, in->tasks, in->nr_tasks);
+	if (err)
+		return err;
+	if (!m->have_baseline) {
+		m->have_baseline = true;
+		err = save_prev(m, in, &cur);
+		goto cleanup;
+	}
+	err = -ENOMEM;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		goto cleanup;
+	s->ts_ns = in->ts_ns;
+	s->interval_ns = in->ts_ns > m->prev_ts ? in->ts_ns - m->prev_ts : 0;
+	s->avail = in->avail;
+	cap_tasks = in->nr_tasks + m->nr_prev + m->nr_exits;
+	s->tasks = calloc(cap_tasks ? cap_tasks : 1, sizeof(*s->tasks));
+	s->nr_cpus = m->nr_cpus;
+	s->cpus = calloc(s->nr_cpus ? s->nr_cpus : 1, sizeof(*s->cpus));
+	s->nr_clusters = schedstat_topology_nr_clusters(m->topo);
+	s->clusters = calloc(s->nr_clusters ? s->nr_clusters : 1,
+			     sizeof(*s->clusters));
+	cpu_running = calloc(s->nr_cpus ? s->nr_cpus : 1, sizeof(*cpu_running));
+	if (!s->tasks || !s->cpus || !s->clusters || !cpu_running)
+		goto cleanup;
+
+	for (size_t i = 0; i < in->nr_tasks; i++) {
+		const struct st_task_rec *r = &in->tasks[i];
+		const struct st_task_rec *base = NULL;
+		long j = pid_index_find(&m->prev_index, m->prev, r->pid);
+
+		if (j >= 0 && m->prev[j].start_time == r->start_time) {
+			base = &m->prev[j];
+			m->prev_matched[j] = true;
+		}
+		fill_task(m, in, &s->tasks[n++], r, base);
+		if (r->cpu < s->nr_cpus) {
+			if (is_runnable(r))
+				s->cpus[r->cpu].nr_running++;
+			/*
+			 * The kernel adds a fair task's util_est to its CPU's
+			 * root cfs_rq at enqueue and takes the same value
+			 * away at dequeue: the sum over queued tasks is it.
+			 */
+			if (is_runnable(r) && r->prio >= 100)
+				s->cpus[r->cpu].util_est += r->util_est;
+			if (r->on_cpu)
+				cpu_running[r->cpu] = true;
+		}
+		add_blocked(s->cpus, s->nr_cpus, in, r);
+	}
+	/* Gone since the last sample: account their final stretch once. */
+	for (size_t j = 0; j < m->nr_prev; j++) {
+		struct st_task_rec last;
+
+		if (m->prev_matched[j])
+			continue;
+		if (!take_exit(m, m->prev[j].pid, m->prev[j].start_time, &last))
+			last = m->prev[j];
+		fill_task(m, in, &s->tasks[n], &last, &m->prev[j]);
+		s->tasks[n].state = 'X';
+		s->tasks[n].exited = true;
+		s->tasks[n].running = false;
+		n++;
+	}
+	/* Born and gone within the interval. */
+	for (size_t i = 0; i < m->nr_exits; i++) {
+		const struct st_task_rec *r = &m->exits[i];
+		long j;
+
+		if (r->pid < 0)
+			continue;
+		j = pid_index_find(&m->prev_index, m->prev, r->pid);
+		if (j >= 0 && m->prev[j].start_time == r->start_time)
+			continue;
+		if (pid_listed(&cur, in, r))
+			continue;
+		fill_task(m, in, &s->tasks[n], r, NULL);
+		s->tasks[n].state = 'X';
+		s->tasks[n].exited = true;
+		s->tasks[n].running = false;
+		m->exits[i].pid = -1;
+		n++;
+	}
+	s->nr_tasks = n;
+	qsort(s->tasks, n, sizeof(*s->tasks), cmp_task);
+
+	fill_cpus(m, in, s, cpu_running);
+	fill_clusters(m, in, s);
+	err = save_prev(m, in, &cur);
+	if (err)
+		goto cleanup;
+	*out = s;
+	s = NULL;
+cleanup:
+	free(cur.slots);
+	free(cpu_running);
+	if (s)
+		schedstat_snapshot_free(s);
+	return err;
+}

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The model: turns raw kernel records (bpf/schedtop.h) into snapshots with
+ * per-interval deltas. Pure computation: no BPF, no I/O, so unit tests can
+ * feed it synthetic records.
+ */
+#ifndef SCHEDSTAT_MODEL_H
+#define SCHEDSTAT_MODEL_H
+
+#include <linux/types.h>
+
+#include "schedstat-local.h"
+#include "schedtop.h"
+
+struct schedstat_snapshot {
+	uint64_t ts_ns;
+	uint64_t interval_ns;
+	uint32_t avail;
+	uint64_t dropped;
+	struct schedstat_task *tasks;
+	size_t nr_tasks;
+	struct schedstat_cpu *cpus;
+	size_t nr_cpus;
+	struct schedstat_cluster *clusters;
+	size_t nr_clusters;
+};
+
+struct model;
+
+/* What the kernel handed over for one sample. */
+struct model_input {
+	uint64_t ts_ns;				/* CLOCK_MONOTONIC */
+	const struct st_task_rec *tasks;
+	size_t nr_tasks;
+	const struct st_cpu_state *cpus;	/* indexed by CPU number */
+	size_t nr_cpus;
+	const struct schedstat_cpuset *online;
+	const struct st_global_state *global;
+	uint32_t avail;				/* signals whose programs attached */
+};
+
+int model_new(struct model **out, const struct schedstat_topology *topo);
+void model_free(struct model *m);
+/* A task's final record, from its exit event; used at the next sample. */
+int model_add_exit(struct model *m, const struct st_task_rec *rec);
+/*
+ * The first call only sets the baseline and returns no snapshot (*out is
+ * NULL); later calls return deltas against the previous call.
+ */
+int model_update(struct model *m, const struct model_input *in,
+		 struct schedstat_snapshot **out);
+
+/* ps-style state letter from task_struct.__state and exit_state. */
+char model_state_letter(unsigned int state, unsigned int exit_state);
+
+#endif /* SCHEDSTAT_MODEL_H */

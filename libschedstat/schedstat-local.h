@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Private layouts and helpers of libschedstat; not installed. */
+#ifndef SCHEDSTAT_LOCAL_H
+#define SCHEDSTAT_LOCAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "schedstat.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* A set of CPU numbers below SCHEDSTAT_MAX_CPUS. */
+struct schedstat_cpuset {
+	uint64_t bits[SCHEDSTAT_MAX_CPUS / 64];
+};
+
+static inline void cpuset_set(struct schedstat_cpuset *set, unsigned int cpu)
+{
+	set->bits[cpu / 64] |= 1ULL << (cpu % 64);
+}
+
+static inline bool cpuset_test(const struct schedstat_cpuset *set, unsigned int cpu)
+{
+	return cpu < SCHEDSTAT_MAX_CPUS && (set->bits[cpu / 64] >> (cpu % 64)) & 1;
+}
+
+int cpuset_count(const struct schedstat_cpuset *set);
+/* Highest member + 1, 0 when empty. */
+int cpuset_end(const struct schedstat_cpuset *set);
+
+/*
+ * Kernel CPU list syntax ("0-3,5,8-11"; also "0-7:2/4" stride groups are not
+ * accepted: sysfs never writes them). Whitespace and a trailing newline are
+ * ignored. -EINVAL on bad syntax, -ERANGE on a CPU >= SCHEDSTAT_MAX_CPUS.
+ */
+int cpulist_parse(const char *str, struct schedstat_cpuset *set);
+/* The shortest kernel-style list; -ENOSPC if it does not fit. */
+int cpulist_format(const struct schedstat_cpuset *set, char *buf, size_t size);
+
+/*
+ * Read a small sysfs file below @root ("/sys" when NULL) into @buf, trailing
+ * newline removed. Returns the length or -errno.
+ */
+int sysfs_read(const char *root, const char *rel, char *buf, size_t size);
+/* The same, parsed as an unsigned decimal. */
+int sysfs_read_u64(const char *root, const char *rel, uint64_t *val);
+
+/*
+ * devices/system/cpu/online. Returns -errno if it cannot be read or parsed,
+ * leaving @online untouched: the caller decides what to assume then (all
+ * CPUs of the topology, say, from topology_cpus()).
+ */
+int topology_read_online(const char *sysfs_root, struct schedstat_cpuset *online);
+/* CPUs that belong to some cluster. */
+void topology_cpus(const struct schedstat_topology *topo, struct schedstat_cpuset *set);
+
+/* 0 if kernel BTF is readable at @path, else -SCHEDSTAT_ERR_NO_BTF. */
+int schedstat_kernel_btf_check(const char *path);
+
+#endif /* SCHEDSTAT_LOCAL_H */

@@ -1,0 +1,292 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * libschedstat: what the Linux scheduler thinks of every task and CPU.
+ *
+ * The library turns kernel-side aggregates (BPF maps, ring buffer events)
+ * into consistent snapshots of tasks, CPUs and clusters. It never prints,
+ * never exits and never touches a terminal: front ends do that.
+ *
+ * Conventions: handles are opaque; functions return 0 or a negative errno
+ * (or a negative SCHEDSTAT_ERR_* code, see schedstat_strerror()). Row structs
+ * (schedstat_task, schedstat_cpu, schedstat_cluster) are plain values owned by
+ * the snapshot they came from. The meaning of every signal is in
+ * docs/signals.md.
+ */
+#ifndef SCHEDSTAT_H
+#define SCHEDSTAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SCHEDSTAT_MAX_CPUS	1024
+#define SCHEDSTAT_COMM_LEN	16
+#define SCHEDSTAT_NAME_LEN	16
+#define SCHEDSTAT_CPULIST_LEN	128
+
+/* Library-specific error codes, far above the errno range. */
+enum schedstat_error {
+	SCHEDSTAT_ERR_START = 4000,
+	SCHEDSTAT_ERR_NO_BTF = SCHEDSTAT_ERR_START,
+	SCHEDSTAT_ERR_KERNEL_TOO_OLD,
+	SCHEDSTAT_ERR_NO_PRIV,
+	SCHEDSTAT_ERR_TOPOLOGY_SPEC,
+	SCHEDSTAT_ERR_NO_SCHED_TP,
+	SCHEDSTAT_ERR_END,
+};
+
+/*
+ * schedstat_strerror - describe an error returned by this library
+ * @err: a negative (or positive) errno or SCHEDSTAT_ERR_* code
+ *
+ * Returns a static string that says what is wrong and, where the user can do
+ * something about it, what to do.
+ */
+const char *schedstat_strerror(int err);
+
+/* ------------------------------------------------------------------ */
+/* Topology: CPUs grouped into clusters of equal capacity.            */
+
+struct schedstat_topology;
+
+enum schedstat_topology_origin {
+	SCHEDSTAT_TOPO_OVERRIDE,	/* --topology spec */
+	SCHEDSTAT_TOPO_CPU_CAPACITY,	/* cpuN/cpu_capacity groups */
+	SCHEDSTAT_TOPO_CPUFREQ,		/* cpufreq policy related_cpus */
+	SCHEDSTAT_TOPO_SINGLE,		/* nothing known: one cluster */
+};
+
+/*
+ * schedstat_topology_detect - read clusters from sysfs
+ * @out: the new topology, free with schedstat_topology_free()
+ * @sysfs_root: a sysfs tree to read ("/sys" when NULL); fixture trees work
+ *
+ * Clusters come from cpu_capacity groups, else from cpufreq policies that
+ * span more than one CPU, else all possible CPUs form one cluster. Clusters
+ * are ordered and named by ascending capacity.
+ */
+int schedstat_topology_detect(struct schedstat_topology **out,
+			      const char *sysfs_root);
+
+/*
+ * schedstat_topology_parse - build a topology from a user's override
+ * @spec: "NAME:CPULIST[@CAPACITY],..." e.g. "LITTLE:0-3,big:4-7@1024"
+ * @sysfs_root: where to read capacities not given in @spec (NULL: "/sys")
+ *
+ * Returns -SCHEDSTAT_ERR_TOPOLOGY_SPEC for a malformed spec, a CPU listed
+ * twice, or a CPU number out of range.
+ */
+int schedstat_topology_parse(struct schedstat_topology **out, const char *spec,
+			     const char *sysfs_root);
+void schedstat_topology_free(struct schedstat_topology *topo);
+
+enum schedstat_topology_origin
+schedstat_topology_origin(const struct schedstat_topology *topo);
+/* One more than the highest CPU number that belongs to a cluster. */
+int schedstat_topology_nr_cpus(const struct schedstat_topology *topo);
+int schedstat_topology_nr_clusters(const struct schedstat_topology *topo);
+const char *schedstat_topology_cluster_name(const struct schedstat_topology *topo,
+					    int cluster);
+/* Capacity of one CPU of the cluster (the largest, if they differ). */
+unsigned int schedstat_topology_cluster_capacity(const struct schedstat_topology *topo,
+						 int cluster);
+int schedstat_topology_cluster_nr_cpus(const struct schedstat_topology *topo,
+				       int cluster);
+/* Kernel CPU-list form, e.g. "0-3,6". Returns -ENOSPC if @size is short. */
+int schedstat_topology_cluster_cpulist(const struct schedstat_topology *topo,
+				       int cluster, char *buf, size_t size);
+/* Cluster index of @cpu, or -ENOENT. */
+int schedstat_topology_cpu_cluster(const struct schedstat_topology *topo, int cpu);
+unsigned int schedstat_topology_cpu_capacity(const struct schedstat_topology *topo,
+					     int cpu);
+
+/* ------------------------------------------------------------------ */
+/* Snapshot rows                                                      */
+
+/* Which optional signals a snapshot holds; a missing one is "not available". */
+enum schedstat_avail {
+	SCHEDSTAT_AVAIL_CFS		= 1u << 0,	/* pelt_cfs_tp */
+	SCHEDSTAT_AVAIL_RT		= 1u << 1,	/* pelt_rt_tp */
+	SCHEDSTAT_AVAIL_DL		= 1u << 2,	/* pelt_dl_tp */
+	SCHEDSTAT_AVAIL_IRQ		= 1u << 3,	/* pelt_irq_tp */
+	SCHEDSTAT_AVAIL_HW		= 1u << 4,	/* pelt_hw_tp / pelt_thermal_tp */
+	SCHEDSTAT_AVAIL_CAPACITY_CFS	= 1u << 5,	/* sched_cpu_capacity_tp seen */
+	SCHEDSTAT_AVAIL_OVERUTILIZED	= 1u << 6,	/* sched_overutilized_tp seen */
+	SCHEDSTAT_AVAIL_WAKEUPS		= 1u << 7,	/* exact_wakeups: sched_waking */
+	SCHEDSTAT_AVAIL_UTIL_EST	= 1u << 8,	/* util_est of tasks and CPUs */
+};
+
+struct schedstat_task {
+	int32_t pid;
+	int32_t tgid;
+	/* Control characters already replaced by '?': safe to print. */
+	char comm[SCHEDSTAT_COMM_LEN];
+	int32_t cpu;		/* CPU it runs on, or last ran on */
+	int32_t cluster;	/* index into the topology, -1 if unknown */
+	char state;		/* ps letters: R S D T t X Z P I */
+	bool running;		/* on a CPU at the instant of the snapshot */
+	bool exited;		/* exited during this interval */
+	int32_t prio;
+	/* Kernel PELT values as of the entity's last update (exact). */
+	uint32_t util_avg;
+	uint32_t runnable_avg;
+	uint64_t load_avg;
+	uint32_t util_est;
+	uint64_t pelt_age_ns;	/* time since that last PELT update */
+	/* Deltas over the interval. */
+	uint64_t run_ns;
+	uint64_t wait_ns;
+	uint64_t wakeups;
+	uint64_t migrations;
+	uint64_t nvcsw;
+	uint64_t nivcsw;
+};
+
+struct schedstat_cpu {
+	int32_t cpu;
+	int32_t cluster;
+	bool online;
+	uint32_t capacity;	/* original capacity (topology) */
+	uint32_t capacity_cfs;	/* left for CFS now, see AVAIL_CAPACITY_CFS */
+	/* Root cfs_rq as of its last PELT update. */
+	uint32_t util_avg;
+	uint32_t runnable_avg;
+	uint64_t load_avg;
+	uint32_t util_est;
+	/* Contribution of sleeping entities, decayed to the snapshot. */
+	uint32_t blocked_util;
+	uint64_t blocked_load;
+	uint32_t rt_util;
+	uint32_t dl_util;
+	uint32_t irq_util;
+	uint32_t hw_pressure;
+	uint32_t nr_running;
+	/* Deltas over the interval. */
+	uint64_t busy_ns;
+	uint64_t nr_switches;
+	uint64_t nr_preempt;
+	uint64_t dropped;
+	/* SCHEDSTAT_AVAIL_* bits valid for this CPU (a tracepoint that exists
+	 * but has not fired for this CPU yet leaves its signal unavailable). */
+	uint32_t avail;
+};
+
+struct schedstat_cluster {
+	int32_t id;
+	char name[SCHEDSTAT_NAME_LEN];
+	char cpus[SCHEDSTAT_CPULIST_LEN];
+	uint32_t nr_online;
+	uint32_t capacity;	/* sum over online CPUs */
+	double util_pct;	/* sum(cfs+rt+dl+irq util) / capacity * 100 */
+	uint32_t nr_running;
+	int32_t overutilized;	/* 1, 0, or -1 when not available */
+};
+
+/* ------------------------------------------------------------------ */
+/* Discrete events, delivered while polling                           */
+
+enum schedstat_event_type {
+	SCHEDSTAT_EV_EXIT = 1,
+	SCHEDSTAT_EV_MIGRATE,
+	SCHEDSTAT_EV_OVERUTILIZED,
+};
+
+struct schedstat_event {
+	enum schedstat_event_type type;
+	uint64_t ts_ns;		/* CLOCK_MONOTONIC */
+	int32_t cpu;		/* where it was observed */
+	int32_t pid;
+	int32_t tgid;
+	char comm[SCHEDSTAT_COMM_LEN];
+	int32_t orig_cpu;	/* MIGRATE */
+	int32_t dest_cpu;	/* MIGRATE */
+	int32_t overutilized;	/* OVERUTILIZED */
+};
+
+typedef void (*schedstat_event_fn)(const struct schedstat_event *ev, void *ctx);
+typedef void (*schedstat_log_fn)(int level, const char *msg, void *ctx);
+
+/* ------------------------------------------------------------------ */
+/* Session: one live source                                           */
+
+struct schedstat_session;
+struct schedstat_snapshot;
+
+struct schedstat_session_opts {
+	size_t sz;			/* sizeof(struct schedstat_session_opts) */
+	const char *topology;		/* override spec, or NULL to detect */
+	const char *sysfs_root;		/* NULL: "/sys" */
+	schedstat_log_fn log;		/* libbpf messages; NULL drops them */
+	void *log_ctx;
+	bool log_debug;			/* pass libbpf debug messages too */
+	/*
+	 * Count wakeups at sched_waking (every successful try_to_wake_up(),
+	 * also of tasks not yet asleep) instead of deriving them from
+	 * voluntary switches. Costs a task storage lookup per wakeup: a few
+	 * percent on wakeup-heavy loads (docs/performance.md).
+	 */
+	bool exact_wakeups;
+	schedstat_event_fn on_event;	/* optional */
+	void *event_ctx;
+};
+
+/*
+ * schedstat_session_open - load and attach the BPF programs
+ *
+ * Probes which scheduler tracepoints this kernel has and attaches only those;
+ * the snapshot's avail mask says which optional signals exist. Errors:
+ * -SCHEDSTAT_ERR_NO_PRIV, -SCHEDSTAT_ERR_NO_BTF, -SCHEDSTAT_ERR_KERNEL_TOO_OLD,
+ * -SCHEDSTAT_ERR_TOPOLOGY_SPEC, or an errno.
+ */
+int schedstat_session_open(struct schedstat_session **out,
+			   const struct schedstat_session_opts *opts);
+/* Detaches everything; safe on NULL. */
+void schedstat_session_close(struct schedstat_session *s);
+
+const struct schedstat_topology *
+schedstat_session_topology(const struct schedstat_session *s);
+/* A file descriptor that becomes readable when events are pending. */
+int schedstat_session_event_fd(const struct schedstat_session *s);
+/* Consume pending events; returns how many, or a negative error. */
+int schedstat_session_poll(struct schedstat_session *s);
+/* Names of the programs attached, for -v and docs; NULL-terminated. */
+const char *const *schedstat_session_attached(const struct schedstat_session *s);
+
+/*
+ * schedstat_session_sample - take one consistent snapshot
+ *
+ * Counters in the snapshot are deltas since the previous sample (or since
+ * open, for the first one). Tasks that exited since then appear once more
+ * with exited set.
+ */
+int schedstat_session_sample(struct schedstat_session *s,
+			     struct schedstat_snapshot **out);
+
+void schedstat_snapshot_free(struct schedstat_snapshot *snap);
+uint64_t schedstat_snapshot_ts_ns(const struct schedstat_snapshot *snap);
+uint64_t schedstat_snapshot_interval_ns(const struct schedstat_snapshot *snap);
+uint32_t schedstat_snapshot_avail(const struct schedstat_snapshot *snap);
+/* Ring buffer reserves that failed, all CPUs, since open. */
+uint64_t schedstat_snapshot_dropped(const struct schedstat_snapshot *snap);
+const struct schedstat_task *
+schedstat_snapshot_tasks(const struct schedstat_snapshot *snap, size_t *nr);
+const struct schedstat_cpu *
+schedstat_snapshot_cpus(const struct schedstat_snapshot *snap, size_t *nr);
+const struct schedstat_cluster *
+schedstat_snapshot_clusters(const struct schedstat_snapshot *snap, size_t *nr);
+
+/* ------------------------------------------------------------------ */
+/* Text helpers shared by every front end                             */
+
+/* Replace control characters with '?', stop at NUL or @len. */
+void schedstat_comm_sanitize(char *dst, const char *src, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SCHEDSTAT_H */

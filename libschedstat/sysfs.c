@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Small sysfs files, read below a root that tests point at fixture trees. */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "schedstat-local.h"
+
+static int sysfs_path(const char *root, const char *rel, char *path, size_t size)
+{
+	int n = snprintf(path, size, "%s/%s", root ? root : "/sys", rel);
+
+	if (n < 0)
+		return -EINVAL;
+	if ((size_t)n >= size)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+int sysfs_read(const char *root, const char *rel, char *buf, size_t size)
+{
+	char path[PATH_MAX];
+	size_t len = 0;
+	int fd, err;
+
+	if (!size)
+		return -EINVAL;
+	err = sysfs_path(root, rel, path, sizeof(path));
+	if (err)
+		return err;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	/*
+	 * Read one byte more than fits: a file cut short would parse as a
+	 * valid but wrong value (a CPU list missing its tail), so say so.
+	 */
+	for (;;) {
+		char extra;
+		ssize_t n;
+
+		if (len < size - 1)
+			n = read(fd, buf + len, size - 1 - len);
+		else
+			n = read(fd, &extra, 1);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			err = -errno;
+			close(fd);
+			return err;
+		}
+		if (!n)
+			break;
+		if (len == size - 1) {
+			close(fd);
+			return -ENOSPC;
+		}
+		len += n;
+	}
+	close(fd);
+	buf[len] = '\0';
+	while (len && buf[len - 1] == '\n')
+		buf[--len] = '\0';
+	return len;
+}
+
+int sysfs_read_u64(const char *root, const char *rel, uint64_t *val)
+{
+	char buf[32];
+	const char *s;
+	uint64_t v = 0;
+	int len;
+
+	len = sysfs_read(root, rel, buf, sizeof(buf));
+	if (len < 0)
+		return len;
+	for (s = buf; isspace((unsigned char)*s); s++)
+		;
+	if (!isdigit((unsigned char)*s))
+		return -EINVAL;
+	for (; isdigit((unsigned char)*s); s++) {
+		unsigned int d = *s - '0';
+
+		if (v > (UINT64_MAX - d) / 10)
+			return -ERANGE;
+		v = v * 10 + d;
+	}
+	for (; isspace((unsigned char)*s); s++)
+		;
+	if (*s)
+		return -EINVAL;
+	*val = v;
+	return 0;
+}

@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+struct global_opts global_opts;
+
+void cli_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("schedtop: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("schedtop: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry 'schedtop %s%s--help'.\n", cmd ? cmd : "",
+		cmd ? " " : "");
+	return EXIT_USAGE;
+}
+
+int cli_bad_option(const char *cmd, int c, char **argv)
+{
+	if (c == ':')
+		return cli_usage_error(cmd, "option '%s' needs a value",
+				       argv[optind - 1]);
+	/* Long options report their val (>= 256 for ours) in optopt. */
+	if (optopt > 0 && optopt < 128 && isalnum(optopt))
+		return cli_usage_error(cmd, "unknown option '-%c'", optopt);
+	return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+}
+
+int parse_ulong(const char *s, unsigned long min, unsigned long max,
+		unsigned long *out)
+{
+	char *end;
+	unsigned long v;
+
+	/* strtoul would take leading blanks and signs too. */
+	if (!s || *s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+int parse_seconds(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	if (!s || !*s)
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	/* NaN fails both comparisons. */
+	if (errno || *end || !(v > 0) || !(v <= 31536000))
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+int parse_pid_list(const char *s, int **pids, size_t *nr)
+{
+	char *copy, *tok, *save = NULL;
+	int *out = NULL;
+	size_t n = 0;
+	int err = -EINVAL;
+
+	if (!s || !*s)
+		return -EINVAL;
+	copy = strdup(s);
+	if (!copy)
+		return -ENOMEM;
+	/* strtok would skip empty items; a ",," must be an error. */
+	if (s[0] == ',' || s[strlen(s) - 1] == ',' || strstr(s, ",,"))
+		goto cleanup;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		unsigned long v;
+		int *grown;
+
+		if (parse_ulong(tok, 1, 4194304, &v))
+			goto cleanup;
+		grown = realloc(out, (n + 1) * sizeof(*out));
+		if (!grown) {
+			err = -ENOMEM;
+			goto cleanup;
+		}
+		out = grown;
+		out[n++] = v;
+	}
+	qsort(out, n, sizeof(*out), cmp_int);
+	*pids = out;
+	*nr = n;
+	out = NULL;
+	err = 0;
+cleanup:
+	free(out);
+	free(copy);
+	return err;
+}
+
+static void log_libbpf(int level, const char *msg, void *ctx)
+{
+	fprintf(stderr, "libbpf: %s", msg);
+}
+
+int cli_session_open(struct schedstat_session **s,
+		     struct schedstat_session_opts *opts)
+{
+	int err;
+
+	opts->sz = sizeof(*opts);
+	opts->log = log_libbpf;
+	opts->log_debug = global_opts.verbose;
+	err = schedstat_session_open(s, opts);
+
+	if (err)
+		cli_error("%s", schedstat_strerror(err));
+	return err;
+}

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* What every schedtop subcommand shares: options, messages, exit codes. */
+#ifndef SCHEDTOP_CLI_H
+#define SCHEDTOP_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "schedstat.h"
+
+/* Exit codes: 0 done, 1 runtime error, 2 bad usage. */
+enum {
+	EXIT_OK = 0,
+	EXIT_FAIL = 1,
+	EXIT_USAGE = 2,
+};
+
+struct global_opts {
+	bool verbose;		/* -v: libbpf debug output */
+};
+
+extern struct global_opts global_opts;
+
+/* "schedtop: <msg>\n" on stderr. */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Same, plus "Try 'schedtop CMD --help'."; returns EXIT_USAGE. */
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/*
+ * After getopt_long() with opterr = 0 and an optstring starting "+:"
+ * returned @c, '?' (unknown option) or ':' (value missing).
+ */
+int cli_bad_option(const char *cmd, int c, char **argv);
+
+/* Strict numeric option parsing: the whole string, within [min, max]. */
+int parse_ulong(const char *s, unsigned long min, unsigned long max,
+		unsigned long *out);
+int parse_seconds(const char *s, double *out);
+/* "1,2,300" into a sorted array; -EINVAL on anything else. */
+int parse_pid_list(const char *s, int **pids, size_t *nr);
+
+/*
+ * Opens a session with @opts (the caller's choices; logging is filled in
+ * here) and reports a failure itself.
+ */
+int cli_session_open(struct schedstat_session **s,
+		     struct schedstat_session_opts *opts);
+
+int cmd_csv(int argc, char **argv);
+int cmd_topology(int argc, char **argv);
+
+#endif /* SCHEDTOP_CLI_H */

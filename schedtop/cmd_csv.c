@@ -1,0 +1,384 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * schedtop csv: headless sampling to RFC 4180 CSV, one flushed block of rows
+ * per interval so the stream can be read live through a pipe or adb.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "columns.h"
+#include "csv_format.h"
+
+struct csv_opts {
+	const char *output;
+	unsigned long interval_ms;
+	unsigned long samples;		/* 0: until stopped */
+	const struct column_table *table;
+	const char *topology;
+	const char *sysfs_root;
+	int *pids;
+	size_t nr_pids;
+	const char *comm;
+	bool exact_wakeups;
+};
+
+static const char csv_usage[] =
+"Usage: schedtop csv [OPTIONS]\n"
+"Sample the scheduler and write RFC 4180 CSV, one block of rows per interval.\n"
+"\n"
+"  -o, --output FILE      write to FILE instead of standard output\n"
+"  -i, --interval MS      sample interval in milliseconds (default 1000, min 10)\n"
+"  -d, --duration SECONDS stop after this long\n"
+"  -n, --samples N        stop after N samples\n"
+"  -t, --table NAME       task (default), cpu or cluster\n"
+"      --topology SPEC    clusters as NAME:CPULIST[@CAPACITY],...\n"
+"                         e.g. LITTLE:0-3,big:4-7@1024\n"
+"      --sysfs-root DIR   read the topology from DIR instead of /sys\n"
+"  -p, --pid PID[,PID]    only these tasks (matches thread or process id)\n"
+"  -c, --comm COMM        only tasks whose name is exactly COMM\n"
+"      --exact-wakeups    count every sched_waking (costs a little per wakeup)\n"
+"                         instead of the sleeps that ended\n"
+"      --list-columns[=markdown|man]\n"
+"                         describe every column of every table and exit\n"
+"  -v, --verbose          show libbpf debug output\n"
+"  -h, --help             show this help\n"
+"\n"
+"Empty fields mean \"not available on this kernel\". See docs/csv.md.\n";
+
+enum { OPT_TOPOLOGY = 256, OPT_SYSFS_ROOT, OPT_LIST_COLUMNS, OPT_EXACT_WAKEUPS };
+
+static const struct option csv_long_opts[] = {
+	{ "output", required_argument, NULL, 'o' },
+	{ "interval", required_argument, NULL, 'i' },
+	{ "duration", required_argument, NULL, 'd' },
+	{ "samples", required_argument, NULL, 'n' },
+	{ "table", required_argument, NULL, 't' },
+	{ "topology", required_argument, NULL, OPT_TOPOLOGY },
+	{ "sysfs-root", required_argument, NULL, OPT_SYSFS_ROOT },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "comm", required_argument, NULL, 'c' },
+	{ "list-columns", optional_argument, NULL, OPT_LIST_COLUMNS },
+	{ "exact-wakeups", no_argument, NULL, OPT_EXACT_WAKEUPS },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{}
+};
+
+/* The column tables as Markdown (docs/csv.md) or troff (docs/schedtop.1). */
+static int list_columns(const char *format)
+{
+	static const struct column_table *const tables[] = {
+		&task_table, &cpu_table, &cluster_table,
+	};
+	bool man = format && !strcmp(format, "man");
+
+	if (format && !man && strcmp(format, "markdown"))
+		return cli_usage_error("csv", "--list-columns takes markdown or man");
+	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
+		if (man) {
+			printf(".SS %s table\n", tables[i]->name);
+			columns_write_man(stdout, tables[i]);
+			continue;
+		}
+		if (i)
+			putchar('\n');
+		columns_write_markdown(stdout, tables[i]);
+	}
+	return fflush(stdout) ? EXIT_FAIL : EXIT_OK;
+}
+
+/* Returns -1 to go on, or the exit code. */
+static int parse_csv_opts(int argc, char **argv, struct csv_opts *o)
+{
+	double seconds = 0;
+	int c;
+
+	o->interval_ms = 1000;
+	o->table = &task_table;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:o:i:d:n:t:p:c:vh", csv_long_opts,
+				NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			o->output = optarg;
+			break;
+		case 'i':
+			if (parse_ulong(optarg, 10, 3600000, &o->interval_ms))
+				return cli_usage_error("csv", "bad interval '%s': milliseconds, 10 to 3600000", optarg);
+			break;
+		case 'd':
+			if (parse_seconds(optarg, &seconds))
+				return cli_usage_error("csv", "bad duration '%s': seconds, more than 0", optarg);
+			break;
+		case 'n':
+			if (parse_ulong(optarg, 1, 1000000000, &o->samples))
+				return cli_usage_error("csv", "bad sample count '%s'", optarg);
+			break;
+		case 't':
+			o->table = column_table_find(optarg);
+			if (!o->table)
+				return cli_usage_error("csv", "unknown table '%s': task, cpu or cluster", optarg);
+			break;
+		case OPT_TOPOLOGY:
+			o->topology = optarg;
+			break;
+		case OPT_SYSFS_ROOT:
+			o->sysfs_root = optarg;
+			break;
+		case 'p':
+			free(o->pids);
+			o->pids = NULL;
+			if (parse_pid_list(optarg, &o->pids, &o->nr_pids))
+				return cli_usage_error("csv", "bad pid list '%s': e.g. 1234 or 1234,5678", optarg);
+			break;
+		case 'c':
+			if (!*optarg || strlen(optarg) >= SCHEDSTAT_COMM_LEN)
+				return cli_usage_error("csv", "bad comm '%s': 1 to 15 characters", optarg);
+			o->comm = optarg;
+			break;
+		case OPT_EXACT_WAKEUPS:
+			o->exact_wakeups = true;
+			break;
+		case OPT_LIST_COLUMNS:
+			return list_columns(optarg);
+		case 'v':
+			global_opts.verbose = true;
+			break;
+		case 'h':
+			fputs(csv_usage, stdout);
+			return EXIT_OK;
+		default:
+			return cli_bad_option("csv", c, argv);
+		}
+	}
+	if (optind < argc)
+		return cli_usage_error("csv", "unexpected argument '%s'", argv[optind]);
+	if (seconds && o->samples)
+		return cli_usage_error("csv", "-d and -n do not go together");
+	if (seconds) {
+		double n = seconds * 1000.0 / o->interval_ms;
+
+		o->samples = n < 1 ? 1 : (unsigned long)(n + 0.5);
+	}
+	if ((o->pids || o->comm) && o->table != &task_table)
+		return cli_usage_error("csv", "-p and -c filter tasks: use them with --table task");
+	return -1;
+}
+
+static int cmp_pid(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+static bool task_selected(const struct csv_opts *o, const struct schedstat_task *t)
+{
+	if (o->comm && strcmp(o->comm, t->comm))
+		return false;
+	if (!o->pids)
+		return true;
+	return bsearch(&t->pid, o->pids, o->nr_pids, sizeof(int), cmp_pid) ||
+	       bsearch(&t->tgid, o->pids, o->nr_pids, sizeof(int), cmp_pid);
+}
+
+static int write_sample(FILE *f, const struct csv_opts *o,
+			const struct schedstat_topology *topo,
+			const struct schedstat_snapshot *snap)
+{
+	struct csv_ctx ctx = {
+		.topo = topo,
+		.avail = schedstat_snapshot_avail(snap),
+		.ts_ns = schedstat_snapshot_ts_ns(snap),
+	};
+	int err = 0;
+	size_t n;
+
+	if (o->table == &task_table) {
+		const struct schedstat_task *t = schedstat_snapshot_tasks(snap, &n);
+
+		for (size_t i = 0; i < n && !err; i++)
+			if (task_selected(o, &t[i]))
+				err = csv_write_row(f, o->table, &ctx, &t[i]);
+	} else if (o->table == &cpu_table) {
+		const struct schedstat_cpu *c = schedstat_snapshot_cpus(snap, &n);
+
+		for (size_t i = 0; i < n && !err; i++) {
+			if (c[i].cluster < 0)
+				continue;
+			ctx.avail = c[i].avail;
+			err = csv_write_row(f, o->table, &ctx, &c[i]);
+		}
+	} else {
+		const struct schedstat_cluster *c = schedstat_snapshot_clusters(snap, &n);
+
+		for (size_t i = 0; i < n && !err; i++)
+			err = csv_write_row(f, o->table, &ctx, &c[i]);
+	}
+	if (!err && fflush(f))
+		err = -errno;
+	return err;
+}
+
+/* The loop's file descriptors; -1 when not open. */
+struct csv_loop {
+	int epfd;
+	int timerfd;
+	int sigfd;
+};
+
+static int loop_setup(struct csv_loop *l, int event_fd, unsigned long interval_ms)
+{
+	struct itimerspec its = {
+		.it_interval = { interval_ms / 1000, (interval_ms % 1000) * 1000000 },
+		.it_value = { interval_ms / 1000, (interval_ms % 1000) * 1000000 },
+	};
+	struct epoll_event ev = { .events = EPOLLIN };
+	sigset_t mask;
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	if (sigprocmask(SIG_BLOCK, &mask, NULL))
+		return -errno;
+	l->sigfd = signalfd(-1, &mask, SFD_CLOEXEC);
+	l->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+	l->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (l->sigfd < 0 || l->timerfd < 0 || l->epfd < 0)
+		return -errno;
+	if (timerfd_settime(l->timerfd, 0, &its, NULL))
+		return -errno;
+	ev.data.fd = l->sigfd;
+	if (epoll_ctl(l->epfd, EPOLL_CTL_ADD, l->sigfd, &ev))
+		return -errno;
+	ev.data.fd = l->timerfd;
+	if (epoll_ctl(l->epfd, EPOLL_CTL_ADD, l->timerfd, &ev))
+		return -errno;
+	ev.data.fd = event_fd;
+	if (epoll_ctl(l->epfd, EPOLL_CTL_ADD, event_fd, &ev))
+		return -errno;
+	return 0;
+}
+
+static void loop_close(struct csv_loop *l)
+{
+	if (l->epfd >= 0)
+		close(l->epfd);
+	if (l->timerfd >= 0)
+		close(l->timerfd);
+	if (l->sigfd >= 0)
+		close(l->sigfd);
+}
+
+static int run(const struct csv_opts *o, struct schedstat_session *s, FILE *f)
+{
+	const struct schedstat_topology *topo = schedstat_session_topology(s);
+	struct csv_loop l = { -1, -1, -1 };
+	unsigned long done = 0;
+	int err, ret = EXIT_FAIL;
+
+	err = loop_setup(&l, schedstat_session_event_fd(s), o->interval_ms);
+	if (err) {
+		cli_error("cannot set up the event loop: %s", strerror(-err));
+		goto cleanup;
+	}
+	err = csv_write_header(f, o->table);
+	if (!err && fflush(f))
+		err = -errno;
+	while (!err && (!o->samples || done < o->samples)) {
+		struct epoll_event evs[4];
+		int n = epoll_wait(l.epfd, evs, 4, -1);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			err = -errno;
+			break;
+		}
+		for (int i = 0; i < n && !err; i++) {
+			int fd = evs[i].data.fd;
+
+			if (fd == l.sigfd) {
+				ret = EXIT_OK;
+				goto cleanup;
+			} else if (fd == l.timerfd) {
+				struct schedstat_snapshot *snap;
+				uint64_t ticks;
+
+				if (read(l.timerfd, &ticks, sizeof(ticks)) < 0)
+					continue;
+				err = schedstat_session_sample(s, &snap);
+				if (err) {
+					cli_error("sampling failed: %s", schedstat_strerror(err));
+					goto cleanup;
+				}
+				err = write_sample(f, o, topo, snap);
+				schedstat_snapshot_free(snap);
+				done++;
+			} else {
+				err = schedstat_session_poll(s);
+				err = err < 0 ? err : 0;
+			}
+		}
+	}
+	if (err == -EPIPE) {
+		/* The reader went away (head, a closed adb stream): done. */
+		ret = EXIT_OK;
+	} else if (err) {
+		cli_error("writing %s: %s", o->output ? o->output : "standard output",
+			  strerror(-err));
+	} else {
+		ret = EXIT_OK;
+	}
+cleanup:
+	loop_close(&l);
+	return ret;
+}
+
+int cmd_csv(int argc, char **argv)
+{
+	struct csv_opts o = {};
+	struct schedstat_session_opts sopts = {};
+	struct schedstat_session *s = NULL;
+	FILE *f = stdout;
+	int ret;
+
+	ret = parse_csv_opts(argc, argv, &o);
+	if (ret >= 0)
+		goto cleanup;
+	ret = EXIT_FAIL;
+	/* A closed pipe must show up as EPIPE from fflush, not kill us. */
+	signal(SIGPIPE, SIG_IGN);
+	if (o.output) {
+		f = fopen(o.output, "w");
+		if (!f) {
+			cli_error("cannot write %s: %s", o.output, strerror(errno));
+			goto cleanup;
+		}
+	}
+	sopts.topology = o.topology;
+	sopts.sysfs_root = o.sysfs_root;
+	sopts.exact_wakeups = o.exact_wakeups;
+	if (cli_session_open(&s, &sopts))
+		goto cleanup;
+	ret = run(&o, s, f);
+cleanup:
+	schedstat_session_close(s);
+	if (f && f != stdout && fclose(f) && ret == EXIT_OK) {
+		cli_error("writing %s: %s", o.output, strerror(errno));
+		ret = EXIT_FAIL;
+	}
+	free(o.pids);
+	return ret;
+}

@@ -1,0 +1,372 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Column tables. docs/csv.md carries a generated copy of the names and
+ * descriptions (tests/unit/test_csv.c fails when they differ): after editing
+ * a description, paste the output of `schedtop csv --list-columns` there.
+ */
+#include <string.h>
+
+#include "columns.h"
+
+/*
+ * Offset and size of a row field, refusing to build when the field's C type
+ * is not the one its column type reads: a uint64_t declared COL_U32 would
+ * print its low half on little-endian machines and its high half elsewhere.
+ * _Generic does not evaluate the null-pointer access; a char array decays to
+ * char * in its controlling expression.
+ */
+#define CTYPE_COL_U32		uint32_t
+#define CTYPE_COL_U64		uint64_t
+#define CTYPE_COL_I32		int32_t
+#define CTYPE_COL_BOOL		bool
+#define CTYPE_COL_CHAR		char
+#define CTYPE_COL_STR		char *
+#define CTYPE_COL_PCT		double
+#define CTYPE_COL_CLUSTER	int32_t
+
+#define FIELD(st, m, t)							\
+	.type = (t), .offset = offsetof(st, m),				\
+	.size = sizeof(((st *)0)->m) +					\
+		0 * sizeof(_Generic(((st *)0)->m, CTYPE_##t: 0))
+
+#define TASK(m, t)	FIELD(struct schedstat_task, m, t)
+#define CPU(m, t)	FIELD(struct schedstat_cpu, m, t)
+#define CLUSTER(m, t)	FIELD(struct schedstat_cluster, m, t)
+
+#define TS_COLUMN {							\
+	.name = "ts_ns", .title = "TS_NS", .width = 14,			\
+	.desc = "CLOCK_MONOTONIC time the sample was taken (the clock of "	\
+		"bpf_ktime_get_ns()), ns",					\
+	.type = COL_TS,							\
+}
+
+static const struct column task_cols[] = {
+	TS_COLUMN,
+	{
+		.name = "pid", .title = "PID", .width = 7,
+		.desc = "Thread ID (the kernel's pid)",
+		TASK(pid, COL_I32), .tui_default = true,
+	}, {
+		.name = "tgid", .title = "TGID", .width = 7,
+		.desc = "Process ID: the thread group ID, pid of the group's leader",
+		TASK(tgid, COL_I32),
+	}, {
+		.name = "comm", .title = "COMM", .width = 15,
+		.desc = "Thread name (task comm, at most 15 bytes) with control characters replaced by '?'",
+		TASK(comm, COL_STR), .tui_default = true,
+	}, {
+		.name = "cpu", .title = "CPU", .width = 4,
+		.desc = "CPU the task is running on, or last ran on",
+		TASK(cpu, COL_I32), .tui_default = true,
+	}, {
+		.name = "cluster", .title = "CLUSTER", .width = 7,
+		.desc = "Name of the cluster of that CPU, empty if the CPU is in no cluster",
+		TASK(cluster, COL_CLUSTER), .tui_default = true,
+	}, {
+		.name = "state", .title = "S", .width = 1,
+		.desc = "R running/runnable, S sleeping, D uninterruptible, T stopped, t traced, X dead, Z zombie, P parked, I idle kernel thread",
+		TASK(state, COL_CHAR), .tui_default = true,
+	}, {
+		.name = "util_avg", .title = "UTIL", .width = 4,
+		.desc = "PELT utilization of the task's sched_entity as of its last kernel update, 0..1024 scaled to CPU capacity",
+		.sort_desc = true,
+		TASK(util_avg, COL_U32), .tui_default = true,
+	}, {
+		.name = "runnable_avg", .title = "RUNNABLE", .width = 8,
+		.desc = "PELT runnable average of the task's sched_entity as of its last kernel update: like util_avg but also counting time spent waiting on a runqueue, 0..1024",
+		.sort_desc = true,
+		TASK(runnable_avg, COL_U32), .tui_default = true,
+	}, {
+		.name = "load_avg", .title = "LOAD", .width = 6,
+		.desc = "PELT load average of the task's sched_entity as of its last kernel update: runnable time weighted by the task's nice weight (1024 at nice 0)",
+		.sort_desc = true,
+		TASK(load_avg, COL_U64),
+	}, {
+		.name = "util_est", .title = "UTIL_EST", .width = 8,
+		.desc = "Estimated utilization the scheduler places the task by (se.avg.util_est, before Linux 6.7 the larger of its ewma and enqueued fields), 0..1024",
+		.sort_desc = true,
+		TASK(util_est, COL_U32),
+		.avail = SCHEDSTAT_AVAIL_UTIL_EST, .tui_default = true,
+	}, {
+		.name = "run_ns", .title = "RUN_NS", .width = 10,
+		.desc = "Time on CPU during the interval (delta of se.sum_exec_runtime), ns",
+		.sort_desc = true,
+		TASK(run_ns, COL_U64), .tui_default = true,
+	}, {
+		.name = "wait_ns", .title = "WAIT_NS", .width = 10,
+		.desc = "Time runnable but waiting on a runqueue during the interval (delta of sched_info.run_delay), ns",
+		.sort_desc = true,
+		TASK(wait_ns, COL_U64), .tui_default = true,
+	}, {
+		.name = "wakeups", .title = "WAKEUPS", .width = 7,
+		.desc = "Times the task was woken during the interval: its sleeps that ended (voluntary context switches), or with --exact-wakeups every sched_waking and sched_wakeup_new",
+		.sort_desc = true,
+		TASK(wakeups, COL_U64), .tui_default = true,
+	}, {
+		.name = "migrations", .title = "MIGR", .width = 5,
+		.desc = "Times the task moved to another CPU during the interval (delta of se.nr_migrations)",
+		.sort_desc = true,
+		TASK(migrations, COL_U64), .tui_default = true,
+	},
+	/* Extra columns: append only. */
+	{
+		.name = "prio", .title = "PRIO", .width = 4,
+		.desc = "Kernel priority p->prio, lower runs first: -1 deadline, 0..99 real-time, 100..139 normal (120 is nice 0)",
+		TASK(prio, COL_I32),
+	}, {
+		.name = "running", .title = "ONCPU", .width = 5,
+		.desc = "1 if the task was on a CPU at the instant of the sample, else 0",
+		.sort_desc = true,
+		TASK(running, COL_BOOL),
+	}, {
+		.name = "exited", .title = "EXIT", .width = 4,
+		.desc = "1 if the task exited during the interval (its last row, with the counters of its exit), else 0",
+		.sort_desc = true,
+		TASK(exited, COL_BOOL),
+	}, {
+		.name = "nvcsw", .title = "NVCSW", .width = 6,
+		.desc = "Voluntary context switches during the interval, the task blocked or yielded (delta of nvcsw)",
+		.sort_desc = true,
+		TASK(nvcsw, COL_U64),
+	}, {
+		.name = "nivcsw", .title = "NIVCSW", .width = 6,
+		.desc = "Involuntary context switches during the interval, the task was preempted (delta of nivcsw)",
+		.sort_desc = true,
+		TASK(nivcsw, COL_U64),
+	}, {
+		.name = "pelt_age_ns", .title = "PELT_AGE", .width = 10,
+		.desc = "Time since the entity's PELT signals were last updated by the kernel, on the CPU's PELT clock at the sample, ns",
+		.sort_desc = true,
+		TASK(pelt_age_ns, COL_U64),
+	},
+};
+
+static const struct column cpu_cols[] = {
+	TS_COLUMN,
+	{
+		.name = "cpu", .title = "CPU", .width = 4,
+		.desc = "CPU number",
+		CPU(cpu, COL_I32), .tui_default = true,
+	}, {
+		.name = "cluster", .title = "CLUSTER", .width = 7,
+		.desc = "Name of the cluster the CPU belongs to",
+		CPU(cluster, COL_CLUSTER), .tui_default = true,
+	}, {
+		.name = "online", .title = "ONLINE", .width = 6,
+		.desc = "1 if the CPU is online, else 0",
+		CPU(online, COL_BOOL),
+	}, {
+		.name = "capacity", .title = "CAP", .width = 4,
+		.desc = "Original capacity of the CPU (cpu_capacity in sysfs, or the --topology override), 0..1024",
+		.sort_desc = true,
+		CPU(capacity, COL_U32), .tui_default = true,
+	}, {
+		.name = "util_avg", .title = "UTIL", .width = 4,
+		.desc = "PELT utilization of the CPU's root cfs_rq (CFS tasks) as of its last kernel update, in capacity units",
+		.sort_desc = true,
+		CPU(util_avg, COL_U32),
+		.avail = SCHEDSTAT_AVAIL_CFS, .tui_default = true,
+	}, {
+		.name = "runnable_avg", .title = "RUNNABLE", .width = 8,
+		.desc = "PELT runnable average of the root cfs_rq as of its last kernel update: like util_avg but also counting tasks waiting to run, so above util_avg under contention",
+		.sort_desc = true,
+		CPU(runnable_avg, COL_U32),
+		.avail = SCHEDSTAT_AVAIL_CFS, .tui_default = true,
+	}, {
+		.name = "load_avg", .title = "LOAD", .width = 7,
+		.desc = "PELT load average of the root cfs_rq as of its last kernel update: runnable time weighted by nice weight (1024 per nice-0 task)",
+		.sort_desc = true,
+		CPU(load_avg, COL_U64),
+		.avail = SCHEDSTAT_AVAIL_CFS,
+	}, {
+		.name = "blocked_util", .title = "BLK_UTIL", .width = 8,
+		.desc = "Utilization still held on this CPU's root cfs_rq by sleeping tasks, decayed to the sample time, in capacity units (see docs/signals.md)",
+		.sort_desc = true,
+		CPU(blocked_util, COL_U32),
+		.avail = SCHEDSTAT_AVAIL_CFS, .tui_default = true,
+	}, {
+		.name = "blocked_load", .title = "BLK_LOAD", .width = 8,
+		.desc = "Load still held on this CPU's root cfs_rq by sleeping tasks, decayed to the sample time (see docs/signals.md)",
+		.sort_desc = true,
+		CPU(blocked_load, COL_U64),
+		.avail = SCHEDSTAT_AVAIL_CFS,
+	}, {
+		.name = "rt_util", .title = "RT", .width = 4,
+		.desc = "PELT utilization of real-time tasks on this CPU (rq->avg_rt.util_avg), in capacity units",
+		.sort_desc = true,
+		CPU(rt_util, COL_U32),
+		.avail = SCHEDSTAT_AVAIL_RT, .tui_default = true,
+	}, {
+		.name = "dl_util", .title = "DL", .width = 4,
+		.desc = "PELT utilization of deadline tasks on this CPU (rq->avg_dl.util_avg), in capacity units",
+		.sort_desc = true,
+		CPU(dl_util, COL_U32),
+		.avail = SCHEDSTAT_AVAIL_DL, .tui_default = true,
+	}, {
+		.name = "irq_util", .title = "IRQ", .width = 4,
+		.desc = "PELT utilization of interrupt handling on this CPU (rq->avg_irq.util_avg), in capacity units",
+		.sort_desc = true,
+		CPU(irq_util, COL_U32),
+		.avail = SCHEDSTAT_AVAIL_IRQ, .tui_default = true,
+	}, {
+		.name = "nr_running", .title = "NR_RUN", .width = 6,
+		.desc = "Tasks queued on this CPU at the sample, the running one included",
+		.sort_desc = true,
+		CPU(nr_running, COL_U32), .tui_default = true,
+	},
+	/* Extra columns: append only. */
+	{
+		.name = "capacity_cfs", .title = "CAP_CFS", .width = 7,
+		.desc = "Capacity left for CFS tasks after rt, dl, irq and hardware pressure (rq->cpu_capacity), in capacity units",
+		.sort_desc = true,
+		CPU(capacity_cfs, COL_U32),
+		.avail = SCHEDSTAT_AVAIL_CAPACITY_CFS,
+	}, {
+		.name = "util_est", .title = "UTIL_EST", .width = 8,
+		.desc = "Estimated utilization of the CPU's root cfs_rq: the util_est of the fair tasks queued on it, summed as the kernel's util_est_enqueue() does, in capacity units",
+		.sort_desc = true,
+		CPU(util_est, COL_U32),
+		.avail = SCHEDSTAT_AVAIL_UTIL_EST,
+	}, {
+		.name = "hw_pressure", .title = "HW", .width = 4,
+		.desc = "Capacity lost to hardware (thermal) capping, PELT-averaged (rq->avg_hw or rq->avg_thermal), in capacity units",
+		.sort_desc = true,
+		CPU(hw_pressure, COL_U32),
+		.avail = SCHEDSTAT_AVAIL_HW,
+	}, {
+		.name = "busy_ns", .title = "BUSY_NS", .width = 10,
+		.desc = "Time the CPU ran anything but its idle task during the interval, ns",
+		.sort_desc = true,
+		CPU(busy_ns, COL_U64), .tui_default = true,
+	}, {
+		.name = "nr_switches", .title = "SWITCHES", .width = 8,
+		.desc = "Context switches on this CPU during the interval",
+		.sort_desc = true,
+		CPU(nr_switches, COL_U64),
+	}, {
+		.name = "nr_preempt", .title = "PREEMPT", .width = 7,
+		.desc = "Context switches on this CPU during the interval where the outgoing task was still runnable (involuntary)",
+		.sort_desc = true,
+		CPU(nr_preempt, COL_U64),
+	}, {
+		.name = "dropped", .title = "DROPPED", .width = 7,
+		.desc = "Ring buffer reserves that failed on this CPU during the interval (events lost)",
+		.sort_desc = true,
+		CPU(dropped, COL_U64),
+	},
+};
+
+static const struct column cluster_cols[] = {
+	TS_COLUMN,
+	{
+		.name = "cluster", .title = "CLUSTER", .width = 8,
+		.desc = "Cluster name; clusters are listed by ascending CPU capacity",
+		CLUSTER(name, COL_STR), .tui_default = true,
+	}, {
+		.name = "cpus", .title = "CPUS", .width = 12,
+		.desc = "CPUs of the cluster in the kernel's CPU-list form, e.g. 0-3,6",
+		CLUSTER(cpus, COL_STR), .tui_default = true,
+	}, {
+		.name = "capacity", .title = "CAPACITY", .width = 8,
+		.desc = "Sum of the original capacities of the cluster's online CPUs",
+		.sort_desc = true,
+		CLUSTER(capacity, COL_U32), .tui_default = true,
+	}, {
+		.name = "util_pct", .title = "UTIL%", .width = 6,
+		.desc = "Sum of the cluster's online CPUs' cfs+rt+dl+irq util_avg over the sum of their capacities, percent (an unavailable signal counts as 0)",
+		.sort_desc = true,
+		CLUSTER(util_pct, COL_PCT), .tui_default = true,
+	}, {
+		.name = "nr_running", .title = "NR_RUN", .width = 6,
+		.desc = "Tasks queued on the cluster's CPUs at the sample, running ones included",
+		.sort_desc = true,
+		CLUSTER(nr_running, COL_U32), .tui_default = true,
+	}, {
+		.name = "overutilized", .title = "OVERUTIL", .width = 8,
+		.desc = "1 while the kernel's root domain is overutilized (EAS), else 0",
+		.sort_desc = true,
+		CLUSTER(overutilized, COL_I32),
+		.avail = SCHEDSTAT_AVAIL_OVERUTILIZED, .tui_default = true,
+	},
+	/* Extra columns: append only. */
+	{
+		.name = "nr_online", .title = "ONLINE", .width = 6,
+		.desc = "Online CPUs in the cluster",
+		.sort_desc = true,
+		CLUSTER(nr_online, COL_U32), .tui_default = true,
+	},
+};
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+const struct column_table task_table = {
+	.name = "task",
+	.cols = task_cols,
+	.nr_cols = ARRAY_SIZE(task_cols),
+	.row_size = sizeof(struct schedstat_task),
+};
+
+const struct column_table cpu_table = {
+	.name = "cpu",
+	.cols = cpu_cols,
+	.nr_cols = ARRAY_SIZE(cpu_cols),
+	.row_size = sizeof(struct schedstat_cpu),
+};
+
+const struct column_table cluster_table = {
+	.name = "cluster",
+	.cols = cluster_cols,
+	.nr_cols = ARRAY_SIZE(cluster_cols),
+	.row_size = sizeof(struct schedstat_cluster),
+};
+
+const struct column_table *column_table_find(const char *name)
+{
+	static const struct column_table *const tables[] = {
+		&task_table, &cpu_table, &cluster_table,
+	};
+
+	for (size_t i = 0; name && i < ARRAY_SIZE(tables); i++)
+		if (!strcmp(tables[i]->name, name))
+			return tables[i];
+	return NULL;
+}
+
+const struct column *column_find(const struct column_table *t, const char *name)
+{
+	for (size_t i = 0; name && i < t->nr_cols; i++)
+		if (!strcmp(t->cols[i].name, name))
+			return &t->cols[i];
+	return NULL;
+}
+
+/* Mirrors the tracepoint notes of enum schedstat_avail. */
+static const struct {
+	uint32_t bit;
+	const char *note;
+} avail_notes[] = {
+	{ SCHEDSTAT_AVAIL_CFS,
+	  "empty if pelt_cfs_tp is missing or has not fired for this CPU yet" },
+	{ SCHEDSTAT_AVAIL_RT,
+	  "empty if pelt_rt_tp is missing or has not fired for this CPU yet" },
+	{ SCHEDSTAT_AVAIL_DL,
+	  "empty if pelt_dl_tp is missing or has not fired for this CPU yet" },
+	{ SCHEDSTAT_AVAIL_IRQ,
+	  "empty if pelt_irq_tp is missing or has not fired for this CPU yet" },
+	{ SCHEDSTAT_AVAIL_HW,
+	  "empty if pelt_hw_tp (pelt_thermal_tp before Linux 6.10) is missing or has not fired for this CPU yet" },
+	{ SCHEDSTAT_AVAIL_CAPACITY_CFS,
+	  "empty if sched_cpu_capacity_tp is missing or has not fired for this CPU yet" },
+	{ SCHEDSTAT_AVAIL_OVERUTILIZED,
+	  "empty until sched_overutilized_tp fires, which only happens where EAS is active" },
+	{ SCHEDSTAT_AVAIL_UTIL_EST,
+	  "empty if the kernel's sched_entity has no util_est" },
+};
+
+const char *column_avail_note(uint32_t avail)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(avail_notes); i++)
+		if (avail_notes[i].bit == avail)
+			return avail_notes[i].note;
+	return NULL;
+}

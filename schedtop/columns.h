@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The one description of every column schedtop shows or writes.
+ *
+ * CSV header and rows, TUI headers, sorting, the help screen, docs/csv.md and
+ * the man page are all generated from these tables, so a column is added,
+ * renamed or documented here and nowhere else. Column order is a public
+ * interface (scripts index CSV columns by position): append, never reorder.
+ */
+#ifndef SCHEDTOP_COLUMNS_H
+#define SCHEDTOP_COLUMNS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "schedstat.h"
+
+enum column_type {
+	COL_U32,	/* uint32_t */
+	COL_U64,	/* uint64_t */
+	COL_I32,	/* int32_t; with an avail bit, negative = not available */
+	COL_BOOL,	/* bool, printed 1 or 0 */
+	COL_CHAR,	/* one char, e.g. the task state letter */
+	COL_STR,	/* NUL-terminated char array of @size bytes */
+	COL_PCT,	/* double, printed "%.2f" */
+	COL_CLUSTER,	/* int32_t cluster index, printed as its name */
+	COL_TS,		/* the snapshot timestamp: not stored in the row */
+};
+
+struct column {
+	const char *name;	/* CSV header, sort key name: snake_case */
+	const char *title;	/* TUI header: upper case, at most @width */
+	int width;		/* TUI width in characters */
+	const char *desc;	/* one sentence with units, no final period */
+	bool sort_desc;		/* biggest first when sorted on */
+	enum column_type type;
+	size_t offset;		/* of the value in the row struct */
+	size_t size;		/* sizeof the value in the row (0 for COL_TS) */
+	uint32_t avail;		/* SCHEDSTAT_AVAIL_* bit it needs, 0: always */
+	bool tui_default;	/* shown by the TUI unless the user picks */
+};
+
+struct column_table {
+	const char *name;	/* "task", "cpu", "cluster" */
+	const struct column *cols;
+	size_t nr_cols;
+	size_t row_size;	/* sizeof the row struct */
+};
+
+extern const struct column_table task_table;	/* struct schedstat_task */
+extern const struct column_table cpu_table;	/* struct schedstat_cpu */
+extern const struct column_table cluster_table;	/* struct schedstat_cluster */
+
+/* The table called @name ("task", "cpu", "cluster"), or NULL. */
+const struct column_table *column_table_find(const char *name);
+
+/* The column of @t called @name, or NULL. */
+const struct column *column_find(const struct column_table *t, const char *name);
+
+/*
+ * column_avail_note - when a column is empty, for docs and help
+ * @avail: one SCHEDSTAT_AVAIL_* bit
+ *
+ * Returns a clause such as "empty if pelt_rt_tp is missing or has not fired
+ * for this CPU yet", or NULL for 0 or an unknown bit.
+ */
+const char *column_avail_note(uint32_t avail);
+
+#endif /* SCHEDTOP_COLUMNS_H */

@@ -1,0 +1,190 @@
+"""Shared pieces of schedtop's integration tests.
+
+Each test file registers functions with @test and calls run(); results are
+printed as TAP lines ("ok N name", "not ok N name", "# SKIP") that tests/run
+counts. Only the Python standard library is used.
+"""
+import csv
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+
+SRC = os.environ.get("SCHEDTOP_SRCDIR",
+                     os.path.dirname(os.path.dirname(os.path.dirname(
+                         os.path.abspath(__file__)))))
+BIN = os.environ.get("SCHEDTOP_BIN", os.path.join(SRC, "build", "schedtop"))
+
+_tests = []
+
+
+class Skip(Exception):
+    pass
+
+
+def test(fn=None, *, root=False):
+    """Register a test; root=True skips it when not run as root."""
+    def wrap(f):
+        _tests.append((f, root))
+        return f
+    return wrap(fn) if fn else wrap
+
+
+def check(cond, msg):
+    if not cond:
+        raise AssertionError(msg)
+
+
+def run():
+    print("1..%d" % len(_tests))
+    failed = 0
+    for i, (fn, root) in enumerate(_tests, 1):
+        name = fn.__name__
+        try:
+            if root and os.geteuid() != 0:
+                raise Skip("needs root")
+            fn()
+            print("ok %d %s" % (i, name))
+        except Skip as e:
+            print("ok %d %s # SKIP %s" % (i, name, e))
+        except Exception as e:  # report and go on with the next test
+            failed += 1
+            print("not ok %d %s: %s" % (i, name, e))
+            for line in traceback.format_exc().splitlines():
+                print("# " + line)
+        sys.stdout.flush()
+    sys.exit(1 if failed else 0)
+
+
+def mono_ns():
+    return time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+
+
+def schedtop(*args, **kw):
+    """Run schedtop to completion; returns CompletedProcess (bytes)."""
+    kw.setdefault("timeout", 120)
+    return subprocess.run([BIN, *args], capture_output=True, **kw)
+
+
+def start_schedtop(*args, **kw):
+    return subprocess.Popen([BIN, *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, **kw)
+
+
+def parse_csv(data):
+    """Rows of a CSV as dicts; checks the RFC 4180 line ending."""
+    text = data.decode() if isinstance(data, bytes) else data
+    if text:
+        check(text.endswith("\r\n"), "CSV does not end with CRLF")
+    return list(csv.DictReader(io.StringIO(text, newline="")))
+
+
+def schedstat(tid):
+    """(run_ns, wait_ns, timeslices) from /proc/<tid>/schedstat."""
+    with open("/proc/%d/schedstat" % tid) as f:
+        run_ns, wait_ns, slices = f.read().split()
+    return int(run_ns), int(wait_ns), int(slices)
+
+
+def steal_ns(cpu):
+    """Time the hypervisor took from this CPU (/proc/stat), in ns.
+
+    The scheduler's task clock, and PELT's clock with it, skip stolen time, so
+    a duty cycle comparable to util_avg is run time over wall time less steal.
+    """
+    with open("/proc/stat") as f:
+        for line in f:
+            if line.startswith("cpu%d " % cpu):
+                return int(line.split()[8]) * 1e9 / os.sysconf("SC_CLK_TCK")
+    raise AssertionError("cpu%d not in /proc/stat" % cpu)
+
+
+class RtApp:
+    """An rt-app workload: dict of tasks, started in the background.
+
+    Calibration is fixed (its start-up calibration is slow and unreliable in
+    a VM) and tasks use 'runtime' events so that each period burns a known
+    amount of CPU time.
+    """
+
+    def __init__(self, tasks, duration):
+        self.dir = tempfile.mkdtemp(prefix="schedtop-rtapp-")
+        conf = {
+            "global": {"duration": duration, "calibration": 23,
+                       "default_policy": "SCHED_OTHER",
+                       "logdir": self.dir, "log_basename": "rt"},
+            "tasks": tasks,
+        }
+        self.path = os.path.join(self.dir, "rt.json")
+        with open(self.path, "w") as f:
+            json.dump(conf, f)
+        self.names = list(tasks)
+        self.proc = subprocess.Popen(["rt-app", self.path],
+                                     stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.DEVNULL)
+        self.tids = self._find_threads()
+
+    def _find_threads(self, timeout=10):
+        deadline = time.monotonic() + timeout
+        found = {}
+        while time.monotonic() < deadline:
+            for tid in os.listdir("/proc/%d/task" % self.proc.pid):
+                try:
+                    with open("/proc/%d/task/%s/comm" %
+                              (self.proc.pid, tid)) as f:
+                        comm = f.read().strip()
+                except OSError:
+                    continue
+                if comm in self.names:
+                    found[comm] = int(tid)
+            if len(found) == len(self.names):
+                return found
+            time.sleep(0.02)
+        self.stop()
+        raise AssertionError("rt-app threads %s did not start" % self.names)
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+            try:
+                self.proc.wait(5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+    def wait(self):
+        self.proc.wait(60)
+
+
+def periodic(cpu, duty, period_us=16000, name=None):
+    """An rt-app task definition: duty of period_us, pinned to cpu."""
+    return {"cpus": [cpu], "loop": -1,
+            "runtime": int(period_us * duty),
+            "timer": {"ref": "t_%s" % (name or cpu), "period": period_us}}
+
+
+def pelt_tolerance():
+    """LISA's criterion: within 5% of 1024."""
+    return 0.05 * 1024
+
+
+def bpf_progs_loaded(names, settle=0):
+    """Which of the given BPF program names are loaded in the kernel.
+
+    With settle, waits up to that many seconds for them to go: the kernel
+    frees a program after an RCU grace period, not at the close().
+    """
+    deadline = time.monotonic() + settle
+    while True:
+        out = subprocess.run(["bpftool", "prog", "show", "--json"],
+                             capture_output=True, text=True, check=True).stdout
+        loaded = {p.get("name") for p in json.loads(out)}
+        found = sorted(n for n in names if n in loaded)
+        if not found or time.monotonic() >= deadline:
+            return found
+        time.sleep(0.05)

@@ -1,0 +1,210 @@
+"""schedtop's command line and `schedtop csv` against the live kernel."""
+import os
+import signal
+import subprocess
+import sys
+import time
+
+from harness import (BIN, bpf_progs_loaded, check, mono_ns, parse_csv, run,
+                     schedtop, start_schedtop, test)
+
+TOPO = "LITTLE:0@512,big:1@1024"
+TASK_HEADER = ("ts_ns,pid,tgid,comm,cpu,cluster,state,util_avg,runnable_avg,"
+               "load_avg,util_est,run_ns,wait_ns,wakeups,migrations")
+CPU_HEADER = ("ts_ns,cpu,cluster,online,capacity,util_avg,runnable_avg,load_avg,"
+              "blocked_util,blocked_load,rt_util,dl_util,irq_util,nr_running")
+CLUSTER_HEADER = "ts_ns,cluster,cpus,capacity,util_pct,nr_running,overutilized"
+OUR_PROGS = ["on_switch", "dump_task", "on_pelt_cfs", "on_migrate"]
+
+
+@test
+def help_and_version():
+    r = schedtop("--help")
+    check(r.returncode == 0 and b"csv" in r.stdout, "schedtop --help")
+    r = schedtop("--version")
+    check(r.returncode == 0 and r.stdout.startswith(b"schedtop "), "--version")
+    with open(os.path.join(os.path.dirname(BIN), "..", "VERSION")) as f:
+        check(f.read().strip().encode() in r.stdout, "version not VERSION")
+    r = schedtop("csv", "--help")
+    check(r.returncode == 0 and b"--table" in r.stdout, "csv --help")
+
+
+@test
+def bad_options_are_usage_errors():
+    cases = [
+        ["--bogus"], ["frobnicate"],
+        ["csv", "-i", "0"], ["csv", "-i", "abc"], ["csv", "-i", "5"],
+        ["csv", "-n", "0"], ["csv", "-n", "-3"], ["csv", "-d", "0"],
+        ["csv", "-d", "x"], ["csv", "-d", "1", "-n", "2"],
+        ["csv", "-t", "bogus"], ["csv", "-p", "abc"], ["csv", "-p", "1,,2"],
+        ["csv", "-c", ""], ["csv", "-c", "a-name-longer-than-15"],
+        ["csv", "-t", "cpu", "-p", "1"], ["csv", "extra"], ["csv", "-i"],
+        ["topology", "--topology", "LITTLE"],
+        ["topology", "--topology", "a:0,b:0"],
+        ["topology", "--topology", "a:0@0"],
+    ]
+    for args in cases:
+        r = schedtop(*args)
+        err = r.stderr.decode(errors="replace")
+        check(r.returncode == 2, "%s: exit %d, want 2 (%s)" %
+              (args, r.returncode, err.strip()))
+        check(err.startswith("schedtop: "), "%s: message %r" % (args, err))
+        check(r.stdout == b"", "%s wrote to stdout" % args)
+
+
+@test
+def topology_override_is_printed():
+    r = schedtop("topology", "--csv", "--topology", "LITTLE:0-3@446,big:4-7@1024")
+    check(r.returncode == 0, r.stderr)
+    check(r.stdout == b"cluster,name,cpus,capacity\r\n0,LITTLE,0-3,446\r\n"
+          b"1,big,4-7,1024\r\n", "got %r" % r.stdout)
+
+
+@test(root=True)
+def cluster_table_values():
+    t0 = mono_ns()
+    r = schedtop("csv", "-t", "cluster", "-n", "3", "-i", "100",
+                 "--topology", TOPO)
+    t1 = mono_ns()
+    check(r.returncode == 0, r.stderr)
+    check(r.stdout.decode().split("\r\n")[0] == CLUSTER_HEADER + ",nr_online",
+          "header %r" % r.stdout[:100])
+    rows = parse_csv(r.stdout)
+    check(len(rows) == 6, "%d rows, want 3 samples x 2 clusters" % len(rows))
+    check([r["cluster"] for r in rows] == ["LITTLE", "big"] * 3, "names")
+    check([r["cpus"] for r in rows] == ["0", "1"] * 3, "cpus")
+    check([r["capacity"] for r in rows] == ["512", "1024"] * 3, "capacity")
+    ts = sorted({int(r["ts_ns"]) for r in rows})
+    check(len(ts) == 3 and t0 < ts[0] and ts[-1] < t1, "ts_ns not monotonic now")
+    for a, b in zip(ts, ts[1:]):
+        check(80e6 < b - a < 200e6, "samples %d ns apart, want ~100 ms" % (b - a))
+    for row in rows:
+        check(0 <= float(row["util_pct"]) <= 200, "util_pct %s" % row["util_pct"])
+        check(int(row["nr_running"]) >= 0, "nr_running")
+        # This VM has no EAS: the kernel never reports overutilized.
+        check(row["overutilized"] == "", "overutilized should be n/a here")
+
+
+@test(root=True)
+def cpu_table_values():
+    r = schedtop("csv", "-t", "cpu", "-n", "2", "-i", "200", "--topology", TOPO)
+    check(r.returncode == 0, r.stderr)
+    check(r.stdout.decode().startswith(CPU_HEADER + ","), "header")
+    rows = parse_csv(r.stdout)
+    check([r["cpu"] for r in rows] == ["0", "1"] * 2, "cpu rows")
+    for row in rows:
+        check(row["online"] == "1", "cpu%s offline?" % row["cpu"])
+        check(row["cluster"] == ("LITTLE" if row["cpu"] == "0" else "big"),
+              "cluster of cpu%s" % row["cpu"])
+        check(0 <= int(row["busy_ns"]) <= 250e6, "busy_ns %s" % row["busy_ns"])
+        check(row["dropped"] == "0", "dropped events")
+        for col in ("nr_switches", "nr_running", "util_avg", "irq_util"):
+            check(row[col] != "" and int(row[col]) >= 0, "%s: %r" % (col, row[col]))
+    # The python harness itself ran somewhere, so something switched.
+    check(sum(int(r["nr_switches"]) for r in rows) > 0, "no switches counted")
+
+
+@test(root=True)
+def task_table_finds_this_process():
+    r = schedtop("csv", "-t", "task", "-n", "1", "-i", "100", "-p",
+                 str(os.getpid()))
+    check(r.returncode == 0, r.stderr)
+    check(r.stdout.decode().startswith(TASK_HEADER + ","), "header")
+    rows = parse_csv(r.stdout)
+    mine = [x for x in rows if int(x["pid"]) == os.getpid()]
+    check(len(mine) == 1, "rows for our pid: %d" % len(mine))
+    check(all(int(x["tgid"]) == os.getpid() for x in rows), "-p leaked others")
+    with open("/proc/self/comm") as f:
+        check(mine[0]["comm"] == f.read().strip(), "comm")
+    check(mine[0]["state"] in "SR", "state %s" % mine[0]["state"])
+
+
+@test(root=True)
+def duration_sets_sample_count():
+    r = schedtop("csv", "-t", "cluster", "-d", "0.3", "-i", "100",
+                 "--topology", "all:0-1")
+    check(r.returncode == 0, r.stderr)
+    check(len(parse_csv(r.stdout)) == 3, "want 3 samples")
+
+
+@test(root=True)
+def escape_sequences_never_reach_output():
+    evil = "\x1b]0;pwn\x07a,\"b"
+    child = subprocess.Popen([sys.executable, "-c",
+                              "import time; open('/proc/self/comm','w').write(%r);"
+                              " time.sleep(5)" % evil])
+    try:
+        time.sleep(0.3)
+        r = schedtop("csv", "-t", "task", "-n", "1", "-i", "100", "-p",
+                     str(child.pid))
+    finally:
+        child.kill()
+        child.wait()
+    check(r.returncode == 0, r.stderr)
+    check(b"\x1b" not in r.stdout and b"\x07" not in r.stdout,
+          "control byte in output")
+    rows = parse_csv(r.stdout)
+    check(rows and rows[0]["comm"] == "?]0;pwn?a,\"b", "comm %r" %
+          (rows[0]["comm"] if rows else None))
+
+
+@test(root=True)
+def signals_end_cleanly_and_detach():
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        p = start_schedtop("csv", "-t", "cluster", "-i", "100")
+        try:
+            time.sleep(0.6)
+            loaded = bpf_progs_loaded(OUR_PROGS)
+        finally:
+            p.send_signal(sig)
+            out, err = p.communicate(timeout=10)
+        check(loaded == sorted(OUR_PROGS), "programs loaded while running: %s"
+              % loaded)
+        check(p.returncode == 0, "%s: exit %d %s" % (sig.name, p.returncode, err))
+        check(out.endswith(b"\r\n") and len(parse_csv(out)) >= 3,
+              "%s: output cut: %r" % (sig.name, out[-80:]))
+        check(bpf_progs_loaded(OUR_PROGS, settle=3) == [],
+              "%s: BPF programs still loaded after exit" % sig.name)
+
+
+@test(root=True)
+def closed_pipe_ends_cleanly():
+    t0 = time.monotonic()
+    r = subprocess.run(["bash", "-c", '"$0" csv -i 50 | head -n 2 >/dev/null;'
+                        ' echo "${PIPESTATUS[0]}"', BIN],
+                       capture_output=True, text=True, timeout=30)
+    check(time.monotonic() - t0 < 10, "schedtop kept running after EPIPE")
+    check(r.stdout.strip() == "0", "exit %s on a closed pipe: %s" %
+          (r.stdout.strip(), r.stderr))
+    check(bpf_progs_loaded(OUR_PROGS, settle=3) == [], "BPF programs left loaded")
+
+
+@test(root=True)
+def output_file_and_unwritable_path():
+    path = "/tmp/schedtop-test-%d.csv" % os.getpid()
+    try:
+        r = schedtop("csv", "-t", "cluster", "-n", "1", "-i", "50", "-o", path)
+        check(r.returncode == 0 and r.stdout == b"", r.stderr)
+        with open(path, "rb") as f:
+            check(len(parse_csv(f.read())) >= 1, "no rows in -o file")
+    finally:
+        if os.path.exists(path):
+            os.unlink(path)
+    r = schedtop("csv", "-n", "1", "-o", "/nonexistent/dir/x.csv")
+    check(r.returncode == 1 and b"cannot write /nonexistent/dir/x.csv" in r.stderr,
+          "unwritable: %d %r" % (r.returncode, r.stderr))
+
+
+@test(root=True)
+def unprivileged_user_is_told_what_to_do():
+    r = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534",
+                        "--clear-groups", "--inh-caps=-all", BIN, "csv", "-n", "1"],
+                       capture_output=True, timeout=30)
+    err = r.stderr.decode()
+    check(r.returncode == 1, "exit %d" % r.returncode)
+    check("run as root" in err and "CAP_BPF" in err, "message: %r" % err)
+    check(err.count("\n") <= 2, "more than one clear line: %r" % err)
+
+
+if __name__ == "__main__":
+    run()

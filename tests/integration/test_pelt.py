@@ -1,0 +1,205 @@
+"""PELT values read by schedtop against rt-app workloads with known duty cycles.
+
+Ground truth is the kernel's own CPU-time accounting of each rt-app thread
+(/proc/<tid>/schedstat) over the same window the utilization is averaged in.
+Acceptance follows LISA: mean util_avg within 5% of 1024 of duty * 1024.
+"""
+import math
+import os
+import threading
+import time
+
+from harness import (RtApp, check, mono_ns, parse_csv, pelt_tolerance,
+                     periodic, run, schedstat, start_schedtop, steal_ns, test)
+
+TOPO = "LITTLE:0,big:1@1024"
+
+
+def stop(proc):
+    proc.send_signal(2)
+    out, err = proc.communicate(timeout=20)
+    check(proc.returncode == 0, "schedtop exited %d: %s" %
+          (proc.returncode, err.decode(errors="replace")))
+    return out
+
+
+def util_round(tasks):
+    """Run rt-app tasks {name: (cpu, duty)}; check util, cpu, run_ns, wakeups."""
+    # Keep the harness and schedtop off the measured CPUs' critical path.
+    os.sched_setaffinity(0, {0})
+    rt = RtApp({n: periodic(c, d, name=n) for n, (c, d) in tasks.items()},
+               duration=6)
+    try:
+        tids = ",".join(str(t) for t in rt.tids.values())
+        st = start_schedtop("csv", "-t", "task", "-i", "50", "-p", tids,
+                            "--topology", TOPO)
+        time.sleep(1.5)                     # PELT settles within ~0.3 s
+        t1, s1 = mono_ns(), {n: schedstat(t) for n, t in rt.tids.items()}
+        st1 = {c: steal_ns(c) for c, _ in tasks.values()}
+        time.sleep(3.0)
+        t2, s2 = mono_ns(), {n: schedstat(t) for n, t in rt.tids.items()}
+        st2 = {c: steal_ns(c) for c, _ in tasks.values()}
+        time.sleep(0.1)
+        rows = parse_csv(stop(st))
+    finally:
+        rt.stop()
+    for name, (cpu, duty) in tasks.items():
+        tid = rt.tids[name]
+        mine = [r for r in rows if int(r["pid"]) == tid and
+                t1 <= int(r["ts_ns"]) <= t2]
+        check(len(mine) >= 40, "%s: only %d samples in window" %
+              (name, len(mine)))
+        stolen = st2[cpu] - st1[cpu]
+        true_duty = (s2[name][0] - s1[name][0]) / (t2 - t1 - stolen)
+        check(abs(true_duty - duty) < 0.1,
+              "%s: rt-app ran at duty %.3f, asked %.2f" % (name, true_duty, duty))
+        mean_util = sum(int(r["util_avg"]) for r in mine) / len(mine)
+        err = mean_util - true_duty * 1024
+        print("# %s cpu%d duty %.3f (%.0f ms stolen): mean util_avg %.1f, "
+              "expected %.1f, error %+.1f (limit %.1f)" %
+              (name, cpu, true_duty, stolen / 1e6, mean_util, true_duty * 1024,
+               err, pelt_tolerance()))
+        check(abs(err) <= pelt_tolerance(),
+              "%s: util_avg %.1f vs duty*1024 %.1f" %
+              (name, mean_util, true_duty * 1024))
+        check(all(int(r["cpu"]) == cpu for r in mine), "%s left cpu%d" % (name, cpu))
+        want_cluster = "LITTLE" if cpu == 0 else "big"
+        check(all(r["cluster"] == want_cluster for r in mine),
+              "%s: cluster not %s" % (name, want_cluster))
+        check(all(r["comm"] == name and r["state"] in "RS" for r in mine),
+              "%s: comm/state wrong" % name)
+        # run_ns is the per-interval delta of the same kernel counter.
+        run_sum = sum(int(r["run_ns"]) for r in mine)
+        window_run = s2[name][0] - s1[name][0]
+        check(abs(run_sum - window_run) <= 0.1 * window_run,
+              "%s: sum(run_ns) %d vs schedstat %d" % (name, run_sum, window_run))
+        wakeups = sum(int(r["wakeups"]) for r in mine)
+        periods = (t2 - t1) / 16e6
+        check(0.8 * periods <= wakeups <= 1.2 * periods,
+              "%s: %d wakeups for %.0f periods" % (name, wakeups, periods))
+        check(all(int(r["migrations"]) == 0 for r in mine),
+              "%s: pinned task migrated" % name)
+
+
+@test(root=True)
+def util_avg_tracks_duty_low():
+    util_round({"duty20": (0, 0.20), "duty60": (1, 0.60)})
+
+
+@test(root=True)
+def util_avg_tracks_duty_high():
+    util_round({"duty45": (0, 0.45), "duty85": (1, 0.85)})
+
+
+class RunWatcher(threading.Thread):
+    """Finds when a thread started its long sleep: the last time its CPU time
+    grew before the longest stretch without growth (it runs again briefly at
+    exit, so the very last change is not it)."""
+
+    def __init__(self, tid):
+        super().__init__(daemon=True)
+        self.tid, self.changes, self.done = tid, [], False
+
+    def run(self):
+        prev = None
+        while not self.done:
+            try:
+                cur = schedstat(self.tid)[0]
+            except OSError:
+                return
+            if cur != prev:
+                self.changes.append(mono_ns())
+                prev = cur
+            time.sleep(0.001)
+
+    def sleep_start(self):
+        if len(self.changes) < 2:
+            return None
+        gaps = [(b - a, a) for a, b in zip(self.changes, self.changes[1:])]
+        return max(gaps)[1]
+
+
+@test(root=True)
+def blocked_load_halves_every_32ms():
+    os.sched_setaffinity(0, {0})
+    task = {"cpus": [1], "loop": 1, "phases": {
+        "busy": {"loop": 120, "runtime": 8000,
+                 "timer": {"ref": "tb", "period": 16000}},
+        "rest": {"loop": 1, "sleep": 2000000}}}
+    rt = RtApp({"blocker": task}, duration=6)
+    watch = RunWatcher(rt.tids["blocker"])
+    watch.start()
+    st = start_schedtop("csv", "-t", "cpu", "-i", "10", "--topology", TOPO)
+    try:
+        rt.wait()
+    finally:
+        watch.done = True
+        rt.stop()
+    rows = parse_csv(stop(st))
+    t_stop = watch.sleep_start()
+    check(t_stop is not None, "never saw the task run")
+    cpu1 = [(int(r["ts_ns"]), int(r["blocked_util"])) for r in rows
+            if r["cpu"] == "1" and int(r["ts_ns"]) > t_stop + 3_000_000]
+    check(cpu1, "no cpu1 samples after the task stopped")
+    first = cpu1[0][1]
+    check(first >= 300, "blocked_util right after sleep is %d, want >= 300 "
+          "(a 50%% task's util)" % first)
+    pts = [(t, v) for t, v in cpu1 if t < t_stop + 250_000_000 and v >= 24]
+    check(len(pts) >= 8, "too few decaying samples: %s" % cpu1[:12])
+    xs = [(t - t_stop) / 1e6 for t, _ in pts]
+    ys = [math.log(v) for _, v in pts]
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    slope = (sum((x - mx) * (y - my) for x, y in zip(xs, ys)) /
+             sum((x - mx) ** 2 for x in xs))
+    half_life = math.log(2) / -slope if slope < 0 else float("inf")
+    print("# blocked_util %d right after sleep, half-life %.2f ms over %d "
+          "samples (PELT: 32.77 ms)" % (first, half_life, len(pts)))
+    check(32.768 * 0.85 <= half_life <= 32.768 * 1.15,
+          "half-life %.2f ms, want 32.77 ms +-15%%" % half_life)
+
+
+@test(root=True)
+def migrated_task_carries_its_load():
+    os.sched_setaffinity(0, {0})
+    task = {"loop": 1, "phases": {
+        "on0": {"cpus": [0], "loop": 150, "runtime": 8000,
+                "timer": {"ref": "tm", "period": 16000}},
+        "on1": {"cpus": [1], "loop": 100, "runtime": 8000,
+                "timer": {"ref": "tm", "period": 16000}}}}
+    rt = RtApp({"mover": task}, duration=8)
+    tid = rt.tids["mover"]
+    tasks = start_schedtop("csv", "-t", "task", "-i", "20", "-p", str(tid),
+                           "--topology", TOPO)
+    cpus = start_schedtop("csv", "-t", "cpu", "-i", "20", "--topology", TOPO)
+    try:
+        rt.wait()
+    finally:
+        rt.stop()
+    trows = [r for r in parse_csv(stop(tasks)) if r["state"] != "X"]
+    crows = parse_csv(stop(cpus))
+    moved = next((i for i, r in enumerate(trows)
+                  if r["cpu"] == "1" and i > 0 and trows[i - 1]["cpu"] == "0"),
+                 None)
+    check(moved is not None, "never saw the task move from cpu0 to cpu1")
+    before = [int(r["util_avg"]) for r in trows[max(0, moved - 10):moved]]
+    u0 = sum(before) / len(before)
+    u1 = int(trows[moved]["util_avg"])
+    t_move = int(trows[moved]["ts_ns"])
+    print("# util_avg %.0f on cpu0 before the move, %d on cpu1 after" % (u0, u1))
+    check(u0 >= 350, "util before the move %.0f, want ~512" % u0)
+    check(u1 >= 0.8 * u0, "util restarted after migration: %d vs %.0f" % (u1, u0))
+    check(int(trows[moved]["migrations"]) >= 1, "migration not counted")
+    cpu1_before = [int(r["util_avg"]) for r in crows if r["cpu"] == "1" and
+                   t_move - 600e6 < int(r["ts_ns"]) < t_move - 200e6]
+    cpu1_after = [int(r["util_avg"]) for r in crows if r["cpu"] == "1" and
+                  t_move + 60e6 < int(r["ts_ns"]) < t_move + 400e6]
+    check(cpu1_before and cpu1_after, "no cpu rows around the move")
+    print("# cpu1 util_avg %.0f before, %.0f after" %
+          (max(cpu1_before), min(cpu1_after)))
+    check(max(cpu1_before) < 0.3 * u0, "cpu1 was busy before the move")
+    check(min(cpu1_after) >= 0.6 * u0,
+          "cpu1 root util %d did not take the task's %.0f" % (min(cpu1_after), u0))
+
+
+if __name__ == "__main__":
+    run()

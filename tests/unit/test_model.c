@@ -1,0 +1,418 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The model on synthetic kernel records: deltas, exits, blocked load. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "model.h"
+#include "pelt.h"
+
+#define MS 1000000ULL
+
+struct fixture {
+	struct schedstat_topology *topo;
+	struct model *model;
+	struct st_cpu_state cpus[2];
+	struct st_global_state global;
+	struct schedstat_cpuset online;
+	struct st_task_rec tasks[8];
+	size_t nr;
+};
+
+static int setup(void **state)
+{
+	static struct fixture f;
+
+	memset(&f, 0, sizeof(f));
+	if (schedstat_topology_parse(&f.topo, "LITTLE:0@512,big:1@1024", NULL))
+		return -1;
+	if (model_new(&f.model, f.topo))
+		return -1;
+	cpuset_set(&f.online, 0);
+	cpuset_set(&f.online, 1);
+	*state = &f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+
+	model_free(f->model);
+	schedstat_topology_free(f->topo);
+	return 0;
+}
+
+static struct st_task_rec *add_task(struct fixture *f, int pid, const char *comm,
+				    int cpu)
+{
+	struct st_task_rec *r = &f->tasks[f->nr++];
+
+	memset(r, 0, sizeof(*r));
+	r->pid = pid;
+	r->tgid = pid;
+	strncpy(r->comm, comm, sizeof(r->comm) - 1);
+	r->cpu = cpu;
+	r->prio = 120;
+	r->start_time = 1000 + pid;
+	return r;
+}
+
+static struct schedstat_snapshot *update(struct fixture *f, uint64_t ts)
+{
+	struct model_input in = {
+		.ts_ns = ts,
+		.tasks = f->tasks,
+		.nr_tasks = f->nr,
+		.cpus = f->cpus,
+		.nr_cpus = 2,
+		.online = &f->online,
+		.global = &f->global,
+		.avail = SCHEDSTAT_AVAIL_CFS | SCHEDSTAT_AVAIL_RT |
+			 SCHEDSTAT_AVAIL_WAKEUPS,
+	};
+	struct schedstat_snapshot *s = NULL;
+
+	assert_int_equal(model_update(f->model, &in, &s), 0);
+	return s;
+}
+
+static const struct schedstat_task *find(const struct schedstat_snapshot *s,
+					 int pid, bool exited)
+{
+	size_t n;
+	const struct schedstat_task *t = schedstat_snapshot_tasks(s, &n);
+
+	for (size_t i = 0; i < n; i++)
+		if (t[i].pid == pid && t[i].exited == exited)
+			return &t[i];
+	return NULL;
+}
+
+static void first_update_is_baseline(void **state)
+{
+	struct fixture *f = *state;
+
+	add_task(f, 10, "a", 0);
+	assert_null(update(f, 100 * MS));
+}
+
+static void counters_are_deltas(void **state)
+{
+	struct fixture *f = *state;
+	struct st_task_rec *r = add_task(f, 10, "worker", 1);
+	struct schedstat_snapshot *s;
+	const struct schedstat_task *t;
+
+	r->sum_exec_runtime = 5 * MS;
+	r->run_delay = 1 * MS;
+	r->wakeups = 3;
+	r->nr_migrations = 2;
+	r->nvcsw = 7;
+	assert_null(update(f, 100 * MS));
+
+	r->sum_exec_runtime = 55 * MS;
+	r->run_delay = 4 * MS;
+	r->wakeups = 9;
+	r->nr_migrations = 3;
+	r->nvcsw = 17;
+	r->util_avg = 345;
+	r->on_rq = 1;
+	r->on_cpu = 1;
+	s = update(f, 200 * MS);
+	assert_int_equal(schedstat_snapshot_interval_ns(s), 100 * MS);
+	t = find(s, 10, false);
+	assert_non_null(t);
+	assert_int_equal(t->run_ns, 50 * MS);
+	assert_int_equal(t->wait_ns, 3 * MS);
+	assert_int_equal(t->wakeups, 6);
+	assert_int_equal(t->migrations, 1);
+	assert_int_equal(t->nvcsw, 10);
+	assert_int_equal(t->util_avg, 345);
+	assert_int_equal(t->cluster, 1);
+	assert_int_equal(t->state, 'R');
+	assert_true(t->running);
+	schedstat_snapshot_free(s);
+}
+
+static void exit_event_accounts_final_stretch(void **state)
+{
+	struct fixture *f = *state;
+	struct st_task_rec *r = add_task(f, 20, "short", 0);
+	struct st_task_rec last;
+	struct schedstat_snapshot *s;
+	const struct schedstat_task *t;
+
+	r->sum_exec_runtime = 10 * MS;
+	assert_null(update(f, 100 * MS));
+	last = *r;
+	last.sum_exec_runtime = 18 * MS;
+	last.nvcsw = 4;
+	assert_int_equal(model_add_exit(f->model, &last), 0);
+	f->nr = 0;			/* gone from the task list */
+	s = update(f, 200 * MS);
+	t = find(s, 20, true);
+	assert_non_null(t);
+	assert_int_equal(t->state, 'X');
+	assert_int_equal(t->run_ns, 8 * MS);
+	assert_int_equal(t->nvcsw, 4);
+	schedstat_snapshot_free(s);
+	/* Reported once only. */
+	s = update(f, 300 * MS);
+	assert_null(find(s, 20, true));
+	schedstat_snapshot_free(s);
+}
+
+static void vanished_task_without_event_has_no_delta(void **state)
+{
+	struct fixture *f = *state;
+	struct st_task_rec *r = add_task(f, 21, "lost", 0);
+	struct schedstat_snapshot *s;
+	const struct schedstat_task *t;
+
+	r->sum_exec_runtime = 10 * MS;
+	assert_null(update(f, 100 * MS));
+	f->nr = 0;
+	s = update(f, 200 * MS);
+	t = find(s, 21, true);
+	assert_non_null(t);
+	assert_int_equal(t->run_ns, 0);
+	schedstat_snapshot_free(s);
+}
+
+static void born_and_gone_within_interval(void **state)
+{
+	struct fixture *f = *state;
+	struct st_task_rec ghost;
+	struct schedstat_snapshot *s;
+	const struct schedstat_task *t;
+
+	assert_null(update(f, 100 * MS));
+	memset(&ghost, 0, sizeof(ghost));
+	ghost.pid = 30;
+	ghost.start_time = 150 * MS;
+	ghost.sum_exec_runtime = 2 * MS;
+	ghost.wakeups = 1;
+	strcpy(ghost.comm, "ghost");
+	assert_int_equal(model_add_exit(f->model, &ghost), 0);
+	s = update(f, 200 * MS);
+	t = find(s, 30, true);
+	assert_non_null(t);
+	assert_int_equal(t->run_ns, 2 * MS);
+	assert_int_equal(t->wakeups, 1);
+	schedstat_snapshot_free(s);
+}
+
+static void zombie_keeps_exit_event_until_gone(void **state)
+{
+	struct fixture *f = *state;
+	struct st_task_rec *r = add_task(f, 40, "zombie", 0);
+	struct schedstat_snapshot *s;
+	const struct schedstat_task *t;
+
+	r->sum_exec_runtime = 1 * MS;
+	assert_null(update(f, 100 * MS));
+	r->exit_state = 0x20;
+	r->sum_exec_runtime = 3 * MS;
+	assert_int_equal(model_add_exit(f->model, r), 0);
+	s = update(f, 200 * MS);
+	t = find(s, 40, false);
+	assert_non_null(t);
+	assert_int_equal(t->state, 'Z');
+	assert_int_equal(t->run_ns, 2 * MS);
+	assert_null(find(s, 40, true));
+	schedstat_snapshot_free(s);
+	f->nr = 0;
+	s = update(f, 300 * MS);
+	t = find(s, 40, true);
+	assert_non_null(t);
+	assert_int_equal(t->run_ns, 0);	/* already counted while a zombie */
+	schedstat_snapshot_free(s);
+}
+
+static void reused_pid_is_a_new_task(void **state)
+{
+	struct fixture *f = *state;
+	struct st_task_rec *r = add_task(f, 50, "old", 0);
+	struct schedstat_snapshot *s;
+	const struct schedstat_task *t;
+
+	r->sum_exec_runtime = 100 * MS;
+	assert_null(update(f, 100 * MS));
+	r->start_time += 1;
+	r->sum_exec_runtime = 1 * MS;
+	strcpy(r->comm, "new");
+	s = update(f, 200 * MS);
+	t = find(s, 50, false);
+	assert_non_null(t);
+	assert_string_equal(t->comm, "new");
+	assert_int_equal(t->run_ns, 1 * MS);
+	assert_non_null(find(s, 50, true));
+	schedstat_snapshot_free(s);
+}
+
+static void comm_is_sanitized(void **state)
+{
+	struct fixture *f = *state;
+	struct schedstat_snapshot *s;
+	const struct schedstat_task *t;
+
+	add_task(f, 60, "\x1b[2Jevil", 0);
+	assert_null(update(f, 100 * MS));
+	s = update(f, 200 * MS);
+	t = find(s, 60, false);
+	assert_non_null(t);
+	assert_null(strchr(t->comm, '\x1b'));
+	assert_string_equal(t->comm, "?[2Jevil");
+	schedstat_snapshot_free(s);
+}
+
+/*
+ * A fair task asleep on CPU 1 for exactly 32 periods holds half its util
+ * there; runnable and rt tasks hold none.
+ */
+static void blocked_util_decays_sleepers(void **state)
+{
+	struct fixture *f = *state;
+	const uint64_t ts = 1000 * MS;
+	struct st_task_rec *sleeper, *runner, *rt;
+	struct schedstat_snapshot *s;
+	const struct schedstat_cpu *c;
+	size_t n;
+
+	f->cpus[1].seen = ST_SEEN_CFS;
+	f->cpus[1].cfs_ts = ts;
+	f->cpus[1].cfs_lut = 5000 * MS;		/* PELT clock: its own epoch */
+	f->cpus[1].cfs_util = 700;
+	sleeper = add_task(f, 70, "sleeper", 1);
+	sleeper->util_avg = 512;
+	sleeper->load_avg = 1000;
+	sleeper->last_update_time = 5000 * MS - 32 * PELT_PERIOD_NS;
+	runner = add_task(f, 71, "runner", 1);
+	runner->on_rq = 1;
+	runner->util_avg = 100;
+	runner->last_update_time = 5000 * MS;
+	rt = add_task(f, 72, "rt", 1);
+	rt->prio = 49;
+	rt->util_avg = 300;
+	rt->last_update_time = 4000 * MS;
+	assert_null(update(f, ts - 100 * MS));
+	s = update(f, ts);
+	c = schedstat_snapshot_cpus(s, &n);
+	assert_int_equal(n, 2);
+	assert_int_equal(c[1].blocked_util, pelt_decay(512, 32));
+	assert_int_equal(c[1].blocked_util, 255);
+	assert_int_equal(c[1].blocked_load, pelt_decay(1000, 32));
+	assert_int_equal(c[1].nr_running, 1);
+	assert_int_equal(c[1].util_avg, 700);
+	assert_int_equal(c[0].blocked_util, 0);
+	/* 32 periods of age show up on the task too. */
+	assert_int_equal(find(s, 70, false)->pelt_age_ns, 32 * PELT_PERIOD_NS);
+	schedstat_snapshot_free(s);
+}
+
+static void cpu_and_cluster_rows(void **state)
+{
+	struct fixture *f = *state;
+	struct schedstat_snapshot *s;
+	const struct schedstat_cpu *c;
+	const struct schedstat_cluster *cl;
+	size_t n;
+
+	f->cpus[0].seen = ST_SEEN_CFS | ST_SEEN_RT;
+	f->cpus[0].cfs_util = 200;
+	f->cpus[0].rt_util = 56;
+	f->cpus[1].seen = ST_SEEN_CFS;
+	f->cpus[1].cfs_util = 512;
+	f->cpus[1].rt_util = 99;		/* not seen: not counted */
+	f->cpus[0].nr_switches = 10;
+	f->cpus[0].dropped = 1;
+	assert_null(update(f, 100 * MS));
+	f->cpus[0].nr_switches = 25;
+	f->cpus[0].nr_preempt = 2;
+	f->cpus[0].dropped = 4;
+	/* CPU 0 idle for 30 ms of the interval, idle again since 190 ms. */
+	f->cpus[0].idle_ns = 30 * MS;
+	f->cpus[0].idle_start = 190 * MS;
+	s = update(f, 200 * MS);
+	c = schedstat_snapshot_cpus(s, &n);
+	assert_int_equal(c[0].nr_switches, 15);
+	assert_int_equal(c[0].nr_preempt, 2);
+	assert_int_equal(c[0].dropped, 3);
+	assert_int_equal(c[0].busy_ns, 60 * MS);
+	assert_int_equal(schedstat_snapshot_dropped(s), 4);
+	assert_true(c[0].avail & SCHEDSTAT_AVAIL_RT);
+	assert_false(c[1].avail & SCHEDSTAT_AVAIL_RT);
+	/* Nothing ran and nothing switched on CPU 1: idle all along. */
+	assert_int_equal(c[1].busy_ns, 0);
+	assert_int_equal(c[0].capacity, 512);
+	cl = schedstat_snapshot_clusters(s, &n);
+	assert_int_equal(n, 2);
+	assert_string_equal(cl[0].name, "LITTLE");
+	assert_string_equal(cl[0].cpus, "0");
+	assert_int_equal(cl[0].capacity, 512);
+	assert_float_equal(cl[0].util_pct, 100.0 * 256 / 512, 0.001);
+	assert_string_equal(cl[1].name, "big");
+	assert_float_equal(cl[1].util_pct, 100.0 * 512 / 1024, 0.001);
+	assert_int_equal(cl[1].overutilized, -1);
+	schedstat_snapshot_free(s);
+}
+
+static void offline_cpu_leaves_cluster_sums(void **state)
+{
+	struct fixture *f = *state;
+	struct schedstat_snapshot *s;
+	const struct schedstat_cluster *cl;
+	size_t n;
+
+	f->cpus[1].seen = ST_SEEN_CFS;
+	f->cpus[1].cfs_util = 512;
+	assert_null(update(f, 100 * MS));
+	memset(&f->online, 0, sizeof(f->online));
+	cpuset_set(&f->online, 0);
+	s = update(f, 200 * MS);
+	cl = schedstat_snapshot_clusters(s, &n);
+	assert_int_equal(cl[1].nr_online, 0);
+	assert_int_equal(cl[1].capacity, 0);
+	assert_float_equal(cl[1].util_pct, 0, 0.001);
+	assert_false(schedstat_snapshot_cpus(s, &n)[1].online);
+	schedstat_snapshot_free(s);
+}
+
+static void state_letters(void **state)
+{
+	assert_int_equal(model_state_letter(0, 0), 'R');
+	assert_int_equal(model_state_letter(0x1, 0), 'S');
+	assert_int_equal(model_state_letter(0x2, 0), 'D');
+	assert_int_equal(model_state_letter(0x4, 0), 'T');
+	assert_int_equal(model_state_letter(0x8, 0), 't');
+	assert_int_equal(model_state_letter(0, 0x10), 'X');
+	assert_int_equal(model_state_letter(0, 0x20), 'Z');
+	assert_int_equal(model_state_letter(0x40, 0), 'P');
+	assert_int_equal(model_state_letter(0x402, 0), 'I');
+}
+
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(first_update_is_baseline),
+		T(counters_are_deltas),
+		T(exit_event_accounts_final_stretch),
+		T(vanished_task_without_event_has_no_delta),
+		T(born_and_gone_within_interval),
+		T(zombie_keeps_exit_event_until_gone),
+		T(reused_pid_is_a_new_task),
+		T(comm_is_sanitized),
+		T(blocked_util_decays_sleepers),
+		T(cpu_and_cluster_rows),
+		T(offline_cpu_leaves_cluster_sums),
+		cmocka_unit_test(state_letters),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
