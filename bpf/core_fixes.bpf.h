@@ -131,4 +131,21 @@ static __always_inline unsigned int rq_hw_pressure(struct rq *rq)
 	return 0;
 }
 
+/*
+ * task_group.autogroup exists with CONFIG_SCHED_AUTOGROUP only: the groups
+ * the kernel makes per session (setsid) when no cgroup holds the task.
+ */
+struct task_group___autogroup {
+	struct autogroup *autogroup;
+} __attribute__((preserve_access_index));
+
+static __always_inline unsigned long tg_autogroup_id(struct task_group *tg)
+{
+	struct task_group___autogroup *t = (void *)tg;
+
+	if (!bpf_core_field_exists(t->autogroup))
+		return 0;
+	return BPF_CORE_READ(t, autogroup, id);
+}
+
 #endif /* SCHEDTOP_CORE_FIXES_BPF_H */

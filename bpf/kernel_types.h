@@ -88,6 +88,10 @@ struct task_group {
 	struct cgroup_subsys_state css;
 };
 
+struct autogroup {
+	unsigned long id;
+};
+
 struct cfs_rq {
 	struct sched_avg avg;
 	struct rq *rq;			/* CONFIG_FAIR_GROUP_SCHED only */

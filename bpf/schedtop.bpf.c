@@ -327,6 +327,8 @@ int BPF_PROG(on_pelt_se, struct sched_entity *se)
 		return 0;
 	v.ts = bpf_ktime_get_ns();
 	v.cgroup_id = BPF_CORE_READ(my_q, tg, css.cgroup, kn, id);
+	if (!v.cgroup_id)
+		v.autogroup_id = tg_autogroup_id(BPF_CORE_READ(my_q, tg));
 	v.load_avg = BPF_CORE_READ(se, avg.load_avg);
 	v.util_avg = BPF_CORE_READ(se, avg.util_avg);
 	v.runnable_avg = BPF_CORE_READ(se, avg.runnable_avg);

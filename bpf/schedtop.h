@@ -129,7 +129,8 @@ struct st_event_overutilized {
 /* A cgroup's sched_entity on one CPU (pelt_se_tp on a group entity). */
 struct st_group_val {
 	__u64 ts;
-	__u64 cgroup_id;
+	__u64 cgroup_id;	/* 0 for an autogroup */
+	__u64 autogroup_id;	/* CONFIG_SCHED_AUTOGROUP session groups */
 	__u64 load_avg;
 	__u32 util_avg;
 	__u32 runnable_avg;

@@ -17,10 +17,13 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "cgroup_names.h"
 #include "model.h"
 #include "schedtop.skel.h"
 
 #define MAX_PROGS 32
+/* A group entity not updated for this long is gone or idle for good. */
+#define GROUP_STALE_NS	(60 * 1000000000ULL)
 
 struct schedstat_session {
 	struct schedtop_bpf *skel;
@@ -35,6 +38,9 @@ struct schedstat_session {
 	struct st_cpu_state *cpus;
 	struct st_task_rec *recs;
 	size_t recs_cap;		/* bytes */
+	struct schedstat_group *groups;
+	size_t nr_groups, cap_groups;
+	struct cgroup_names *cgroup_names;
 	int cb_err;
 };
 
@@ -278,6 +284,81 @@ cleanup:
 	return err;
 }
 
+static int add_group(struct schedstat_session *s, const struct st_group_val *v,
+		     uint64_t now)
+{
+	struct schedstat_group *g;
+
+	if (s->nr_groups == s->cap_groups) {
+		size_t cap = s->cap_groups ? s->cap_groups * 2 : 64;
+		void *p = realloc(s->groups, cap * sizeof(*s->groups));
+
+		if (!p)
+			return -ENOMEM;
+		s->groups = p;
+		s->cap_groups = cap;
+	}
+	g = &s->groups[s->nr_groups++];
+	memset(g, 0, sizeof(*g));
+	g->cgroup_id = v->cgroup_id;
+	if (v->cgroup_id)
+		snprintf(g->path, sizeof(g->path), "%s",
+			 cgroup_names_find(s->cgroup_names, v->cgroup_id));
+	else
+		snprintf(g->path, sizeof(g->path), "autogroup-%llu",
+			 (unsigned long long)v->autogroup_id);
+	g->cpu = v->cpu;
+	g->depth = v->depth;
+	g->util_avg = v->util_avg;
+	g->runnable_avg = v->runnable_avg;
+	g->load_avg = v->load_avg;
+	g->age_ns = now > v->ts ? now - v->ts : 0;
+	return 0;
+}
+
+/*
+ * Copy the group entities out of their hash map, and drop the ones whose
+ * cgroup is gone (no update for a minute) so the map never fills.
+ */
+static int read_groups(struct schedstat_session *s, uint64_t now)
+{
+	int fd = bpf_map__fd(s->skel->maps.groups);
+	__u64 key, next, *stale = NULL;
+	size_t nr_stale = 0, cap_stale = 0;
+	struct st_group_val v;
+	void *prev = NULL;
+	int err = 0;
+
+	s->nr_groups = 0;
+	while (!err && !bpf_map_get_next_key(fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &v))
+			continue;
+		if (v.ts + GROUP_STALE_NS >= now) {
+			err = add_group(s, &v, now);
+			continue;
+		}
+		/* Deleting now would restart the walk: later. */
+		if (nr_stale == cap_stale) {
+			size_t cap = cap_stale ? cap_stale * 2 : 64;
+			void *p = realloc(stale, cap * sizeof(*stale));
+
+			if (!p) {
+				err = -ENOMEM;
+				break;
+			}
+			stale = p;
+			cap_stale = cap;
+		}
+		stale[nr_stale++] = key;
+	}
+	for (size_t i = 0; i < nr_stale; i++)
+		bpf_map_delete_elem(fd, &stale[i]);
+	free(stale);
+	return err;
+}
+
 int schedstat_session_sample(struct schedstat_session *s,
 			     struct schedstat_snapshot **out)
 {
@@ -292,6 +373,9 @@ int schedstat_session_sample(struct schedstat_session *s,
 	memcpy(s->cpus, s->skel->bss->cpu_state, s->nr_cpus * sizeof(*s->cpus));
 	global = s->skel->bss->global_state;
 	err = read_tasks(s, &nr);
+	if (err)
+		return err;
+	err = read_groups(s, in.ts_ns);
 	if (err)
 		return err;
 	/*
@@ -311,6 +395,8 @@ int schedstat_session_sample(struct schedstat_session *s,
 	in.online = &online;
 	in.global = &global;
 	in.avail = s->avail;
+	in.groups = s->groups;
+	in.nr_groups = s->nr_groups;
 	return model_update(s->model, &in, out);
 }
 
@@ -345,7 +431,9 @@ static int load_error(int err)
 {
 	if (err == -EPERM || err == -EACCES)
 		return -SCHEDSTAT_ERR_NO_PRIV;
-	return err;
+	if (err == -ENOMEM || err == -E2BIG)
+		return err;
+	return -SCHEDSTAT_ERR_BPF_LOAD;
 }
 
 int schedstat_session_open(struct schedstat_session **out,
@@ -387,6 +475,9 @@ int schedstat_session_open(struct schedstat_session **out,
 		goto cleanup;
 	}
 	err = model_new(&s->model, s->topo);
+	if (err)
+		goto cleanup;
+	err = cgroup_names_new(&s->cgroup_names);
 	if (err)
 		goto cleanup;
 
@@ -452,5 +543,7 @@ void schedstat_session_close(struct schedstat_session *s)
 	schedstat_topology_free(s->topo);
 	free(s->cpus);
 	free(s->recs);
+	free(s->groups);
+	cgroup_names_free(s->cgroup_names);
 	free(s);
 }

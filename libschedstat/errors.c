@@ -8,8 +8,8 @@
 
 static const char *const messages[SCHEDSTAT_ERR_END - SCHEDSTAT_ERR_START] = {
 	[SCHEDSTAT_ERR_NO_BTF - SCHEDSTAT_ERR_START] =
-		"kernel has no BTF (/sys/kernel/btf/vmlinux missing): build the "
-		"kernel with CONFIG_DEBUG_INFO_BTF=y or pass --btf FILE",
+		"kernel has no BTF (/sys/kernel/btf/vmlinux missing): schedtop's "
+		"BPF programs need a kernel built with CONFIG_DEBUG_INFO_BTF=y",
 	[SCHEDSTAT_ERR_KERNEL_TOO_OLD - SCHEDSTAT_ERR_START] =
 		"kernel too old: schedtop needs BPF ring buffers, tp_btf programs "
 		"and task iterators (Linux 5.11 or newer)",
@@ -21,6 +21,9 @@ static const char *const messages[SCHEDSTAT_ERR_END - SCHEDSTAT_ERR_START] = {
 		"e.g. LITTLE:0-3,big:4-7@1024",
 	[SCHEDSTAT_ERR_NO_SCHED_TP - SCHEDSTAT_ERR_START] =
 		"this kernel has no sched_switch BTF tracepoint: schedtop cannot attach",
+	[SCHEDSTAT_ERR_BPF_LOAD - SCHEDSTAT_ERR_START] =
+		"the kernel refused schedtop's BPF programs: run 'schedtop -v ...' "
+		"to see libbpf's and the verifier's messages",
 };
 
 /* Front ends may report errors from several threads; strerror() is not safe. */

@@ -353,6 +353,37 @@ static bool take_exit(struct model *m, int32_t pid, uint64_t start_time,
 	return false;
 }
 
+static int cmp_group(const void *a, const void *b)
+{
+	const struct schedstat_group *x = a, *y = b;
+	int c = strcmp(x->path, y->path);
+
+	if (c)
+		return c;
+	if (x->cgroup_id != y->cgroup_id)
+		return x->cgroup_id < y->cgroup_id ? -1 : 1;
+	return x->cpu - y->cpu;
+}
+
+static int fill_groups(struct model *m, const struct model_input *in,
+		       struct schedstat_snapshot *s)
+{
+	if (!in->nr_groups)
+		return 0;
+	s->groups = malloc(in->nr_groups * sizeof(*s->groups));
+	if (!s->groups)
+		return -ENOMEM;
+	memcpy(s->groups, in->groups, in->nr_groups * sizeof(*s->groups));
+	s->nr_groups = in->nr_groups;
+	for (size_t i = 0; i < s->nr_groups; i++) {
+		int c = schedstat_topology_cpu_cluster(m->topo, s->groups[i].cpu);
+
+		s->groups[i].cluster = c < 0 ? -1 : c;
+	}
+	qsort(s->groups, s->nr_groups, sizeof(*s->groups), cmp_group);
+	return 0;
+}
+
 static int cmp_task(const void *a, const void *b)
 {
 	const struct schedstat_task *x = a, *y = b;
@@ -506,6 +537,9 @@ int model_update(struct model *m, const struct model_input *in,
 
 	fill_cpus(m, in, s, cpu_running);
 	fill_clusters(m, in, s);
+	err = fill_groups(m, in, s);
+	if (err)
+		goto cleanup;
 	err = save_prev(m, in, &cur);
 	if (err)
 		goto cleanup;

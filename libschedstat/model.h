@@ -23,6 +23,8 @@ struct schedstat_snapshot {
 	size_t nr_cpus;
 	struct schedstat_cluster *clusters;
 	size_t nr_clusters;
+	struct schedstat_group *groups;
+	size_t nr_groups;
 };
 
 struct model;
@@ -37,6 +39,9 @@ struct model_input {
 	const struct schedstat_cpuset *online;
 	const struct st_global_state *global;
 	uint32_t avail;				/* signals whose programs attached */
+	/* Group entities, cpu/depth/values/age filled; cluster is ours. */
+	const struct schedstat_group *groups;
+	size_t nr_groups;
 };
 
 int model_new(struct model **out, const struct schedstat_topology *topo);

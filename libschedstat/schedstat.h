@@ -27,6 +27,7 @@ extern "C" {
 #define SCHEDSTAT_COMM_LEN	16
 #define SCHEDSTAT_NAME_LEN	16
 #define SCHEDSTAT_CPULIST_LEN	128
+#define SCHEDSTAT_PATH_LEN	192
 
 /* Library-specific error codes, far above the errno range. */
 enum schedstat_error {
@@ -36,6 +37,7 @@ enum schedstat_error {
 	SCHEDSTAT_ERR_NO_PRIV,
 	SCHEDSTAT_ERR_TOPOLOGY_SPEC,
 	SCHEDSTAT_ERR_NO_SCHED_TP,
+	SCHEDSTAT_ERR_BPF_LOAD,
 	SCHEDSTAT_ERR_END,
 };
 
@@ -175,6 +177,26 @@ struct schedstat_cpu {
 	uint32_t avail;
 };
 
+/*
+ * A task group's (cgroup's) sched_entity on one CPU: the entity that stands
+ * for all of the group's tasks in its parent's cfs_rq on that CPU.
+ */
+struct schedstat_group {
+	uint64_t cgroup_id;	/* kernfs id: the inode of its cgroupfs directory */
+	/*
+	 * Path below its cgroup mount, "" when it could not be found; for a
+	 * session autogroup (cgroup_id 0) "autogroup-N", as /proc/PID/autogroup.
+	 */
+	char path[SCHEDSTAT_PATH_LEN];
+	int32_t cpu;
+	int32_t cluster;
+	uint32_t depth;		/* 0: a child of the root task group */
+	uint32_t util_avg;
+	uint32_t runnable_avg;
+	uint64_t load_avg;
+	uint64_t age_ns;	/* since the kernel last updated these values */
+};
+
 struct schedstat_cluster {
 	int32_t id;
 	char name[SCHEDSTAT_NAME_LEN];
@@ -278,6 +300,9 @@ const struct schedstat_cpu *
 schedstat_snapshot_cpus(const struct schedstat_snapshot *snap, size_t *nr);
 const struct schedstat_cluster *
 schedstat_snapshot_clusters(const struct schedstat_snapshot *snap, size_t *nr);
+/* Group entities seen since open, by cgroup path then CPU. */
+const struct schedstat_group *
+schedstat_snapshot_groups(const struct schedstat_snapshot *snap, size_t *nr);
 
 /* ------------------------------------------------------------------ */
 /* Text helpers shared by every front end                             */

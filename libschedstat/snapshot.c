@@ -11,6 +11,7 @@ void schedstat_snapshot_free(struct schedstat_snapshot *snap)
 	free(snap->tasks);
 	free(snap->cpus);
 	free(snap->clusters);
+	free(snap->groups);
 	free(snap);
 }
 
@@ -53,4 +54,11 @@ schedstat_snapshot_clusters(const struct schedstat_snapshot *snap, size_t *nr)
 {
 	*nr = snap->nr_clusters;
 	return snap->clusters;
+}
+
+const struct schedstat_group *
+schedstat_snapshot_groups(const struct schedstat_snapshot *snap, size_t *nr)
+{
+	*nr = snap->nr_groups;
+	return snap->groups;
 }

@@ -137,7 +137,8 @@ int cli_session_open(struct schedstat_session **s,
 	int err;
 
 	opts->sz = sizeof(*opts);
-	opts->log = log_libbpf;
+	/* One clear line on failure by default; libbpf's own story with -v. */
+	opts->log = global_opts.verbose ? log_libbpf : NULL;
 	opts->log_debug = global_opts.verbose;
 	err = schedstat_session_open(s, opts);
 

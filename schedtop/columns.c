@@ -297,6 +297,52 @@ static const struct column cluster_cols[] = {
 	},
 };
 
+#define GROUP(m, t)	FIELD(struct schedstat_group, m, t)
+
+static const struct column group_cols[] = {
+	TS_COLUMN,
+	{
+		.name = "cgroup_id", .title = "CGROUP_ID", .width = 10,
+		.desc = "Kernel id of the cgroup (the inode of its cgroupfs directory)",
+		GROUP(cgroup_id, COL_U64),
+	}, {
+		.name = "cgroup", .title = "CGROUP", .width = 24,
+		.desc = "Path of the cgroup below its cgroupfs mount, empty if it is gone",
+		GROUP(path, COL_STR), .tui_default = true,
+	}, {
+		.name = "cpu", .title = "CPU", .width = 4,
+		.desc = "CPU whose cfs_rq this group entity is queued on",
+		GROUP(cpu, COL_I32), .tui_default = true,
+	}, {
+		.name = "cluster", .title = "CLUSTER", .width = 7,
+		.desc = "Name of the cluster of that CPU, empty if the CPU is in no cluster",
+		GROUP(cluster, COL_CLUSTER), .tui_default = true,
+	}, {
+		.name = "depth", .title = "DEPTH", .width = 5,
+		.desc = "Nesting of the group entity: 0 for a child of the root task group",
+		GROUP(depth, COL_U32),
+	}, {
+		.name = "util_avg", .title = "UTIL", .width = 4,
+		.desc = "PELT utilization of the group entity (that of its cfs_rq, propagated unscaled) as of its last update, in capacity units",
+		.sort_desc = true,
+		GROUP(util_avg, COL_U32), .tui_default = true,
+	}, {
+		.name = "runnable_avg", .title = "RUNNABLE", .width = 8,
+		.desc = "PELT runnable average of the group entity as of its last update",
+		.sort_desc = true,
+		GROUP(runnable_avg, COL_U32), .tui_default = true,
+	}, {
+		.name = "load_avg", .title = "LOAD", .width = 6,
+		.desc = "PELT load of the group entity: the group's share of its parent, weighted by cpu.weight",
+		.sort_desc = true,
+		GROUP(load_avg, COL_U64), .tui_default = true,
+	}, {
+		.name = "age_ns", .title = "AGE_NS", .width = 10,
+		.desc = "Time since the kernel last updated the group entity's PELT values (pelt_se_tp), ns",
+		GROUP(age_ns, COL_U64),
+	},
+};
+
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 const struct column_table task_table = {
@@ -320,10 +366,17 @@ const struct column_table cluster_table = {
 	.row_size = sizeof(struct schedstat_cluster),
 };
 
+const struct column_table group_table = {
+	.name = "group",
+	.cols = group_cols,
+	.nr_cols = ARRAY_SIZE(group_cols),
+	.row_size = sizeof(struct schedstat_group),
+};
+
 const struct column_table *column_table_find(const char *name)
 {
 	static const struct column_table *const tables[] = {
-		&task_table, &cpu_table, &cluster_table,
+		&task_table, &cpu_table, &cluster_table, &group_table,
 	};
 
 	for (size_t i = 0; name && i < ARRAY_SIZE(tables); i++)

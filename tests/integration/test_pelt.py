@@ -155,7 +155,8 @@ def blocked_load_halves_every_32ms():
     print("# blocked_util %d right after sleep, half-life %.2f ms over %d "
           "samples (PELT: 32.77 ms)" % (first, half_life, len(pts)))
     check(32.768 * 0.85 <= half_life <= 32.768 * 1.15,
-          "half-life %.2f ms, want 32.77 ms +-15%%" % half_life)
+          "half-life %.2f ms, want 32.77 ms +-15%%; samples (ms, util): %s" %
+          (half_life, [(round(x, 1), v) for x, (_, v) in zip(xs, pts)]))
 
 
 @test(root=True)

@@ -372,7 +372,7 @@ static void closed_pipe_is_epipe(void **state)
 static char *all_markdown(void)
 {
 	const struct column_table *tables[] = {
-		&task_table, &cpu_table, &cluster_table,
+		&task_table, &cpu_table, &cluster_table, &group_table,
 	};
 	struct mem m;
 

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "schedstat.h"
+#include "schedstat-local.h"
 
 static void codes_distinct(void **state)
 {
@@ -32,7 +32,6 @@ static void codes_actionable(void **state)
 {
 	assert_non_null(strstr(schedstat_strerror(-SCHEDSTAT_ERR_NO_BTF),
 			       "CONFIG_DEBUG_INFO_BTF=y"));
-	assert_non_null(strstr(schedstat_strerror(-SCHEDSTAT_ERR_NO_BTF), "--btf"));
 	assert_non_null(strstr(schedstat_strerror(-SCHEDSTAT_ERR_KERNEL_TOO_OLD),
 			       "5.11"));
 	assert_non_null(strstr(schedstat_strerror(-SCHEDSTAT_ERR_NO_PRIV),
@@ -41,6 +40,16 @@ static void codes_actionable(void **state)
 			       "LITTLE:0-3,big:4-7@1024"));
 	assert_non_null(strstr(schedstat_strerror(-SCHEDSTAT_ERR_NO_SCHED_TP),
 			       "sched_switch"));
+	assert_non_null(strstr(schedstat_strerror(-SCHEDSTAT_ERR_BPF_LOAD),
+			       "schedtop -v"));
+}
+
+/* The check the live source makes before loading anything. */
+static void missing_btf_is_reported(void **state)
+{
+	assert_int_equal(schedstat_kernel_btf_check("/nonexistent/btf/vmlinux"),
+			 -SCHEDSTAT_ERR_NO_BTF);
+	assert_int_equal(schedstat_kernel_btf_check("/proc/self/status"), 0);
 }
 
 static void errno_values(void **state)
@@ -64,6 +73,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(codes_distinct),
 		cmocka_unit_test(codes_actionable),
+		cmocka_unit_test(missing_btf_is_reported),
 		cmocka_unit_test(errno_values),
 	};
 

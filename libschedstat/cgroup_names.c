@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cgroup ids to paths. A cgroup's kernfs id, which the BPF side reads from
+ * task_group->css.cgroup->kn->id, is the inode number of its directory in
+ * cgroupfs, so walking the mounted cgroup hierarchies maps one to the other.
+ */
+#include <errno.h>
+#include <ftw.h>
+#include <stdbool.h>
+#include <mntent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cgroup_names.h"
+
+/* Rescans to find a new cgroup happen at most this often. */
+#define RESCAN_NS	1000000000ULL
+
+struct name {
+	uint64_t ino;
+	char *path;
+};
+
+struct cgroup_names {
+	struct name *names;
+	size_t nr, cap;
+	uint64_t last_scan;
+	const char *root;	/* the mount being walked, during a scan */
+	size_t root_len;
+	int err;
+};
+
+/* nftw() has no context argument. */
+static struct cgroup_names *scanning;
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static int add(struct cgroup_names *c, uint64_t ino, const char *path)
+{
+	if (c->nr == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 256;
+		struct name *n = realloc(c->names, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		c->names = n;
+		c->cap = cap;
+	}
+	c->names[c->nr].path = strdup(path);
+	if (!c->names[c->nr].path)
+		return -ENOMEM;
+	c->names[c->nr++].ino = ino;
+	return 0;
+}
+
+static int visit(const char *path, const struct stat *st, int type,
+		 struct FTW *ftw)
+{
+	struct cgroup_names *c = scanning;
+	const char *rel = path + c->root_len;
+
+	if (type != FTW_D)
+		return 0;
+	c->err = add(c, st->st_ino, *rel ? rel : "/");
+	return c->err ? FTW_STOP : 0;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	const struct name *x = a, *y = b;
+
+	return (x->ino > y->ino) - (x->ino < y->ino);
+}
+
+static void clear(struct cgroup_names *c)
+{
+	for (size_t i = 0; i < c->nr; i++)
+		free(c->names[i].path);
+	c->nr = 0;
+}
+
+/* cgroup v2, and v1 hierarchies with the cpu controller (Android's cpuctl). */
+static bool is_cpu_hierarchy(const struct mntent *m)
+{
+	if (!strcmp(m->mnt_type, "cgroup2"))
+		return true;
+	return !strcmp(m->mnt_type, "cgroup") && hasmntopt(m, "cpu");
+}
+
+static int scan(struct cgroup_names *c)
+{
+	FILE *f = setmntent("/proc/self/mounts", "r");
+	struct mntent *m;
+
+	c->last_scan = mono_ns();
+	if (!f)
+		return -errno;
+	clear(c);
+	scanning = c;
+	while ((m = getmntent(f)) && !c->err) {
+		if (!is_cpu_hierarchy(m))
+			continue;
+		c->root = m->mnt_dir;
+		c->root_len = strlen(m->mnt_dir);
+		nftw(m->mnt_dir, visit, 16, FTW_PHYS | FTW_MOUNT);
+	}
+	scanning = NULL;
+	endmntent(f);
+	qsort(c->names, c->nr, sizeof(*c->names), cmp_name);
+	return c->err;
+}
+
+int cgroup_names_new(struct cgroup_names **out)
+{
+	*out = calloc(1, sizeof(**out));
+	return *out ? 0 : -ENOMEM;
+}
+
+void cgroup_names_free(struct cgroup_names *c)
+{
+	if (!c)
+		return;
+	clear(c);
+	free(c->names);
+	free(c);
+}
+
+const char *cgroup_names_find(struct cgroup_names *c, uint64_t id)
+{
+	struct name key = { .ino = id }, *n;
+
+	n = bsearch(&key, c->names, c->nr, sizeof(key), cmp_name);
+	if (!n && mono_ns() - c->last_scan > RESCAN_NS) {
+		c->err = 0;
+		scan(c);
+		n = bsearch(&key, c->names, c->nr, sizeof(key), cmp_name);
+	}
+	return n ? n->path : "";
+}
