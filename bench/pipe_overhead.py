@@ -39,11 +39,26 @@ def pipe_bench(loops):
     return float(m.group(1))
 
 
-def cpu_seconds(pid):
-    with open("/proc/%d/stat" % pid) as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    tck = os.sysconf("SC_CLK_TCK")
-    return (int(fields[11]) + int(fields[12])) / tck
+def cpu_seconds(pgid):
+    """CPU time of every thread of every process in a process group, in s.
+
+    /proc/<pid>/task/<tid>/schedstat counts in ns; tracers such as trace-cmd
+    fork a reader per CPU, so the whole group is summed.
+    """
+    total = 0
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % pid) as f:
+                if int(f.read().rsplit(")", 1)[1].split()[2]) != pgid:
+                    continue
+            for tid in os.listdir("/proc/%s/task" % pid):
+                with open("/proc/%s/task/%s/schedstat" % (pid, tid)) as f:
+                    total += int(f.read().split()[0])
+        except (OSError, ValueError):
+            continue
+    return total / 1e9
 
 
 class Tracer:
@@ -57,7 +72,8 @@ class Tracer:
             return
         argv = [a.replace("{tmp}", tmp) for a in self.argv]
         self.proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.DEVNULL)
+                                     stderr=subprocess.DEVNULL,
+                                     start_new_session=True)
         time.sleep(self.settle)
         self.t0 = time.monotonic()
         self.c0 = cpu_seconds(self.proc.pid)
@@ -79,7 +95,9 @@ class Tracer:
 def tracers():
     t = [Tracer("none", None),
          Tracer("schedtop csv (task table, 1 s)",
-                [SCHEDTOP, "csv", "-o", "{tmp}/schedtop.csv"])]
+                [SCHEDTOP, "csv", "-o", "{tmp}/schedtop.csv"]),
+         Tracer("schedtop csv --exact-wakeups",
+                [SCHEDTOP, "csv", "--exact-wakeups", "-o", "{tmp}/schedtop2.csv"])]
     if shutil.which("trace-cmd"):
         t.append(Tracer("trace-cmd record sched_switch+sched_wakeup",
                         ["trace-cmd", "record", "-q", "-o", "{tmp}/trace.dat",
@@ -97,7 +115,7 @@ def bpf_prog_ns(loops):
     tmp = tempfile.mkdtemp()
     subprocess.run(["sysctl", "-q", "kernel.bpf_stats_enabled=1"], check=True)
     st = subprocess.Popen([SCHEDTOP, "csv", "-t", "cpu", "-i", "500",
-                           "-o", tmp + "/cpu.csv"])
+                           "--exact-wakeups", "-o", tmp + "/cpu.csv"])
     try:
         time.sleep(1.0)
         before = prog_stats()
@@ -121,6 +139,24 @@ def bpf_prog_ns(loops):
             dropped += int(v or 0)
     shutil.rmtree(tmp)
     return res, dropped
+
+
+def own_cpu(interval_ms, seconds=10):
+    """schedtop's CPU share and CPU per sample on an otherwise idle machine."""
+    tmp = tempfile.mkdtemp()
+    p = subprocess.Popen([SCHEDTOP, "csv", "-i", str(interval_ms), "-o",
+                          tmp + "/t.csv"], start_new_session=True)
+    time.sleep(1.0)
+    c0, t0 = cpu_seconds(p.pid), time.monotonic()
+    time.sleep(seconds)
+    c1, t1 = cpu_seconds(p.pid), time.monotonic()
+    p.send_signal(signal.SIGINT)
+    p.wait(30)
+    with open(tmp + "/t.csv") as f:
+        tasks = len({line.split(",")[1] for line in f}) - 1
+    shutil.rmtree(tmp)
+    share = (c1 - c0) / (t1 - t0)
+    return share, (c1 - c0) / ((t1 - t0) * 1000 / interval_ms), tasks
 
 
 def prog_stats():
@@ -163,19 +199,28 @@ def main():
           (args.loops, args.rounds))
     print("Baseline (no tracer): median %.3f s, %.0f switches/s.\n" %
           (statistics.median(base), 2 * args.loops / statistics.median(base)))
-    print("| tracer | median ratio | min | max | tracer CPU (share of one core) |")
+    print("| tracer | median ratio | min | max | tracer CPU, mean share of one core |")
     print("|---|---|---|---|---|")
     for t in ts[1:]:
         ratios = [x / b for x, b in zip(times[t.name], base)]
-        cpu = statistics.median(t.cpu) if t.cpu else float("nan")
+        cpu = statistics.mean(t.cpu) if t.cpu else float("nan")
         print("| %s | %.3f | %.3f | %.3f | %.1f%% |" %
               (t.name, statistics.median(ratios), min(ratios), max(ratios),
                100 * cpu))
     print()
+    print("### schedtop's own CPU time, task table to a file, idle machine\n")
+    print("| interval | CPU, share of one core | CPU per sample | tasks |")
+    print("|---|---|---|---|")
+    for ms in (1000, 100):
+        share, per, tasks = own_cpu(ms)
+        print("| %d ms | %.3f%% | %.2f ms | %d |" % (ms, 100 * share,
+                                                  per * 1e3, tasks))
+    print()
     progs, dropped = bpf_prog_ns(args.loops)
     print("### Mean cost per BPF program run during the same benchmark\n")
     print("`kernel.bpf_stats_enabled=1` only for this run (the stats add a "
-          "clock read or two per run).\n")
+          "clock read or two per run); schedtop ran with --exact-wakeups so "
+          "that on_waking is measured too.\n")
     print("| program | mean ns | runs |")
     print("|---|---|---|")
     for name, (ns, cnt) in sorted(progs.items(), key=lambda x: -x[1][1]):
