@@ -289,15 +289,9 @@ static int add_group(struct schedstat_session *s, const struct st_group_val *v,
 {
 	struct schedstat_group *g;
 
-	if (s->nr_groups == s->cap_groups) {
-		size_t cap = s->cap_groups ? s->cap_groups * 2 : 64;
-		void *p = realloc(s->groups, cap * sizeof(*s->groups));
-
-		if (!p)
-			return -ENOMEM;
-		s->groups = p;
-		s->cap_groups = cap;
-	}
+	if (array_reserve((void **)&s->groups, &s->cap_groups, s->nr_groups + 1,
+			  sizeof(*s->groups)))
+		return -ENOMEM;
 	g = &s->groups[s->nr_groups++];
 	memset(g, 0, sizeof(*g));
 	g->cgroup_id = v->cgroup_id;
@@ -340,18 +334,10 @@ static int read_groups(struct schedstat_session *s, uint64_t now)
 			continue;
 		}
 		/* Deleting now would restart the walk: later. */
-		if (nr_stale == cap_stale) {
-			size_t cap = cap_stale ? cap_stale * 2 : 64;
-			void *p = realloc(stale, cap * sizeof(*stale));
-
-			if (!p) {
-				err = -ENOMEM;
-				break;
-			}
-			stale = p;
-			cap_stale = cap;
-		}
-		stale[nr_stale++] = key;
+		err = array_reserve((void **)&stale, &cap_stale, nr_stale + 1,
+				    sizeof(*stale));
+		if (!err)
+			stale[nr_stale++] = key;
 	}
 	for (size_t i = 0; i < nr_stale; i++)
 		bpf_map_delete_elem(fd, &stale[i]);

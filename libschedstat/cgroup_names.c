@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "cgroup_names.h"
+#include "schedstat-local.h"
 
 /* Rescans to find a new cgroup happen at most this often. */
 #define RESCAN_NS	1000000000ULL
@@ -45,15 +46,8 @@ static uint64_t mono_ns(void)
 
 static int add(struct cgroup_names *c, uint64_t ino, const char *path)
 {
-	if (c->nr == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 256;
-		struct name *n = realloc(c->names, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		c->names = n;
-		c->cap = cap;
-	}
+	if (array_reserve((void **)&c->names, &c->cap, c->nr + 1, sizeof(*c->names)))
+		return -ENOMEM;
 	c->names[c->nr].path = strdup(path);
 	if (!c->names[c->nr].path)
 		return -ENOMEM;

@@ -103,15 +103,9 @@ void model_free(struct model *m)
 
 int model_add_exit(struct model *m, const struct st_task_rec *rec)
 {
-	if (m->nr_exits == m->cap_exits) {
-		size_t cap = m->cap_exits ? m->cap_exits * 2 : 64;
-		struct st_task_rec *n = realloc(m->exits, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		m->exits = n;
-		m->cap_exits = cap;
-	}
+	if (array_reserve((void **)&m->exits, &m->cap_exits, m->nr_exits + 1,
+			  sizeof(*m->exits)))
+		return -ENOMEM;
 	m->exits[m->nr_exits++] = *rec;
 	return 0;
 }
@@ -193,6 +187,17 @@ static void fill_task(struct model *m, const struct model_input *in,
 	t->migrations = delta(r->nr_migrations, base->nr_migrations);
 	t->nvcsw = delta(r->nvcsw, base->nvcsw);
 	t->nivcsw = delta(r->nivcsw, base->nivcsw);
+}
+
+/* The last row of a task gone since the previous sample. */
+static void fill_exited(struct model *m, const struct model_input *in,
+			struct schedstat_task *t, const struct st_task_rec *r,
+			const struct st_task_rec *base)
+{
+	fill_task(m, in, t, r, base);
+	t->state = 'X';
+	t->exited = true;
+	t->running = false;
 }
 
 static bool is_runnable(const struct st_task_rec *r)
@@ -507,11 +512,7 @@ int model_update(struct model *m, const struct model_input *in,
 			continue;
 		if (!take_exit(m, m->prev[j].pid, m->prev[j].start_time, &last))
 			last = m->prev[j];
-		fill_task(m, in, &s->tasks[n], &last, &m->prev[j]);
-		s->tasks[n].state = 'X';
-		s->tasks[n].exited = true;
-		s->tasks[n].running = false;
-		n++;
+		fill_exited(m, in, &s->tasks[n++], &last, &m->prev[j]);
 	}
 	/* Born and gone within the interval. */
 	for (size_t i = 0; i < m->nr_exits; i++) {
@@ -525,12 +526,8 @@ int model_update(struct model *m, const struct model_input *in,
 			continue;
 		if (pid_listed(&cur, in, r))
 			continue;
-		fill_task(m, in, &s->tasks[n], r, NULL);
-		s->tasks[n].state = 'X';
-		s->tasks[n].exited = true;
-		s->tasks[n].running = false;
+		fill_exited(m, in, &s->tasks[n++], r, NULL);
 		m->exits[i].pid = -1;
-		n++;
 	}
 	s->nr_tasks = n;
 	qsort(s->tasks, n, sizeof(*s->tasks), cmp_task);

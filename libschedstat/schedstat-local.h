@@ -56,6 +56,12 @@ int topology_read_online(const char *sysfs_root, struct schedstat_cpuset *online
 /* CPUs that belong to some cluster. */
 void topology_cpus(const struct schedstat_topology *topo, struct schedstat_cpuset *set);
 
+/*
+ * Make room for @need items of @size bytes in the growable array *@items of
+ * capacity *@cap (in items), doubling. 0 or -ENOMEM; *@items is kept on error.
+ */
+int array_reserve(void **items, size_t *cap, size_t need, size_t size);
+
 /* 0 if kernel BTF is readable at @path, else -SCHEDSTAT_ERR_NO_BTF. */
 int schedstat_kernel_btf_check(const char *path);
 
