@@ -24,7 +24,8 @@ CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wshadow \
 	  -Wformat=2 -D_GNU_SOURCE -DSCHEDTOP_VERSION='"$(VERSION)"' \
 	  -DSCHEDTOP_GIT_REV='"$(GIT_REV)"' -I$(OUT) -Ilibschedstat -Ibpf
-LDLIBS += -lbpf -lelf -lz
+NCURSES_LIBS := $(shell $(PKG_CONFIG) --libs ncursesw 2>/dev/null || echo -lncursesw -ltinfo)
+LDLIBS += -lbpf -lelf -lz $(NCURSES_LIBS)
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -Ibpf \
 	      -idirafter /usr/include/$(MULTIARCH) -Wall -Wno-unused-function
 

@@ -148,12 +148,32 @@ static const struct st_cpu_state *cpu_of(const struct model_input *in,
 	return cpu < in->nr_cpus ? &in->cpus[cpu] : &none;
 }
 
+/* Asleep with its PELT contribution parked on a cfs_rq (see add_blocked). */
+static bool sleeping_fair(const struct st_task_rec *r)
+{
+	/* prio < 100: rt or dl; their se.avg is not on any cfs_rq. */
+	return !r->on_rq && !r->exit_state && r->last_update_time && r->prio >= 100;
+}
+
+static uint64_t sleep_periods(const struct st_task_rec *r, uint64_t now_pelt)
+{
+	if (!now_pelt)
+		return 0;
+	return pelt_periods_since(r->last_update_time, r->period_contrib, now_pelt);
+}
+
+/* No periods, no change (the raw multiply would round one unit away). */
+static uint64_t pelt_decay_avg(uint64_t v, uint64_t n)
+{
+	return n ? pelt_decay(v, n) : v;
+}
+
 static void fill_task(struct model *m, const struct model_input *in,
 		      struct schedstat_task *t, const struct st_task_rec *r,
 		      const struct st_task_rec *base)
 {
 	static const struct st_task_rec zero;
-	uint64_t now_pelt;
+	uint64_t now_pelt, decay;
 
 	if (!base)
 		base = &zero;
@@ -167,13 +187,19 @@ static void fill_task(struct model *m, const struct model_input *in,
 	t->state = model_state_letter(r->state, r->exit_state);
 	t->running = r->on_cpu;
 	t->prio = r->prio;
-	t->util_avg = r->util_avg;
-	t->runnable_avg = r->runnable_avg;
-	t->load_avg = r->load_avg;
 	t->util_est = r->util_est;
 	now_pelt = pelt_now(cpu_of(in, r->cpu), in->ts_ns);
 	t->pelt_age_ns = now_pelt > r->last_update_time && r->last_update_time ?
 			 now_pelt - r->last_update_time : 0;
+	/*
+	 * A sleeping task's se.avg froze when it blocked; the kernel decays it
+	 * at its next look (sync_entity_load_avg() before placing it). Show
+	 * what that look will find, so an idle task does not keep its peak.
+	 */
+	decay = sleeping_fair(r) ? sleep_periods(r, now_pelt) : 0;
+	t->util_avg = pelt_decay_avg(r->util_avg, decay);
+	t->runnable_avg = pelt_decay_avg(r->runnable_avg, decay);
+	t->load_avg = pelt_decay_avg(r->load_avg, decay);
 	t->run_ns = delta(r->sum_exec_runtime, base->sum_exec_runtime);
 	t->wait_ns = delta(r->run_delay, base->run_delay);
 	/*
@@ -212,21 +238,13 @@ static bool is_runnable(const struct st_task_rec *r)
  * way the kernel will when it next looks.
  */
 static void add_blocked(struct schedstat_cpu *cpus, size_t nr_cpus,
-			const struct model_input *in, const struct st_task_rec *r)
+			const struct schedstat_task *t, const struct st_task_rec *r)
 {
-	const struct st_cpu_state *c;
-	uint64_t n, now;
-
-	if (r->on_rq || r->exit_state || !r->last_update_time)
+	if (!sleeping_fair(r) || r->cpu >= nr_cpus)
 		return;
-	/* prio < 100: rt or dl; their se.avg is not on any cfs_rq. */
-	if (r->prio < 100 || r->cpu >= nr_cpus)
-		return;
-	c = cpu_of(in, r->cpu);
-	now = pelt_now(c, in->ts_ns);
-	n = now ? pelt_periods_since(r->last_update_time, r->period_contrib, now) : 0;
-	cpus[r->cpu].blocked_util += pelt_decay(r->util_avg, n);
-	cpus[r->cpu].blocked_load += pelt_decay(r->load_avg, n);
+	/* fill_task() already decayed it to the sample. */
+	cpus[r->cpu].blocked_util += t->util_avg;
+	cpus[r->cpu].blocked_load += t->load_avg;
 }
 
 static uint64_t idle_total(const struct st_cpu_state *c, uint64_t ts)
@@ -488,7 +506,7 @@ int model_update(struct model *m, const struct model_input *in,
 			base = &m->prev[j];
 			m->prev_matched[j] = true;
 		}
-		fill_task(m, in, &s->tasks[n++], r, base);
+		fill_task(m, in, &s->tasks[n], r, base);
 		if (r->cpu < s->nr_cpus) {
 			if (is_runnable(r))
 				s->cpus[r->cpu].nr_running++;
@@ -502,7 +520,7 @@ int model_update(struct model *m, const struct model_input *in,
 			if (r->on_cpu)
 				cpu_running[r->cpu] = true;
 		}
-		add_blocked(s->cpus, s->nr_cpus, in, r);
+		add_blocked(s->cpus, s->nr_cpus, &s->tasks[n++], r);
 	}
 	/* Gone since the last sample: account their final stretch once. */
 	for (size_t j = 0; j < m->nr_prev; j++) {
@@ -530,6 +548,8 @@ int model_update(struct model *m, const struct model_input *in,
 		m->exits[i].pid = -1;
 	}
 	s->nr_tasks = n;
+	for (size_t i = 0; i < n && s->interval_ns; i++)
+		s->tasks[i].cpu_pct = 100.0 * s->tasks[i].run_ns / s->interval_ns;
 	qsort(s->tasks, n, sizeof(*s->tasks), cmp_task);
 
 	fill_cpus(m, in, s, cpu_running);

@@ -146,6 +146,7 @@ struct schedstat_task {
 	uint64_t migrations;
 	uint64_t nvcsw;
 	uint64_t nivcsw;
+	double cpu_pct;		/* run_ns over the interval, percent of a CPU */
 };
 
 struct schedstat_cpu {

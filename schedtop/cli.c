@@ -11,6 +11,28 @@
 
 struct global_opts global_opts;
 
+const char schedtop_usage[] =
+"Usage: schedtop [OPTIONS]               the live view\n"
+"       schedtop [-v] COMMAND [OPTIONS]\n"
+"Show what the Linux scheduler thinks of every task and CPU, by cluster.\n"
+"\n"
+"Commands:\n"
+"  csv        sample headlessly and write CSV (schedtop csv --help)\n"
+"  topology   print the CPU clusters schedtop detects\n"
+"\n"
+"Live view options:\n"
+"  -i, --interval MS      sample interval in milliseconds (default 1000)\n"
+"      --topology SPEC    clusters as NAME:CPULIST[@CAPACITY],...\n"
+"      --sysfs-root DIR   read the topology from DIR instead of /sys\n"
+"  -f, --filter TEXT      start filtered by name or pid\n"
+"      --exact-wakeups    count every sched_waking\n"
+"  -v, --verbose          show libbpf debug output\n"
+"  -V, --version          print the version and exit\n"
+"  -h, --help             show this help\n"
+"\n"
+"Keys in the live view: h or F1. Needs root (or CAP_BPF and CAP_PERFMON)\n"
+"and a kernel with BTF. See schedtop(1) and docs/ for what each number means.\n";
+
 void cli_error(const char *fmt, ...)
 {
 	va_list ap;
@@ -134,15 +156,9 @@ static void log_libbpf(int level, const char *msg, void *ctx)
 int cli_session_open(struct schedstat_session **s,
 		     struct schedstat_session_opts *opts)
 {
-	int err;
-
 	opts->sz = sizeof(*opts);
 	/* One clear line on failure by default; libbpf's own story with -v. */
 	opts->log = global_opts.verbose ? log_libbpf : NULL;
 	opts->log_debug = global_opts.verbose;
-	err = schedstat_session_open(s, opts);
-
-	if (err)
-		cli_error("%s", schedstat_strerror(err));
-	return err;
+	return schedstat_session_open(s, opts);
 }

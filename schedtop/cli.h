@@ -42,11 +42,15 @@ int parse_pid_list(const char *s, int **pids, size_t *nr);
 
 /*
  * Opens a session with @opts (the caller's choices; logging is filled in
- * here) and reports a failure itself.
+ * here). The caller reports a failure: the live view must first give the
+ * terminal back.
  */
 int cli_session_open(struct schedstat_session **s,
 		     struct schedstat_session_opts *opts);
 
+extern const char schedtop_usage[];
+
+int cmd_live(int argc, char **argv);
 int cmd_csv(int argc, char **argv);
 int cmd_topology(int argc, char **argv);
 

@@ -10,13 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/signalfd.h>
-#include <sys/timerfd.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "columns.h"
 #include "csv_format.h"
+#include "loop.h"
 
 struct csv_opts {
 	const char *output;
@@ -235,65 +234,16 @@ static int write_sample(FILE *f, const struct csv_opts *o,
 	return err;
 }
 
-/* The loop's file descriptors; -1 when not open. */
-struct csv_loop {
-	int epfd;
-	int timerfd;
-	int sigfd;
-};
-
-static int loop_setup(struct csv_loop *l, int event_fd, unsigned long interval_ms)
-{
-	struct itimerspec its = {
-		.it_interval = { interval_ms / 1000, (interval_ms % 1000) * 1000000 },
-		.it_value = { interval_ms / 1000, (interval_ms % 1000) * 1000000 },
-	};
-	struct epoll_event ev = { .events = EPOLLIN };
-	sigset_t mask;
-
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGHUP);
-	if (sigprocmask(SIG_BLOCK, &mask, NULL))
-		return -errno;
-	l->sigfd = signalfd(-1, &mask, SFD_CLOEXEC);
-	l->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
-	l->epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (l->sigfd < 0 || l->timerfd < 0 || l->epfd < 0)
-		return -errno;
-	if (timerfd_settime(l->timerfd, 0, &its, NULL))
-		return -errno;
-	ev.data.fd = l->sigfd;
-	if (epoll_ctl(l->epfd, EPOLL_CTL_ADD, l->sigfd, &ev))
-		return -errno;
-	ev.data.fd = l->timerfd;
-	if (epoll_ctl(l->epfd, EPOLL_CTL_ADD, l->timerfd, &ev))
-		return -errno;
-	ev.data.fd = event_fd;
-	if (epoll_ctl(l->epfd, EPOLL_CTL_ADD, event_fd, &ev))
-		return -errno;
-	return 0;
-}
-
-static void loop_close(struct csv_loop *l)
-{
-	if (l->epfd >= 0)
-		close(l->epfd);
-	if (l->timerfd >= 0)
-		close(l->timerfd);
-	if (l->sigfd >= 0)
-		close(l->sigfd);
-}
-
 static int run(const struct csv_opts *o, struct schedstat_session *s, FILE *f)
 {
 	const struct schedstat_topology *topo = schedstat_session_topology(s);
-	struct csv_loop l = { -1, -1, -1 };
+	static const int signals[] = { SIGINT, SIGTERM, SIGHUP, 0 };
+	int fds[] = { schedstat_session_event_fd(s), -1 };
+	struct loop l = LOOP_INIT;
 	unsigned long done = 0;
 	int err, ret = EXIT_FAIL;
 
-	err = loop_setup(&l, schedstat_session_event_fd(s), o->interval_ms);
+	err = loop_open(&l, signals, fds, o->interval_ms);
 	if (err) {
 		cli_error("cannot set up the event loop: %s", strerror(-err));
 		goto cleanup;
@@ -319,9 +269,8 @@ static int run(const struct csv_opts *o, struct schedstat_session *s, FILE *f)
 				goto cleanup;
 			} else if (fd == l.timerfd) {
 				struct schedstat_snapshot *snap;
-				uint64_t ticks;
 
-				if (read(l.timerfd, &ticks, sizeof(ticks)) < 0)
+				if (!loop_ticks(&l))
 					continue;
 				err = schedstat_session_sample(s, &snap);
 				if (err) {
@@ -357,7 +306,7 @@ int cmd_csv(int argc, char **argv)
 	struct schedstat_session_opts sopts = {};
 	struct schedstat_session *s = NULL;
 	FILE *f = stdout;
-	int ret;
+	int ret, err;
 
 	ret = parse_csv_opts(argc, argv, &o);
 	if (ret >= 0)
@@ -375,8 +324,11 @@ int cmd_csv(int argc, char **argv)
 	sopts.topology = o.topology;
 	sopts.sysfs_root = o.sysfs_root;
 	sopts.exact_wakeups = o.exact_wakeups;
-	if (cli_session_open(&s, &sopts))
+	err = cli_session_open(&s, &sopts);
+	if (err) {
+		cli_error("%s", schedstat_strerror(err));
 		goto cleanup;
+	}
 	ret = run(&o, s, f);
 cleanup:
 	schedstat_session_close(s);

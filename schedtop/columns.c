@@ -4,6 +4,9 @@
  * descriptions (tests/unit/test_csv.c fails when they differ): after editing
  * a description, paste the output of `schedtop csv --list-columns` there.
  */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "columns.h"
@@ -17,6 +20,7 @@
  */
 #define CTYPE_COL_U32		uint32_t
 #define CTYPE_COL_U64		uint64_t
+#define CTYPE_COL_NS		uint64_t
 #define CTYPE_COL_I32		int32_t
 #define CTYPE_COL_BOOL		bool
 #define CTYPE_COL_CHAR		char
@@ -68,19 +72,19 @@ static const struct column task_cols[] = {
 		TASK(state, COL_CHAR), .tui_default = true,
 	}, {
 		.name = "util_avg", .title = "UTIL", .width = 4,
-		.desc = "PELT utilization of the task's sched_entity as of its last kernel update, 0..1024 scaled to CPU capacity",
+		.desc = "PELT utilization of the task's sched_entity, 0..1024 scaled to CPU capacity: the kernel's value as of its last update, for a sleeping task decayed to the sample as the kernel will at its next look (see pelt_age_ns)",
 		.sort_desc = true,
 		TASK(util_avg, COL_U32), .tui_default = true,
 	}, {
 		.name = "runnable_avg", .title = "RUNNABLE", .width = 8,
-		.desc = "PELT runnable average of the task's sched_entity as of its last kernel update: like util_avg but also counting time spent waiting on a runqueue, 0..1024",
+		.desc = "PELT runnable average of the task's sched_entity: like util_avg but also counting time spent waiting on a runqueue, 0..1024; decayed like util_avg while asleep",
 		.sort_desc = true,
 		TASK(runnable_avg, COL_U32), .tui_default = true,
 	}, {
 		.name = "load_avg", .title = "LOAD", .width = 6,
-		.desc = "PELT load average of the task's sched_entity as of its last kernel update: runnable time weighted by the task's nice weight (1024 at nice 0)",
+		.desc = "PELT load average of the task's sched_entity: runnable time weighted by the task's nice weight (1024 at nice 0); decayed like util_avg while asleep",
 		.sort_desc = true,
-		TASK(load_avg, COL_U64),
+		TASK(load_avg, COL_U64), .tui_default = true,
 	}, {
 		.name = "util_est", .title = "UTIL_EST", .width = 8,
 		.desc = "Estimated utilization the scheduler places the task by (se.avg.util_est, before Linux 6.7 the larger of its ewma and enqueued fields), 0..1024",
@@ -88,15 +92,15 @@ static const struct column task_cols[] = {
 		TASK(util_est, COL_U32),
 		.avail = SCHEDSTAT_AVAIL_UTIL_EST, .tui_default = true,
 	}, {
-		.name = "run_ns", .title = "RUN_NS", .width = 10,
+		.name = "run_ns", .title = "RUN_MS", .width = 10,
 		.desc = "Time on CPU during the interval (delta of se.sum_exec_runtime), ns",
 		.sort_desc = true,
-		TASK(run_ns, COL_U64), .tui_default = true,
+		TASK(run_ns, COL_NS),
 	}, {
-		.name = "wait_ns", .title = "WAIT_NS", .width = 10,
+		.name = "wait_ns", .title = "WAIT_MS", .width = 10,
 		.desc = "Time runnable but waiting on a runqueue during the interval (delta of sched_info.run_delay), ns",
 		.sort_desc = true,
-		TASK(wait_ns, COL_U64), .tui_default = true,
+		TASK(wait_ns, COL_NS), .tui_default = true,
 	}, {
 		.name = "wakeups", .title = "WAKEUPS", .width = 7,
 		.desc = "Times the task was woken during the interval: its sleeps that ended (voluntary context switches), or with --exact-wakeups every sched_waking and sched_wakeup_new",
@@ -134,10 +138,15 @@ static const struct column task_cols[] = {
 		.sort_desc = true,
 		TASK(nivcsw, COL_U64),
 	}, {
-		.name = "pelt_age_ns", .title = "PELT_AGE", .width = 10,
+		.name = "pelt_age_ns", .title = "AGE_MS", .width = 10,
 		.desc = "Time since the entity's PELT signals were last updated by the kernel, on the CPU's PELT clock at the sample, ns",
 		.sort_desc = true,
-		TASK(pelt_age_ns, COL_U64),
+		TASK(pelt_age_ns, COL_NS),
+	}, {
+		.name = "cpu_pct", .title = "%CPU", .width = 5,
+		.desc = "run_ns over the interval: percent of one CPU the task used",
+		.sort_desc = true,
+		TASK(cpu_pct, COL_PCT), .tui_default = true,
 	},
 };
 
@@ -234,10 +243,10 @@ static const struct column cpu_cols[] = {
 		CPU(hw_pressure, COL_U32),
 		.avail = SCHEDSTAT_AVAIL_HW,
 	}, {
-		.name = "busy_ns", .title = "BUSY_NS", .width = 10,
+		.name = "busy_ns", .title = "BUSY_MS", .width = 10,
 		.desc = "Time the CPU ran anything but its idle task during the interval, ns",
 		.sort_desc = true,
-		CPU(busy_ns, COL_U64), .tui_default = true,
+		CPU(busy_ns, COL_NS), .tui_default = true,
 	}, {
 		.name = "nr_switches", .title = "SWITCHES", .width = 8,
 		.desc = "Context switches on this CPU during the interval",
@@ -337,9 +346,9 @@ static const struct column group_cols[] = {
 		.sort_desc = true,
 		GROUP(load_avg, COL_U64), .tui_default = true,
 	}, {
-		.name = "age_ns", .title = "AGE_NS", .width = 10,
+		.name = "age_ns", .title = "AGE_MS", .width = 10,
 		.desc = "Time since the kernel last updated the group entity's PELT values (pelt_se_tp), ns",
-		GROUP(age_ns, COL_U64),
+		GROUP(age_ns, COL_NS),
 	},
 };
 
@@ -422,4 +431,103 @@ const char *column_avail_note(uint32_t avail)
 		if (avail_notes[i].bit == avail)
 			return avail_notes[i].note;
 	return NULL;
+}
+
+/* Integer-like values widened for comparing; strings are handled apart. */
+static double column_number(const struct column *c, const void *row)
+{
+	const unsigned char *p = (const unsigned char *)row + c->offset;
+	union {
+		uint32_t u32;
+		uint64_t u64;
+		int32_t i32;
+		double d;
+	} v = {};
+
+	switch (c->type) {
+	case COL_U32:
+		memcpy(&v.u32, p, sizeof(v.u32));
+		return v.u32;
+	case COL_U64:
+	case COL_NS:
+		memcpy(&v.u64, p, sizeof(v.u64));
+		return v.u64;
+	case COL_I32:
+	case COL_CLUSTER:
+		memcpy(&v.i32, p, sizeof(v.i32));
+		return v.i32;
+	case COL_BOOL:
+	case COL_CHAR:
+		return *p;
+	case COL_PCT:
+		memcpy(&v.d, p, sizeof(v.d));
+		return isfinite(v.d) ? v.d : -1;
+	default:
+		return 0;
+	}
+}
+
+int column_cmp(const struct column *c, const void *a, const void *b)
+{
+	double x, y;
+
+	if (c->type == COL_STR)
+		return strncmp((const char *)a + c->offset,
+			       (const char *)b + c->offset, c->size);
+	x = column_number(c, a);
+	y = column_number(c, b);
+	return (x > y) - (x < y);
+}
+
+void column_text(const struct column *c, const struct schedstat_topology *topo,
+		 uint32_t avail, const void *row, char *buf, size_t size)
+{
+	const unsigned char *p = (const unsigned char *)row + c->offset;
+	double v;
+
+	if (c->avail && !(avail & c->avail)) {
+		snprintf(buf, size, "-");
+		return;
+	}
+	switch (c->type) {
+	case COL_STR:
+		snprintf(buf, size, "%.*s", (int)c->size, (const char *)p);
+		return;
+	case COL_CHAR:
+		snprintf(buf, size, "%c", *p ? *p : ' ');
+		return;
+	case COL_CLUSTER: {
+		int32_t idx;
+		const char *name = NULL;
+
+		memcpy(&idx, p, sizeof(idx));
+		if (idx >= 0 && topo)
+			name = schedstat_topology_cluster_name(topo, idx);
+		snprintf(buf, size, "%s", name ? name : "-");
+		return;
+	}
+	case COL_NS: {
+		uint64_t ns;
+
+		memcpy(&ns, p, sizeof(ns));
+		snprintf(buf, size, "%.1f", ns / 1e6);
+		return;
+	}
+	case COL_PCT:
+		memcpy(&v, p, sizeof(v));
+		snprintf(buf, size, isfinite(v) ? "%.1f" : "-", v);
+		return;
+	case COL_I32:
+		if (c->avail && column_number(c, row) < 0) {
+			snprintf(buf, size, "-");
+			return;
+		}
+		/* fall through */
+	default:
+		snprintf(buf, size, "%.0f", column_number(c, row));
+		return;
+	case COL_TS:
+		snprintf(buf, size, "-");
+		return;
+	}
 }

@@ -19,6 +19,7 @@
 enum column_type {
 	COL_U32,	/* uint32_t */
 	COL_U64,	/* uint64_t */
+	COL_NS,		/* uint64_t nanoseconds: CSV integer, TUI milliseconds */
 	COL_I32,	/* int32_t; with an avail bit, negative = not available */
 	COL_BOOL,	/* bool, printed 1 or 0 */
 	COL_CHAR,	/* one char, e.g. the task state letter */
@@ -67,5 +68,15 @@ const struct column *column_find(const struct column_table *t, const char *name)
  * for this CPU yet", or NULL for 0 or an unknown bit.
  */
 const char *column_avail_note(uint32_t avail);
+
+/* Order of two rows by column @c, ascending (strings as text). */
+int column_cmp(const struct column *c, const void *a, const void *b);
+
+/*
+ * The value as a person reads it in the live view: nanoseconds as
+ * milliseconds, an unavailable value as "-". @topo names clusters.
+ */
+void column_text(const struct column *c, const struct schedstat_topology *topo,
+		 uint32_t avail, const void *row, char *buf, size_t size);
 
 #endif /* SCHEDTOP_COLUMNS_H */

@@ -97,7 +97,8 @@ static void write_value(FILE *f, const struct column *c,
 		fprintf(f, "%" PRIu32, v);
 		break;
 	}
-	case COL_U64: {
+	case COL_U64:
+	case COL_NS: {
 		uint64_t v;
 
 		memcpy(&v, p, sizeof(v));

@@ -309,8 +309,13 @@ static void blocked_util_decays_sleepers(void **state)
 	assert_int_equal(c[1].nr_running, 1);
 	assert_int_equal(c[1].util_avg, 700);
 	assert_int_equal(c[0].blocked_util, 0);
-	/* 32 periods of age show up on the task too. */
+	/* 32 periods of age show up on the task too, and it shows decayed. */
 	assert_int_equal(find(s, 70, false)->pelt_age_ns, 32 * PELT_PERIOD_NS);
+	assert_int_equal(find(s, 70, false)->util_avg, 255);
+	assert_int_equal(find(s, 70, false)->load_avg, pelt_decay(1000, 32));
+	/* Running and rt tasks keep the kernel's own value. */
+	assert_int_equal(find(s, 71, false)->util_avg, 100);
+	assert_int_equal(find(s, 72, false)->util_avg, 300);
 	schedstat_snapshot_free(s);
 }
 

@@ -1,0 +1,536 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Drawing of the live view. Reads the view and the snapshot, writes the
+ * screen; never changes the view except to keep the selection visible.
+ */
+#include <curses.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tui_draw.h"
+
+_Static_assert(VK_DOWN == KEY_DOWN && VK_NPAGE == KEY_NPAGE &&
+	       VK_ENTER == KEY_ENTER && VK_END == KEY_END && VK_F0 == KEY_F0,
+	       "tui_view.h key codes must be ncurses' own");
+
+/* Semantic colours (htop's ColorElements idea), mapped per scheme. */
+enum color {
+	C_NORMAL = 1,
+	C_TITLE,
+	C_HEADER,
+	C_CFS,
+	C_RT,
+	C_DL,
+	C_IRQ,
+	C_ALERT,
+	C_DIM,
+	C_SELECTED,
+	C_STATUS,
+};
+
+static bool use_color;
+
+void tui_draw_init(const struct tui_style *style)
+{
+	use_color = style->color;
+	if (!use_color)
+		return;
+	start_color();
+	use_default_colors();
+	init_pair(C_NORMAL, -1, -1);
+	init_pair(C_TITLE, COLOR_CYAN, -1);
+	init_pair(C_HEADER, COLOR_BLACK, COLOR_GREEN);
+	init_pair(C_CFS, COLOR_GREEN, -1);
+	init_pair(C_RT, COLOR_RED, -1);
+	init_pair(C_DL, COLOR_MAGENTA, -1);
+	init_pair(C_IRQ, COLOR_YELLOW, -1);
+	init_pair(C_ALERT, COLOR_WHITE, COLOR_RED);
+	init_pair(C_DIM, COLOR_BLUE, -1);
+	init_pair(C_SELECTED, COLOR_BLACK, COLOR_CYAN);
+	init_pair(C_STATUS, COLOR_BLACK, COLOR_CYAN);
+}
+
+/* Monochrome: the attribute that stands in for each colour. */
+static attr_t attr_of(enum color c)
+{
+	static const attr_t mono[] = {
+		[C_TITLE] = A_BOLD, [C_HEADER] = A_REVERSE, [C_ALERT] = A_REVERSE | A_BOLD,
+		[C_DIM] = A_DIM, [C_SELECTED] = A_REVERSE, [C_STATUS] = A_REVERSE,
+	};
+
+	if (use_color)
+		return COLOR_PAIR(c) | (c == C_TITLE || c == C_ALERT ? A_BOLD : 0);
+	return c < (int)(sizeof(mono) / sizeof(mono[0])) ? mono[c] : A_NORMAL;
+}
+
+static void put(int y, int x, enum color c, const char *s)
+{
+	if (y >= LINES || x >= COLS)
+		return;
+	attrset(attr_of(c));
+	mvaddnstr(y, x, s, COLS - x);
+	attrset(A_NORMAL);
+}
+
+static void fill_line(int y, enum color c)
+{
+	attrset(attr_of(c));
+	mvhline(y, 0, ' ', COLS);
+	attrset(A_NORMAL);
+}
+
+/* A bar of @width cells: segments of @vals over @total, in colours. */
+static void bar(int y, int x, int width, const unsigned int *vals,
+		const enum color *colors, int n, unsigned int total,
+		const struct tui_style *st)
+{
+	static const char ascii[] = "#RDI";
+	int used = 0;
+
+	if (width < 3 || x + width > COLS)
+		return;
+	mvaddch(y, x, '[');
+	for (int i = 0; i < n && total; i++) {
+		int cells = (int)((double)vals[i] * (width - 2) / total + 0.5);
+
+		if (used + cells > width - 2)
+			cells = width - 2 - used;
+		attrset(attr_of(colors[i]));
+		for (int k = 0; k < cells; k++) {
+			if (st->utf8)
+				mvaddstr(y, x + 1 + used + k, "\u2588");
+			else
+				mvaddch(y, x + 1 + used + k, ascii[i % 4]);
+		}
+		attrset(A_NORMAL);
+		used += cells;
+	}
+	for (; used < width - 2; used++)
+		mvaddch(y, x + 1 + used, st->utf8 ? ' ' : '.');
+	mvaddch(y, x + width - 1, ']');
+}
+
+static void sparkline(int y, int x, int width, const uint16_t *ring,
+		      const float *fring, int n, int head, double max,
+		      const struct tui_style *st)
+{
+	static const char *const blocks[] = {
+		" ", "\u2581", "\u2582", "\u2583", "\u2584", "\u2585", "\u2586",
+		"\u2587", "\u2588",
+	};
+	static const char ascii[] = " .:-=+*#%@";
+	int shown = n < width ? n : width;
+
+	for (int i = 0; i < shown; i++) {
+		int idx = (head - shown + i + HIST_LEN) % HIST_LEN;
+		double v = ring ? ring[idx] : fring[idx];
+		double f = max > 0 ? v / max : 0;
+
+		if (f > 1)
+			f = 1;
+		if (st->utf8)
+			mvaddstr(y, x + i, blocks[(int)(f * 8 + 0.5)]);
+		else
+			mvaddch(y, x + i, ascii[(int)(f * 9 + 0.5)]);
+	}
+}
+
+static int count_cpu_lines(const struct schedstat_snapshot *snap)
+{
+	size_t nc, nu;
+
+	schedstat_snapshot_clusters(snap, &nc);
+	schedstat_snapshot_cpus(snap, &nu);
+	return nc + nu;
+}
+
+/* Rows for the cluster block: all CPUs if they fit, else clusters only. */
+static bool show_cpus(const struct schedstat_snapshot *snap)
+{
+	return LINES - 4 - count_cpu_lines(snap) >= 5;
+}
+
+static int top_lines(const struct schedstat_snapshot *snap)
+{
+	size_t nc;
+
+	schedstat_snapshot_clusters(snap, &nc);
+	return 1 + (show_cpus(snap) ? count_cpu_lines(snap) : (int)nc);
+}
+
+size_t tui_draw_page(const struct view *v, const struct schedstat_snapshot *snap)
+{
+	int rows = LINES - top_lines(snap) - 2;
+
+	return rows > 0 ? rows : 0;
+}
+
+static void draw_title(const struct view *v, const struct schedstat_snapshot *snap)
+{
+	size_t nc, nu;
+	char s[160];
+
+	schedstat_snapshot_clusters(snap, &nc);
+	schedstat_snapshot_cpus(snap, &nu);
+	snprintf(s, sizeof(s), "schedtop %s  %zu CPUs in %zu clusters  every %lu ms",
+		 SCHEDTOP_VERSION, nu, nc, v->interval_ms);
+	put(0, 0, C_TITLE, s);
+	if (v->paused && COLS > 50)
+		put(0, COLS - 8, C_ALERT, " PAUSED ");
+}
+
+static void draw_cpu(int y, const struct schedstat_cpu *c,
+		     const struct tui_style *st)
+{
+	static const enum color colors[] = { C_CFS, C_RT, C_DL, C_IRQ };
+	unsigned int vals[] = { c->util_avg, c->rt_util, c->dl_util, c->irq_util };
+	int w = COLS / 4 < 32 ? COLS / 4 : 32;
+	char s[160];
+
+	snprintf(s, sizeof(s), "  cpu%-3d", c->cpu);
+	put(y, 0, C_NORMAL, s);
+	if (!c->online) {
+		put(y, 8, C_DIM, "offline");
+		return;
+	}
+	bar(y, 8, w, vals, colors, 4, c->capacity ? c->capacity : 1024, st);
+	snprintf(s, sizeof(s), " util %4u rt %3u dl %3u irq %3u  runnable %4u  "
+		 "blocked %4u  nr %u", c->util_avg, c->rt_util, c->dl_util,
+		 c->irq_util, c->runnable_avg, c->blocked_util, c->nr_running);
+	put(y, 8 + w, C_NORMAL, s);
+}
+
+static int draw_clusters(int y, const struct schedstat_snapshot *snap,
+			 const struct tui_style *st)
+{
+	static const enum color cfs[] = { C_CFS };
+	const struct schedstat_cluster *cl;
+	const struct schedstat_cpu *cpus;
+	bool per_cpu = show_cpus(snap);
+	size_t nc, nu;
+	char s[200];
+
+	cl = schedstat_snapshot_clusters(snap, &nc);
+	cpus = schedstat_snapshot_cpus(snap, &nu);
+	for (size_t k = 0; k < nc && y < LINES - 2; k++) {
+		unsigned int pct = cl[k].util_pct * 10;
+		int w = COLS / 4 < 32 ? COLS / 4 : 32;
+
+		snprintf(s, sizeof(s), "%-8.8s", cl[k].name);
+		put(y, 0, C_TITLE, s);
+		bar(y, 8, w, &pct, cfs, 1, 1000, st);
+		snprintf(s, sizeof(s), " %5.1f%%  cpus %s  cap %u  nr %u",
+			 cl[k].util_pct, cl[k].cpus, cl[k].capacity, cl[k].nr_running);
+		put(y, 8 + w, C_NORMAL, s);
+		if (cl[k].overutilized == 1) {
+			int x = 8 + w + (int)strlen(s) + 2;
+
+			if (x + 12 < COLS)
+				put(y, x, C_ALERT, "OVERUTILIZED");
+		}
+		y++;
+		for (size_t i = 0; per_cpu && i < nu && y < LINES - 2; i++)
+			if (cpus[i].cluster == (int)k)
+				draw_cpu(y++, &cpus[i], st);
+	}
+	return y;
+}
+
+/* Columns of the table that fit in the width, in table order. */
+static size_t visible_columns(const struct column_table *t,
+			      const struct column **out, size_t max)
+{
+	int x = 0;
+	size_t n = 0;
+
+	for (size_t i = 0; i < t->nr_cols && n < max; i++) {
+		const struct column *c = &t->cols[i];
+
+		if (!c->tui_default)
+			continue;
+		if (x + c->width + 1 > COLS)
+			break;
+		out[n++] = c;
+		x += c->width + 1;
+	}
+	return n;
+}
+
+static void draw_cells(int y, const struct column **cols, size_t n,
+		       const void *row, const struct schedstat_topology *topo,
+		       uint32_t avail, enum color color, bool tree_child)
+{
+	char s[256], cell[64];
+	int x = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct column *c = cols[i];
+		bool left = c->type == COL_STR || c->type == COL_CLUSTER ||
+			    c->type == COL_CHAR;
+
+		column_text(c, topo, avail, row, cell, sizeof(cell));
+		if (tree_child && c->type == COL_STR) {
+			memmove(cell + 2, cell, sizeof(cell) - 2);
+			cell[0] = ' ';
+			cell[1] = '`';
+			cell[sizeof(cell) - 1] = '\0';
+		}
+		snprintf(s, sizeof(s), left ? "%-*.*s " : "%*.*s ", c->width,
+			 c->width, cell);
+		put(y, x, color, s);
+		x += c->width + 1;
+	}
+}
+
+static void draw_task_table(int y, struct view *v,
+			    const struct schedstat_snapshot *snap,
+			    const struct schedstat_topology *topo)
+{
+	const struct column *cols[32];
+	size_t n = visible_columns(v->table, cols, 32);
+	const struct column *sort = view_sort_column(v);
+	size_t page = LINES - 1 - (y + 1);
+	char s[64];
+	int x = 0;
+
+	fill_line(y, C_HEADER);
+	for (size_t i = 0; i < n; i++) {
+		bool left = cols[i]->type == COL_STR || cols[i]->type == COL_CLUSTER ||
+			    cols[i]->type == COL_CHAR;
+
+		snprintf(s, sizeof(s), left ? "%-*s " : "%*s ", cols[i]->width,
+			 cols[i]->title);
+		put(y, x, C_HEADER, s);
+		if (cols[i] == sort) {
+			/* Mark the sort column: bold and underlined. */
+			mvchgat(y, x, cols[i]->width, attr_of(C_HEADER) | A_BOLD |
+				A_UNDERLINE, use_color ? C_HEADER : 0, NULL);
+		}
+		x += cols[i]->width + 1;
+	}
+	y++;
+	if (v->selected < v->scroll)
+		v->scroll = v->selected;
+	if (page && v->selected >= v->scroll + page)
+		v->scroll = v->selected - page + 1;
+	for (size_t r = v->scroll; r < v->nr_rows && y < LINES - 1; r++, y++) {
+		const struct view_row *row = &v->rows[r];
+		enum color c = row->dimmed ? C_DIM : C_NORMAL;
+
+		if (r == v->selected) {
+			fill_line(y, C_SELECTED);
+			c = C_SELECTED;
+		}
+		draw_cells(y, cols, n, row->task, topo,
+			   schedstat_snapshot_avail(snap), c,
+			   v->tree && row->task->pid != row->task->tgid);
+	}
+}
+
+static void draw_group_table(int y, const struct schedstat_snapshot *snap,
+			     const struct schedstat_topology *topo)
+{
+	const struct column *cols[32];
+	size_t n = visible_columns(&group_table, cols, 32), ng;
+	const struct schedstat_group *g = schedstat_snapshot_groups(snap, &ng);
+	char s[64];
+	int x = 0;
+
+	fill_line(y, C_HEADER);
+	for (size_t i = 0; i < n; i++) {
+		snprintf(s, sizeof(s), "%-*s ", cols[i]->width, cols[i]->title);
+		put(y, x, C_HEADER, s);
+		x += cols[i]->width + 1;
+	}
+	y++;
+	for (size_t i = 0; i < ng && y < LINES - 1; i++, y++)
+		draw_cells(y, cols, n, &g[i], topo, ~0u, C_NORMAL, false);
+	if (!ng && y < LINES - 1)
+		put(y, 0, C_DIM, "no group entity has been updated yet");
+}
+
+static void draw_status(const struct view *v, const struct schedstat_snapshot *snap)
+{
+	const struct column *sort = view_sort_column(v);
+	char s[256];
+	size_t nt;
+
+	fill_line(LINES - 1, C_STATUS);
+	if (v->input != INPUT_NONE) {
+		snprintf(s, sizeof(s), "%s: %s_", v->input == INPUT_FILTER ?
+			 "Filter (comm or pid)" : "Search", v->input_buf);
+		put(LINES - 1, 0, C_STATUS, s);
+		return;
+	}
+	schedstat_snapshot_tasks(snap, &nt);
+	snprintf(s, sizeof(s), " %lu ms | %zu tasks | dropped %llu | sort %s%s%s%s%s"
+		 " | h help  q quit", v->interval_ms, nt,
+		 (unsigned long long)schedstat_snapshot_dropped(snap), sort->title,
+		 (sort->sort_desc != v->sort_invert) ? " v" : " ^",
+		 v->filter[0] ? " | filter " : "", v->filter,
+		 v->paused ? " | PAUSED" : "");
+	put(LINES - 1, 0, C_STATUS, s);
+}
+
+static void draw_help(const struct view *v)
+{
+	static const char *const keys[] = {
+		"q F10        quit",
+		"h ? F1       this help (any key closes it)",
+		"space Z      pause / resume",
+		"< > F6       previous / next sort column;  I invert",
+		"P M U        sort by %CPU, LOAD, UTIL",
+		"/ F3         search a name;  \\ F4 filter by name or pid (Esc clears)",
+		"t F5         threads under their process",
+		"g            cgroup entities instead of tasks",
+		"c            cluster history;  Enter task detail;  Esc back",
+		"+ -          sample interval",
+		"arrows PgUp PgDn Home End   move",
+	};
+	int y = 0;
+
+	put(y++, 0, C_TITLE, "schedtop keys");
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]) && y < LINES - 1; i++)
+		put(y++, 2, C_NORMAL, keys[i]);
+	y++;
+	put(y++, 0, C_TITLE, "Task columns");
+	for (size_t i = 0; i < v->table->nr_cols && y < LINES - 1; i++) {
+		const struct column *c = &v->table->cols[i];
+		char s[512];
+
+		if (c->type == COL_TS)
+			continue;
+		snprintf(s, sizeof(s), "%-9s %s", c->title, c->desc);
+		put(y++, 2, C_NORMAL, s);
+	}
+}
+
+static const struct schedstat_task *find_task(const struct view *v,
+					      const struct schedstat_snapshot *snap)
+{
+	const struct schedstat_task *t;
+	size_t n;
+
+	t = schedstat_snapshot_tasks(snap, &n);
+	for (size_t i = 0; i < n; i++)
+		if (t[i].pid == v->detail_pid)
+			return &t[i];
+	return NULL;
+}
+
+static void draw_detail(const struct view *v, const struct schedstat_snapshot *snap,
+			const struct schedstat_topology *topo,
+			const struct tui_style *st)
+{
+	const struct schedstat_task *t = find_task(v, snap);
+	const struct task_hist *h = view_hist(v, v->detail_pid);
+	int w = COLS - 16, y = 0;
+	char s[256], cell[64];
+	uint64_t total = 0;
+
+	snprintf(s, sizeof(s), "task %d%s  (Esc back)", v->detail_pid,
+		 t ? "" : " has exited");
+	put(y++, 0, C_TITLE, s);
+	if (!t || !h)
+		return;
+	snprintf(s, sizeof(s), "%s  tgid %d  state %c  cpu %d", t->comm, t->tgid,
+		 t->state, t->cpu);
+	put(y++, 0, C_NORMAL, s);
+	y++;
+	put(y, 0, C_NORMAL, "util_avg");
+	sparkline(y++, 14, w, h->util, NULL, h->n, h->head, 1024, st);
+	put(y, 0, C_NORMAL, "runnable");
+	sparkline(y++, 14, w, h->runnable, NULL, h->n, h->head, 1024, st);
+	snprintf(s, sizeof(s), "(last %u samples, %.0f s; full scale 1024)", h->n,
+		 h->n * v->interval_ms / 1000.0);
+	put(y++, 14, C_DIM, s);
+	y++;
+	for (int k = 0; k < schedstat_topology_nr_clusters(topo) && k < 8; k++)
+		total += h->cluster_ns[k];
+	for (int k = 0; k < schedstat_topology_nr_clusters(topo) && k < 8 &&
+	     y < LINES - 1; k++) {
+		snprintf(s, sizeof(s), "on %-10s %9.1f ms  %5.1f%%",
+			 schedstat_topology_cluster_name(topo, k),
+			 h->cluster_ns[k] / 1e6,
+			 total ? 100.0 * h->cluster_ns[k] / total : 0.0);
+		put(y++, 0, C_NORMAL, s);
+	}
+	s[0] = '\0';
+	for (int i = 0; i < h->nr_last; i++)
+		snprintf(s + strlen(s), sizeof(s) - strlen(s), "%s%d", i ? " " : "",
+			 h->last_cpus[i]);
+	put(y, 0, C_NORMAL, "last CPUs ");
+	put(y++, 10, C_NORMAL, s);
+	y++;
+	for (size_t i = 0; i < v->table->nr_cols && y < LINES - 1; i++) {
+		const struct column *c = &v->table->cols[i];
+
+		if (c->type == COL_TS)
+			continue;
+		column_text(c, topo, schedstat_snapshot_avail(snap), t, cell,
+			    sizeof(cell));
+		snprintf(s, sizeof(s), "%-13s %s", c->name, cell);
+		put(y++, 0, C_NORMAL, s);
+	}
+}
+
+static void draw_cluster_history(const struct view *v,
+				 const struct schedstat_snapshot *snap,
+				 const struct tui_style *st)
+{
+	const struct schedstat_cluster *cl;
+	size_t nc;
+	int y = 0;
+
+	cl = schedstat_snapshot_clusters(snap, &nc);
+	put(y++, 0, C_TITLE, "cluster utilization history, full scale 100%  (Esc back)");
+	for (size_t k = 0; k < nc && k < 8 && y < LINES - 2; k++) {
+		const struct cluster_hist *h = &v->clusters[k];
+		char s[128];
+
+		y++;
+		snprintf(s, sizeof(s), "%s (cpus %s): now %.1f%%", cl[k].name,
+			 cl[k].cpus, cl[k].util_pct);
+		put(y++, 0, C_NORMAL, s);
+		sparkline(y++, 2, COLS - 4, NULL, h->util_pct, h->n, h->head, 100, st);
+	}
+}
+
+void tui_draw(struct view *v, const struct schedstat_snapshot *snap,
+	      const struct schedstat_topology *topo, const struct tui_style *st)
+{
+	int y;
+
+	erase();
+	if (COLS < TUI_MIN_COLS || LINES < TUI_MIN_ROWS) {
+		put(LINES / 2, 0, C_NORMAL, "terminal too small");
+		refresh();
+		return;
+	}
+	if (!snap) {
+		put(0, 0, C_TITLE, "schedtop: waiting for the first sample...");
+		refresh();
+		return;
+	}
+	switch (v->screen) {
+	case SCREEN_HELP:
+		draw_help(v);
+		break;
+	case SCREEN_DETAIL:
+		draw_detail(v, snap, topo, st);
+		break;
+	case SCREEN_CLUSTERS:
+		draw_cluster_history(v, snap, st);
+		break;
+	case SCREEN_MAIN:
+		draw_title(v, snap);
+		y = draw_clusters(1, snap, st);
+		if (v->show_groups)
+			draw_group_table(y, snap, topo);
+		else
+			draw_task_table(y, v, snap, topo);
+		break;
+	}
+	draw_status(v, snap);
+	refresh();
+}

@@ -1,0 +1,487 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The live view's state: keys, rows, exited tasks, history. No drawing. */
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tui_view.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+static size_t find_col(const struct column_table *t, const char *name)
+{
+	const struct column *c = column_find(t, name);
+
+	return c ? (size_t)(c - t->cols) : 0;
+}
+
+int view_init(struct view *v, unsigned long interval_ms)
+{
+	memset(v, 0, sizeof(*v));
+	v->table = &task_table;
+	v->sort_col = find_col(v->table, "util_avg");
+	v->interval_ms = interval_ms;
+	v->detail_pid = -1;
+	return 0;
+}
+
+void view_free(struct view *v)
+{
+	free(v->rows);
+	free(v->exited);
+	free(v->exited_until);
+	free(v->hist);
+	memset(v, 0, sizeof(*v));
+}
+
+const struct column *view_sort_column(const struct view *v)
+{
+	return &v->table->cols[v->sort_col];
+}
+
+static size_t hist_slot(const struct view *v, int32_t pid)
+{
+	return ((uint32_t)pid * 2654435761u) & (v->hist_cap - 1);
+}
+
+/* Grow the history table when half full, dropping tasks not seen lately. */
+static int hist_rehash(struct view *v, size_t want)
+{
+	struct task_hist *old = v->hist;
+	size_t old_cap = v->hist_cap, cap = 256;
+
+	while (cap < want * 2)
+		cap <<= 1;
+	v->hist = calloc(cap, sizeof(*v->hist));
+	if (!v->hist) {
+		v->hist = old;
+		return -ENOMEM;
+	}
+	v->hist_cap = cap;
+	for (size_t i = 0; i < old_cap; i++) {
+		size_t h;
+
+		if (!old[i].pid || v->gen - old[i].seen > 2)
+			continue;
+		for (h = hist_slot(v, old[i].pid); v->hist[h].pid;
+		     h = (h + 1) & (cap - 1))
+			;
+		v->hist[h] = old[i];
+	}
+	free(old);
+	return 0;
+}
+
+const struct task_hist *view_hist(const struct view *v, int32_t pid)
+{
+	if (!v->hist_cap || pid <= 0)
+		return NULL;
+	for (size_t h = hist_slot(v, pid); v->hist[h].pid;
+	     h = (h + 1) & (v->hist_cap - 1))
+		if (v->hist[h].pid == pid)
+			return &v->hist[h];
+	return NULL;
+}
+
+static void hist_add(struct view *v, const struct schedstat_task *t,
+		     uint64_t interval_ns)
+{
+	struct task_hist *e;
+	size_t h;
+
+	for (h = hist_slot(v, t->pid); v->hist[h].pid && v->hist[h].pid != t->pid;
+	     h = (h + 1) & (v->hist_cap - 1))
+		;
+	e = &v->hist[h];
+	if (!e->pid || v->gen - e->seen > 2) {
+		memset(e, 0, sizeof(*e));
+		e->pid = t->pid;
+	}
+	e->seen = v->gen;
+	e->util[e->head] = t->util_avg;
+	e->runnable[e->head] = t->runnable_avg;
+	e->head = (e->head + 1) % HIST_LEN;
+	if (e->n < HIST_LEN)
+		e->n++;
+	if (t->cluster >= 0 && (size_t)t->cluster < ARRAY_SIZE(e->cluster_ns))
+		e->cluster_ns[t->cluster] += t->run_ns;
+	if (t->run_ns && (!e->nr_last || e->last_cpus[0] != t->cpu)) {
+		memmove(e->last_cpus + 1, e->last_cpus,
+			(LAST_CPUS - 1) * sizeof(e->last_cpus[0]));
+		e->last_cpus[0] = t->cpu;
+		if (e->nr_last < LAST_CPUS)
+			e->nr_last++;
+	}
+	(void)interval_ns;
+}
+
+static int keep_exited(struct view *v, const struct schedstat_task *t,
+		       uint64_t until)
+{
+	size_t n = v->nr_exited + 1;
+
+	if (n > v->cap_exited) {
+		size_t cap = v->cap_exited ? v->cap_exited * 2 : 64;
+		void *a = realloc(v->exited, cap * sizeof(*v->exited));
+		void *b;
+
+		if (!a)
+			return -ENOMEM;
+		v->exited = a;
+		b = realloc(v->exited_until, cap * sizeof(*v->exited_until));
+		if (!b)
+			return -ENOMEM;
+		v->exited_until = b;
+		v->cap_exited = cap;
+	}
+	v->exited[v->nr_exited] = *t;
+	v->exited_until[v->nr_exited++] = until;
+	return 0;
+}
+
+int view_update(struct view *v, const struct schedstat_snapshot *snap)
+{
+	uint64_t now = schedstat_snapshot_ts_ns(snap);
+	const struct schedstat_task *t;
+	const struct schedstat_cluster *cl;
+	size_t n, keep = 0;
+	int err;
+
+	v->gen++;
+	t = schedstat_snapshot_tasks(snap, &n);
+	if (v->hist_cap < n * 2) {
+		err = hist_rehash(v, n);
+		if (err)
+			return err;
+	}
+	for (size_t i = 0; i < v->nr_exited; i++) {
+		if (v->exited_until[i] <= now)
+			continue;
+		v->exited[keep] = v->exited[i];
+		v->exited_until[keep++] = v->exited_until[i];
+	}
+	v->nr_exited = keep;
+	for (size_t i = 0; i < n; i++) {
+		if (t[i].exited) {
+			err = keep_exited(v, &t[i], now + EXITED_KEEP_NS);
+			if (err)
+				return err;
+			continue;
+		}
+		hist_add(v, &t[i], schedstat_snapshot_interval_ns(snap));
+	}
+	cl = schedstat_snapshot_clusters(snap, &n);
+	for (size_t i = 0; i < n && i < ARRAY_SIZE(v->clusters); i++) {
+		struct cluster_hist *h = &v->clusters[i];
+
+		h->util_pct[h->head] = cl[i].util_pct;
+		h->head = (h->head + 1) % HIST_LEN;
+		if (h->n < HIST_LEN)
+			h->n++;
+	}
+	return 0;
+}
+
+/* A filter of digits matches a pid or tgid; anything else a comm substring. */
+static bool row_matches(const struct view *v, const struct schedstat_task *t)
+{
+	const char *f = v->filter;
+	char *end;
+	long pid;
+
+	if (!*f)
+		return true;
+	pid = strtol(f, &end, 10);
+	if (!*end && pid > 0)
+		return t->pid == pid || t->tgid == pid;
+	return strcasestr(t->comm, f) != NULL;
+}
+
+static const struct view *sorting;
+
+static int cmp_rows(const void *a, const void *b)
+{
+	const struct view_row *x = a, *y = b;
+	const struct column *c = view_sort_column(sorting);
+	int r;
+
+	if (sorting->tree && x->task->tgid != y->task->tgid) {
+		/* Processes ordered by their leader's pid; threads follow it. */
+		return x->task->tgid < y->task->tgid ? -1 : 1;
+	}
+	if (sorting->tree && (x->task->pid == x->task->tgid) !=
+			     (y->task->pid == y->task->tgid))
+		return x->task->pid == x->task->tgid ? -1 : 1;
+	r = column_cmp(c, x->task, y->task);
+	if (c->sort_desc)
+		r = -r;
+	if (sorting->sort_invert)
+		r = -r;
+	if (r)
+		return r;
+	return (x->task->pid > y->task->pid) - (x->task->pid < y->task->pid);
+}
+
+static int add_row(struct view *v, const struct schedstat_task *t, bool dimmed)
+{
+	if (!row_matches(v, t))
+		return 0;
+	if (v->nr_rows == v->cap_rows) {
+		size_t cap = v->cap_rows ? v->cap_rows * 2 : 256;
+		void *p = realloc(v->rows, cap * sizeof(*v->rows));
+
+		if (!p)
+			return -ENOMEM;
+		v->rows = p;
+		v->cap_rows = cap;
+	}
+	v->rows[v->nr_rows].task = t;
+	v->rows[v->nr_rows++].dimmed = dimmed;
+	return 0;
+}
+
+int view_rows(struct view *v, const struct schedstat_snapshot *snap,
+	      uint64_t now_ns)
+{
+	int32_t selected_pid = v->selected < v->nr_rows ?
+			       v->rows[v->selected].task->pid : -1;
+	const struct schedstat_task *t;
+	size_t n;
+	int err;
+
+	v->nr_rows = 0;
+	t = schedstat_snapshot_tasks(snap, &n);
+	for (size_t i = 0; i < n; i++) {
+		if (t[i].exited)
+			continue;
+		err = add_row(v, &t[i], false);
+		if (err)
+			return err;
+	}
+	for (size_t i = 0; i < v->nr_exited; i++) {
+		if (v->exited_until[i] <= now_ns)
+			continue;
+		err = add_row(v, &v->exited[i], true);
+		if (err)
+			return err;
+	}
+	sorting = v;
+	qsort(v->rows, v->nr_rows, sizeof(*v->rows), cmp_rows);
+	sorting = NULL;
+	/* The selection follows its task, as in htop. */
+	for (size_t i = 0; i < v->nr_rows; i++) {
+		if (v->rows[i].task->pid == selected_pid) {
+			v->selected = i;
+			return 0;
+		}
+	}
+	if (v->selected >= v->nr_rows)
+		v->selected = v->nr_rows ? v->nr_rows - 1 : 0;
+	return 0;
+}
+
+static void move_selection(struct view *v, long by)
+{
+	long s = (long)v->selected + by;
+
+	if (s < 0 || !v->nr_rows)
+		s = 0;
+	else if (s >= (long)v->nr_rows)
+		s = v->nr_rows - 1;
+	v->selected = s;
+}
+
+static void set_sort(struct view *v, const char *name)
+{
+	size_t c = find_col(v->table, name);
+
+	if (c == v->sort_col)
+		v->sort_invert = !v->sort_invert;
+	else
+		v->sort_invert = false;
+	v->sort_col = c;
+}
+
+/* Next or previous sortable column, skipping the timestamp. */
+static void step_sort(struct view *v, int dir)
+{
+	size_t n = v->table->nr_cols, c = v->sort_col;
+
+	do
+		c = (c + n + dir) % n;
+	while (v->table->cols[c].type == COL_TS);
+	v->sort_col = c;
+	v->sort_invert = false;
+}
+
+static enum view_action input_key(struct view *v, int key)
+{
+	size_t len = strlen(v->input_buf);
+
+	switch (key) {
+	case VK_ESC:
+		v->input = INPUT_NONE;
+		v->input_buf[0] = '\0';
+		return ACT_REDRAW;
+	case '\n':
+	case '\r':
+	case VK_ENTER:
+		if (v->input == INPUT_FILTER) {
+			memcpy(v->filter, v->input_buf, sizeof(v->filter));
+		} else {
+			/* Search: jump to the first matching row. */
+			for (size_t i = 0; i < v->nr_rows; i++) {
+				if (strcasestr(v->rows[i].task->comm, v->input_buf)) {
+					v->selected = i;
+					break;
+				}
+			}
+		}
+		v->input = INPUT_NONE;
+		return ACT_REDRAW;
+	case VK_BACKSPACE:
+	case 127:
+	case 8:
+		if (len)
+			v->input_buf[len - 1] = '\0';
+		return ACT_REDRAW;
+	default:
+		if (key >= 0x20 && key < 0x7f && len + 1 < sizeof(v->input_buf)) {
+			v->input_buf[len] = key;
+			v->input_buf[len + 1] = '\0';
+			return ACT_REDRAW;
+		}
+		return ACT_NONE;
+	}
+}
+
+static enum view_action change_interval(struct view *v, int dir)
+{
+	static const unsigned long steps[] = {
+		100, 200, 250, 500, 1000, 2000, 5000, 10000,
+	};
+	size_t i = 0;
+
+	while (i < ARRAY_SIZE(steps) - 1 && steps[i] < v->interval_ms)
+		i++;
+	if (dir < 0 && i > 0 && steps[i] >= v->interval_ms)
+		i--;
+	else if (dir > 0 && steps[i] <= v->interval_ms && i < ARRAY_SIZE(steps) - 1)
+		i++;
+	if (steps[i] == v->interval_ms)
+		return ACT_NONE;
+	v->interval_ms = steps[i];
+	return ACT_INTERVAL;
+}
+
+enum view_action view_key(struct view *v, int key, size_t page)
+{
+	if (v->input != INPUT_NONE)
+		return input_key(v, key);
+	if (v->screen != SCREEN_MAIN) {
+		if (key == 'q' || key == VK_F(10))
+			return ACT_QUIT;
+		/* Any other key leaves help; Esc or Enter leave the others. */
+		if (v->screen == SCREEN_HELP || key == VK_ESC || key == '\n' ||
+		    key == '\r' || key == VK_ENTER || key == 'c' || key == 'h') {
+			v->screen = SCREEN_MAIN;
+			return ACT_REDRAW;
+		}
+		return ACT_NONE;
+	}
+	switch (key) {
+	case 'q':
+	case VK_F(10):
+		return ACT_QUIT;
+	case 'h':
+	case '?':
+	case VK_F(1):
+		v->screen = SCREEN_HELP;
+		return ACT_REDRAW;
+	case ' ':
+	case 'Z':
+		v->paused = !v->paused;
+		return ACT_REDRAW;
+	case '<':
+		step_sort(v, -1);
+		return ACT_REDRAW;
+	case '>':
+	case VK_F(6):
+		step_sort(v, 1);
+		return ACT_REDRAW;
+	case 'I':
+		v->sort_invert = !v->sort_invert;
+		return ACT_REDRAW;
+	case 'P':
+		set_sort(v, "cpu_pct");
+		return ACT_REDRAW;
+	case 'M':
+		set_sort(v, "load_avg");
+		return ACT_REDRAW;
+	case 'U':
+		set_sort(v, "util_avg");
+		return ACT_REDRAW;
+	case '/':
+	case VK_F(3):
+		v->input = INPUT_SEARCH;
+		v->input_buf[0] = '\0';
+		return ACT_REDRAW;
+	case '\\':
+	case VK_F(4):
+		v->input = INPUT_FILTER;
+		memcpy(v->input_buf, v->filter, sizeof(v->input_buf));
+		return ACT_REDRAW;
+	case VK_ESC:
+		if (!v->filter[0])
+			return ACT_NONE;
+		v->filter[0] = '\0';
+		return ACT_REDRAW;
+	case 't':
+	case VK_F(5):
+		v->tree = !v->tree;
+		return ACT_REDRAW;
+	case 'g':
+		v->show_groups = !v->show_groups;
+		v->scroll = v->selected = 0;
+		return ACT_REDRAW;
+	case 'c':
+		v->screen = SCREEN_CLUSTERS;
+		return ACT_REDRAW;
+	case '\n':
+	case '\r':
+	case VK_ENTER:
+		if (v->selected >= v->nr_rows || v->show_groups)
+			return ACT_NONE;
+		v->detail_pid = v->rows[v->selected].task->pid;
+		v->screen = SCREEN_DETAIL;
+		return ACT_REDRAW;
+	case '+':
+	case '=':
+		return change_interval(v, 1);
+	case '-':
+		return change_interval(v, -1);
+	case VK_UP:
+	case 'k':
+		move_selection(v, -1);
+		return ACT_REDRAW;
+	case VK_DOWN:
+	case 'j':
+		move_selection(v, 1);
+		return ACT_REDRAW;
+	case VK_PPAGE:
+		move_selection(v, -(long)(page ? page : 1));
+		return ACT_REDRAW;
+	case VK_NPAGE:
+		move_selection(v, page ? page : 1);
+		return ACT_REDRAW;
+	case VK_HOME:
+		v->selected = 0;
+		return ACT_REDRAW;
+	case VK_END:
+		move_selection(v, v->nr_rows);
+		return ACT_REDRAW;
+	default:
+		return ACT_NONE;
+	}
+}

@@ -1,0 +1,286 @@
+"""The live view, driven through tmux: what a person would see and type."""
+import os
+import re
+import shlex
+import subprocess
+import sys
+import time
+
+from harness import (BIN, RtApp, bpf_progs_loaded, check, periodic, run,
+                     test)
+
+SOCKET = "schedtop-tests-%d" % os.getpid()
+TOPO = "LITTLE:0,big:1@1024"
+
+
+class Tmux:
+    """schedtop in a tmux pane; the pane's shell reports how it exited."""
+
+    def __init__(self, args, width=120, height=40, env=None):
+        self.name = "st%d" % time.monotonic_ns()
+        env = {"LANG": "C.UTF-8", **(env or {})}
+        envs = " ".join("%s=%s" % (k, shlex.quote(v)) for k, v in env.items())
+        cmd = ("env %s %s %s; echo EXITED $?; stty -a | tr ' ' '\\n' | "
+               "grep -x -e icanon -e -icanon -e echo -e -echo | tr '\\n' ' ';"
+               " echo; sleep 60" % (envs, shlex.quote(BIN),
+                                    " ".join(map(shlex.quote, args))))
+        self.tmux("new-session", "-d", "-s", self.name, "-x", str(width),
+                  "-y", str(height), cmd)
+
+    @staticmethod
+    def tmux(*args):
+        return subprocess.run(["tmux", "-L", SOCKET, *args], check=True,
+                              capture_output=True, text=True).stdout
+
+    def screen(self, escapes=False):
+        return self.tmux("capture-pane", "-p", *(["-e"] if escapes else []),
+                         "-t", self.name)
+
+    def keys(self, *keys, literal=False):
+        self.tmux("send-keys", "-t", self.name, *(["-l"] if literal else []),
+                  *keys)
+
+    def wait_for(self, pattern, timeout=10):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            s = self.screen()
+            if re.search(pattern, s, re.M):
+                return s
+            time.sleep(0.1)
+        raise AssertionError("screen never showed %r:\n%s" % (pattern, s))
+
+    def resize(self, width, height):
+        self.tmux("resize-window", "-t", self.name, "-x", str(width),
+                  "-y", str(height))
+
+    def pid(self):
+        """schedtop's pid: the pane runs env, which execs it."""
+        shell = int(self.tmux("display", "-p", "-t", self.name,
+                              "#{pane_pid}").strip())
+        out = subprocess.run(["pgrep", "-P", str(shell), "-x", "schedtop"],
+                             capture_output=True, text=True).stdout.split()
+        return int(out[0]) if out else None
+
+    def close(self):
+        subprocess.run(["tmux", "-L", SOCKET, "kill-session", "-t", self.name],
+                       capture_output=True)
+
+
+def task_rows(screen):
+    """Rows of the task table below its PID header, split in fields.
+
+    COMM is cut by position: names may hold spaces ("tmux: server").
+    """
+    lines = screen.splitlines()
+    start = next(i for i, l in enumerate(lines) if l.lstrip().startswith("PID "))
+    head = lines[start]
+    comm_at = head.index("COMM")
+    after = head[comm_at + 16:].split()
+    rows = []
+    for line in lines[start + 1:-1]:
+        pid = line[:comm_at].strip()
+        rest = line[comm_at + 16:].split()
+        if pid.isdigit() and len(rest) >= len(after):
+            row = dict(zip(after, rest))
+            row.update(PID=pid, COMM=line[comm_at:comm_at + 15].rstrip())
+            rows.append(row)
+    return rows
+
+
+def exited_cleanly(t):
+    s = t.wait_for(r"^-?icanon -?echo")
+    check("EXITED 0" in s, "schedtop's exit status:\n" + s)
+    check(re.search(r"^icanon echo", s, re.M) is not None,
+          "terminal not restored (stty):\n" + s)
+    check("LITTLE" not in s, "the view was left on the screen:\n" + s)
+
+
+@test(root=True)
+def clusters_cpus_and_a_pinned_task():
+    rt = RtApp({"tuiduty": periodic(1, 0.5, name="tuiduty")}, duration=20)
+    t = Tmux(["--topology", TOPO, "-i", "250", "-f", "tuiduty"])
+    try:
+        s = t.wait_for(r"^ +\d+ tuiduty", timeout=15)
+        time.sleep(2.0)
+        s = t.screen()
+        lines = s.splitlines()
+        check(any(l.startswith("LITTLE") for l in lines) and
+              any(l.startswith("big") for l in lines), "cluster header:\n" + s)
+        check(re.search(r"^  cpu0 ", s, re.M) and re.search(r"^  cpu1 ", s, re.M),
+              "cpu rows:\n" + s)
+        row = next(r for r in task_rows(s) if r["COMM"] == "tuiduty")
+        check(row["CPU"] == "1" and row["CLUSTER"] == "big",
+              "task not on cpu1/big: %s" % row)
+        check(400 <= int(row["UTIL"]) <= 640, "UTIL %s for a 50%% task" % row["UTIL"])
+        check(35 <= float(row["%CPU"]) <= 65, "%%CPU %s" % row["%CPU"])
+        check("\u2588" in s, "UTF-8 bars expected in a UTF-8 locale")
+        t.keys("q")
+        exited_cleanly(t)
+    finally:
+        t.close()
+        rt.stop()
+
+
+@test(root=True)
+def sort_filter_help_pause():
+    t = Tmux(["--topology", TOPO, "-i", "200"])
+    try:
+        t.wait_for(r"sort UTIL v")
+        time.sleep(1.0)
+        rows = task_rows(t.screen())
+        check(len(rows) > 10, "few tasks listed")
+        utils = [int(r["UTIL"]) for r in rows]
+        check(utils == sorted(utils, reverse=True), "not sorted by UTIL: %s" % utils)
+        t.keys("U")                       # same column again: inverted
+        s = t.wait_for(r"sort UTIL \^")
+        utils = [int(r["UTIL"]) for r in task_rows(s)]
+        check(utils == sorted(utils), "not inverted: %s" % utils)
+        t.keys("P")
+        s = t.wait_for(r"sort %CPU v")
+        cpus = [float(r["%CPU"]) for r in task_rows(s)]
+        check(cpus == sorted(cpus, reverse=True), "not sorted by %%CPU: %s" % cpus)
+
+        t.keys("\\", literal=True)
+        t.wait_for(r"Filter \(comm or pid\): _")
+        t.keys("kworker", literal=True)
+        t.keys("Enter")
+        s = t.wait_for(r"filter kworker")
+        rows = task_rows(s)
+        check(rows and all("kworker" in r["COMM"] for r in rows),
+              "filter let through: %s" % [r["COMM"] for r in rows])
+        t.keys("Escape")
+        s = t.wait_for(r"sort %CPU v \| h help")
+        check(any("kworker" not in r["COMM"] for r in task_rows(s)),
+              "Esc did not clear the filter")
+
+        t.keys("h")
+        s = t.wait_for(r"^schedtop keys")
+        check("Task columns" in s and "UTIL" in s, "help:\n" + s)
+        t.keys("x")
+        t.wait_for(r"^LITTLE")
+
+        t.keys("Space")
+        t.wait_for(r"PAUSED")
+        a = task_rows(t.screen())
+        time.sleep(1.0)
+        b = task_rows(t.screen())
+        check(a == b, "values changed while paused")
+        t.keys("Space")
+        s = t.screen()
+        check("PAUSED" not in s, "still paused")
+        t.keys("F10")
+        exited_cleanly(t)
+    finally:
+        t.close()
+
+
+@test(root=True)
+def resize_keeps_the_screen_sane():
+    t = Tmux(["--topology", TOPO, "-i", "200"])
+    try:
+        t.wait_for(r"^ +PID ")
+        t.resize(60, 20)
+        time.sleep(0.6)
+        s = t.screen()
+        lines = s.splitlines()
+        check(len(lines) <= 20 and all(len(l) <= 60 for l in lines),
+              "lines overflow 60x20")
+        check(lines[0].startswith("schedtop") and "LITTLE" in s and "PID" in s,
+              "60x20 lost the header or table:\n" + s)
+        t.resize(30, 8)
+        t.wait_for(r"terminal too small")
+        t.resize(120, 40)
+        s = t.wait_for(r"^ +PID .*%CPU")
+        check("LITTLE" in s, "back at 120x40:\n" + s)
+        t.keys("q")
+        exited_cleanly(t)
+    finally:
+        t.close()
+
+
+@test(root=True)
+def signals_restore_the_terminal():
+    for sig in ("TERM", "INT", "HUP"):
+        t = Tmux(["--topology", TOPO, "-i", "200"])
+        try:
+            t.wait_for(r"^ +PID ")
+            pid = t.pid()
+            check(pid, "no schedtop process")
+            subprocess.run(["kill", "-" + sig, str(pid)], check=True)
+            exited_cleanly(t)
+            check(bpf_progs_loaded(["on_switch", "dump_task"], settle=3) == [],
+                  "SIG%s left BPF programs loaded" % sig)
+        finally:
+            t.close()
+
+
+@test(root=True)
+def escape_sequences_in_names_stay_inert():
+    evil = "\x1b]2;PWNED\x07x"
+    child = subprocess.Popen([sys.executable, "-c",
+                              "import time; open('/proc/self/comm','w').write(%r);"
+                              " time.sleep(30)" % evil])
+    t = Tmux(["--topology", TOPO, "-i", "200", "-f", str(child.pid)])
+    try:
+        s = t.wait_for(r"\?\]2;PWNED\?x")
+        title = Tmux.tmux("display", "-p", "-t", t.name, "#{pane_title}").strip()
+        check("PWNED" not in title, "the task's name set the pane title")
+        check("\x1b" not in s and "\x07" not in s, "raw control bytes on screen")
+        t.keys("q")
+        exited_cleanly(t)
+    finally:
+        t.close()
+        child.kill()
+        child.wait()
+
+
+@test(root=True)
+def no_color_and_ascii():
+    t = Tmux(["--topology", TOPO, "-i", "200"],
+             env={"NO_COLOR": "1", "LANG": "C", "LC_ALL": "C"})
+    try:
+        t.wait_for(r"^ +PID ")
+        s = t.screen(escapes=True)
+        check(not re.search(r"\x1b\[[0-9;]*(3[0-7]|4[0-7]|38;|48;)", s),
+              "colour escapes with NO_COLOR")
+        plain = t.screen()
+        check("\u2588" not in plain and re.search(r"^  cpu0  \[[#.RDI]", plain, re.M),
+              "ASCII bars expected in the C locale:\n" + plain)
+        t.keys("q")
+        exited_cleanly(t)
+    finally:
+        t.close()
+
+
+@test
+def not_a_terminal_is_a_clear_error():
+    r = subprocess.run([BIN], capture_output=True, stdin=subprocess.DEVNULL,
+                       timeout=30)
+    check(r.returncode == 1 and b"needs a terminal" in r.stderr and
+          b"schedtop csv" in r.stderr, "got %d %r" % (r.returncode, r.stderr))
+
+
+@test
+def unknown_terminal_is_a_clear_error():
+    t = Tmux(["--topology", TOPO], env={"TERM": "nonexistent-term",
+                                         "TERMINFO": "/nonexistent",
+                                         "TERMINFO_DIRS": "/nonexistent"})
+    try:
+        # Either a fallback entry (xterm, vt100) drives the view, or schedtop
+        # says what to do; never a crash.
+        s = t.wait_for(r"^EXITED \d+|^ +PID ")
+        if "EXITED" in s:
+            check("no terminfo entry" in s and "EXITED 1" in s and
+                  "schedtop csv" in s, "unknown TERM:\n" + s)
+        else:
+            t.keys("q")
+            exited_cleanly(t)
+    finally:
+        t.close()
+
+
+if __name__ == "__main__":
+    try:
+        run()
+    finally:
+        subprocess.run(["tmux", "-L", SOCKET, "kill-server"], capture_output=True)
