@@ -3,6 +3,7 @@
 #   make            build schedtop (BPF objects, skeleton, libschedstat.a)
 #   make check      build and run every test (root tests need root)
 #   make bench      run the benchmarks under bench/ (root)
+#   make docs       regenerate the column sections of docs/ from the tables
 #   make V=1        show full commands
 
 OUT ?= build
@@ -49,7 +50,7 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(UNIT_SRCS))
 APP_TESTABLE := $(filter-out $(OBJ)/schedtop/main.o,$(APP_OBJS))
 
 .DELETE_ON_ERROR:
-.PHONY: all check unit bench clean install
+.PHONY: all check unit bench clean docs
 
 all: $(OUT)/schedtop
 
@@ -90,6 +91,10 @@ check: all unit
 
 bench: all
 	$(Q)bench/run
+
+# After changing a column: rewrite the generated parts of the docs.
+docs: all
+	$(Q)scripts/regen-docs
 
 $(OUT)/bpf $(OBJ)/libschedstat $(OBJ)/schedtop $(OUT)/tests:
 	$(Q)mkdir -p $@

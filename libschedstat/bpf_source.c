@@ -218,6 +218,8 @@ static int on_ring_event(void *ctx, void *data, size_t size)
 
 		if (h->size < sizeof(*e))
 			return 0;
+		if (model_add_migration(s->model, e->pid, e->orig_cpu, e->dest_cpu))
+			s->cb_err = -ENOMEM;
 		ev.type = SCHEDSTAT_EV_MIGRATE;
 		ev.pid = e->pid;
 		ev.tgid = e->tgid;

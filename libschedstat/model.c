@@ -11,6 +11,11 @@
 #include "model.h"
 #include "pelt.h"
 
+struct cluster_move {
+	int32_t pid;
+	int32_t up;		/* 1 up, 0 down */
+};
+
 /* Open-addressing index from pid to a slot in the previous sample. */
 struct pid_index {
 	uint32_t *slots;	/* record index + 1; 0 = empty */
@@ -30,6 +35,10 @@ struct model {
 	struct st_task_rec *exits;
 	size_t nr_exits;
 	size_t cap_exits;
+	/* Cross-cluster migrations since the last sample, by pid. */
+	struct cluster_move *moves;
+	size_t nr_moves;
+	size_t cap_moves;
 };
 
 static size_t pid_hash(int32_t pid, size_t mask)
@@ -98,6 +107,7 @@ void model_free(struct model *m)
 	free(m->prev_index.slots);
 	free(m->prev_cpus);
 	free(m->exits);
+	free(m->moves);
 	free(m);
 }
 
@@ -108,6 +118,59 @@ int model_add_exit(struct model *m, const struct st_task_rec *rec)
 		return -ENOMEM;
 	m->exits[m->nr_exits++] = *rec;
 	return 0;
+}
+
+int model_add_migration(struct model *m, int32_t pid, int32_t orig_cpu,
+			int32_t dest_cpu)
+{
+	int from = schedstat_topology_cpu_cluster(m->topo, orig_cpu);
+	int to = schedstat_topology_cpu_cluster(m->topo, dest_cpu);
+	unsigned int cap_from, cap_to;
+
+	if (from < 0 || to < 0 || from == to)
+		return 0;
+	cap_from = schedstat_topology_cluster_capacity(m->topo, from);
+	cap_to = schedstat_topology_cluster_capacity(m->topo, to);
+	/* Clusters of one capacity (cpufreq domains): neither up nor down. */
+	if (cap_from == cap_to)
+		return 0;
+	if (array_reserve((void **)&m->moves, &m->cap_moves, m->nr_moves + 1,
+			  sizeof(*m->moves)))
+		return -ENOMEM;
+	m->moves[m->nr_moves].pid = pid;
+	m->moves[m->nr_moves++].up = cap_to > cap_from;
+	return 0;
+}
+
+static int cmp_move(const void *a, const void *b)
+{
+	const struct cluster_move *x = a, *y = b;
+
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+/* Tasks are sorted by pid, and so are the moves: one merge pass. */
+static void count_moves(struct model *m, struct schedstat_snapshot *s)
+{
+	size_t j = 0;
+
+	qsort(m->moves, m->nr_moves, sizeof(*m->moves), cmp_move);
+	for (size_t i = 0; i < s->nr_tasks; i++) {
+		struct schedstat_task *t = &s->tasks[i];
+
+		while (j < m->nr_moves && m->moves[j].pid < t->pid)
+			j++;
+		/* An exited row and a live row may share a pid: count once. */
+		if (i + 1 < s->nr_tasks && s->tasks[i + 1].pid == t->pid)
+			continue;
+		for (; j < m->nr_moves && m->moves[j].pid == t->pid; j++) {
+			if (m->moves[j].up)
+				t->up_migrations++;
+			else
+				t->down_migrations++;
+		}
+	}
+	m->nr_moves = 0;
 }
 
 char model_state_letter(unsigned int state, unsigned int exit_state)
@@ -551,6 +614,7 @@ int model_update(struct model *m, const struct model_input *in,
 	for (size_t i = 0; i < n && s->interval_ns; i++)
 		s->tasks[i].cpu_pct = 100.0 * s->tasks[i].run_ns / s->interval_ns;
 	qsort(s->tasks, n, sizeof(*s->tasks), cmp_task);
+	count_moves(m, s);
 
 	fill_cpus(m, in, s, cpu_running);
 	fill_clusters(m, in, s);

@@ -55,6 +55,10 @@ int model_add_exit(struct model *m, const struct st_task_rec *rec);
 int model_update(struct model *m, const struct model_input *in,
 		 struct schedstat_snapshot **out);
 
+/* A sched_migrate_task event; counted per task as up or down at the next sample. */
+int model_add_migration(struct model *m, int32_t pid, int32_t orig_cpu,
+			int32_t dest_cpu);
+
 /* ps-style state letter from task_struct.__state and exit_state. */
 char model_state_letter(unsigned int state, unsigned int exit_state);
 

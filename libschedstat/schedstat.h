@@ -147,6 +147,9 @@ struct schedstat_task {
 	uint64_t nvcsw;
 	uint64_t nivcsw;
 	double cpu_pct;		/* run_ns over the interval, percent of a CPU */
+	/* Migrations to a cluster of more (up) or less (down) capacity. */
+	uint32_t up_migrations;
+	uint32_t down_migrations;
 };
 
 struct schedstat_cpu {

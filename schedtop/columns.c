@@ -147,6 +147,16 @@ static const struct column task_cols[] = {
 		.desc = "run_ns over the interval: percent of one CPU the task used",
 		.sort_desc = true,
 		TASK(cpu_pct, COL_PCT), .tui_default = true,
+	}, {
+		.name = "up_migrations", .title = "UP", .width = 3,
+		.desc = "Migrations during the interval to a CPU of a cluster with more capacity (sched_migrate_task events)",
+		.sort_desc = true,
+		TASK(up_migrations, COL_U32), .tui_default = true,
+	}, {
+		.name = "down_migrations", .title = "DOWN", .width = 4,
+		.desc = "Migrations during the interval to a CPU of a cluster with less capacity",
+		.sort_desc = true,
+		TASK(down_migrations, COL_U32), .tui_default = true,
 	},
 };
 

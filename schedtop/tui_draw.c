@@ -256,6 +256,11 @@ static size_t visible_columns(const struct column_table *t,
 	return n;
 }
 
+static bool left_aligned(const struct column *c)
+{
+	return c->type == COL_STR || c->type == COL_CLUSTER || c->type == COL_CHAR;
+}
+
 static void draw_cells(int y, const struct column **cols, size_t n,
 		       const void *row, const struct schedstat_topology *topo,
 		       uint32_t avail, enum color color, bool tree_child)
@@ -265,8 +270,7 @@ static void draw_cells(int y, const struct column **cols, size_t n,
 
 	for (size_t i = 0; i < n; i++) {
 		const struct column *c = cols[i];
-		bool left = c->type == COL_STR || c->type == COL_CLUSTER ||
-			    c->type == COL_CHAR;
+		bool left = left_aligned(c);
 
 		column_text(c, topo, avail, row, cell, sizeof(cell));
 		if (tree_child && c->type == COL_STR) {
@@ -282,33 +286,34 @@ static void draw_cells(int y, const struct column **cols, size_t n,
 	}
 }
 
+/* Titles aligned like their values; @sort (may be NULL) underlined. */
+static void draw_header(int y, const struct column **cols, size_t n,
+			const struct column *sort)
+{
+	char s[64];
+	int x = 0;
+
+	fill_line(y, C_HEADER);
+	for (size_t i = 0; i < n; i++) {
+		snprintf(s, sizeof(s), left_aligned(cols[i]) ? "%-*s " : "%*s ",
+			 cols[i]->width, cols[i]->title);
+		put(y, x, C_HEADER, s);
+		if (cols[i] == sort)
+			mvchgat(y, x, cols[i]->width, attr_of(C_HEADER) | A_BOLD |
+				A_UNDERLINE, use_color ? C_HEADER : 0, NULL);
+		x += cols[i]->width + 1;
+	}
+}
+
 static void draw_task_table(int y, struct view *v,
 			    const struct schedstat_snapshot *snap,
 			    const struct schedstat_topology *topo)
 {
 	const struct column *cols[32];
 	size_t n = visible_columns(v->table, cols, 32);
-	const struct column *sort = view_sort_column(v);
 	size_t page = LINES - 1 - (y + 1);
-	char s[64];
-	int x = 0;
 
-	fill_line(y, C_HEADER);
-	for (size_t i = 0; i < n; i++) {
-		bool left = cols[i]->type == COL_STR || cols[i]->type == COL_CLUSTER ||
-			    cols[i]->type == COL_CHAR;
-
-		snprintf(s, sizeof(s), left ? "%-*s " : "%*s ", cols[i]->width,
-			 cols[i]->title);
-		put(y, x, C_HEADER, s);
-		if (cols[i] == sort) {
-			/* Mark the sort column: bold and underlined. */
-			mvchgat(y, x, cols[i]->width, attr_of(C_HEADER) | A_BOLD |
-				A_UNDERLINE, use_color ? C_HEADER : 0, NULL);
-		}
-		x += cols[i]->width + 1;
-	}
-	y++;
+	draw_header(y++, cols, n, view_sort_column(v));
 	if (v->selected < v->scroll)
 		v->scroll = v->selected;
 	if (page && v->selected >= v->scroll + page)
@@ -333,16 +338,8 @@ static void draw_group_table(int y, const struct schedstat_snapshot *snap,
 	const struct column *cols[32];
 	size_t n = visible_columns(&group_table, cols, 32), ng;
 	const struct schedstat_group *g = schedstat_snapshot_groups(snap, &ng);
-	char s[64];
-	int x = 0;
 
-	fill_line(y, C_HEADER);
-	for (size_t i = 0; i < n; i++) {
-		snprintf(s, sizeof(s), "%-*s ", cols[i]->width, cols[i]->title);
-		put(y, x, C_HEADER, s);
-		x += cols[i]->width + 1;
-	}
-	y++;
+	draw_header(y++, cols, n, NULL);
 	for (size_t i = 0; i < ng && y < LINES - 1; i++, y++)
 		draw_cells(y, cols, n, &g[i], topo, ~0u, C_NORMAL, false);
 	if (!ng && y < LINES - 1)

@@ -175,6 +175,40 @@ def sort_filter_help_pause():
 
 
 @test(root=True)
+def detail_cluster_history_and_groups():
+    rt = RtApp({"tuidetail": periodic(1, 0.3, name="tuidetail")}, duration=20)
+    t = Tmux(["--topology", TOPO, "-i", "200", "-f", "tuidetail"])
+    try:
+        t.wait_for(r"^ +\d+ tuidetail")
+        time.sleep(1.5)
+        t.keys("Enter")
+        s = t.wait_for(r"^task %d" % rt.tids["tuidetail"])
+        spark = next(l for l in s.splitlines() if l.startswith("util_avg"))
+        check(re.search("[\u2581-\u2588]{5,}", spark), "no sparkline: " + spark)
+        check(re.search(r"^on big +[\d.]+ ms +100\.0%", s, re.M),
+              "time per cluster:\n" + s)
+        check(re.search(r"^last CPUs +1$", s, re.M), "last CPUs:\n" + s)
+        t.keys("Escape")
+        t.wait_for(r"^ +PID ")
+        t.keys("c")
+        s = t.wait_for(r"^cluster utilization history")
+        check("big (cpus 1)" in s and "LITTLE (cpus 0)" in s, s)
+        t.keys("Escape")
+        t.keys("g")
+        s = t.wait_for(r"CGROUP +CPU +CLUSTER +UTIL")
+        check(re.search(r"^autogroup-\d+ +1 big +\d+", s, re.M) or
+              re.search(r"^/\S* +1 big", s, re.M), "group rows:\n" + s)
+        t.keys("g", "t")
+        # Threads under their process: rt-app's thread, indented.
+        t.wait_for(r"^ +\d+ +`tuidetail")
+        t.keys("q")
+        exited_cleanly(t)
+    finally:
+        t.close()
+        rt.stop()
+
+
+@test(root=True)
 def resize_keeps_the_screen_sane():
     t = Tmux(["--topology", TOPO, "-i", "200"])
     try:

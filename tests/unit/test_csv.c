@@ -25,7 +25,7 @@
 
 #define TASK_HEADER "ts_ns,pid,tgid,comm,cpu,cluster,state,util_avg," \
 	"runnable_avg,load_avg,util_est,run_ns,wait_ns,wakeups,migrations"
-#define TASK_EXTRA "prio,running,exited,nvcsw,nivcsw,pelt_age_ns,cpu_pct"
+#define TASK_EXTRA "prio,running,exited,nvcsw,nivcsw,pelt_age_ns,cpu_pct,up_migrations,down_migrations"
 #define CPU_HEADER "ts_ns,cpu,cluster,online,capacity,util_avg,runnable_avg," \
 	"load_avg,blocked_util,blocked_load,rt_util,dl_util,irq_util,nr_running"
 #define CPU_EXTRA "capacity_cfs,util_est,hw_pressure,busy_ns,nr_switches," \
@@ -233,7 +233,7 @@ static void task_rows(void **state)
 
 	assert_row(&task_table, ALL_AVAIL, &t,
 		   "123456789012,4242,4200,\"a,b\",5,big,R,312,350,1023,330,"
-		   "734000123,1500,17,3,120,1,0,16,2,250000,0.00\r\n");
+		   "734000123,1500,17,3,120,1,0,16,2,250000,0.00,0,0\r\n");
 
 	/* No util_est, CPU in no cluster: empty, not 0. Wakeups always count. */
 	t.cluster = -1;
@@ -244,7 +244,7 @@ static void task_rows(void **state)
 	assert_row(&task_table, ALL_AVAIL & ~(SCHEDSTAT_AVAIL_UTIL_EST | SCHEDSTAT_AVAIL_WAKEUPS),
 		   &t,
 		   "123456789012,4242,4200,\"a,b\",5,,X,312,350,1023,,"
-		   "734000123,1500,17,3,-1,0,1,16,2,250000,0.00\r\n");
+		   "734000123,1500,17,3,-1,0,1,16,2,250000,0.00,0,0\r\n");
 }
 
 /* Whole 64-bit values, and a comm filling its array without a NUL. */
@@ -262,7 +262,7 @@ static void task_extremes(void **state)
 	assert_row(&task_table, ALL_AVAIL, &t,
 		   "123456789012,2147483647,4200,0123456789abcdef,5,LITTLE,,"
 		   "4294967295,350,18446744073709551615,330,18446744073709551614,"
-		   "1500,17,3,120,1,0,16,2,250000,0.00\r\n");
+		   "1500,17,3,120,1,0,16,2,250000,0.00,0,0\r\n");
 }
 
 static const struct schedstat_cpu cpu_row = {

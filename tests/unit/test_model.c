@@ -387,6 +387,32 @@ static void offline_cpu_leaves_cluster_sums(void **state)
 	schedstat_snapshot_free(s);
 }
 
+static void cross_cluster_migrations_split(void **state)
+{
+	struct fixture *f = *state;
+	struct schedstat_snapshot *s;
+	const struct schedstat_task *t;
+
+	add_task(f, 80, "mover", 1);
+	assert_null(update(f, 100 * MS));
+	assert_int_equal(model_add_migration(f->model, 80, 0, 1), 0);	/* up */
+	assert_int_equal(model_add_migration(f->model, 80, 1, 0), 0);	/* down */
+	assert_int_equal(model_add_migration(f->model, 80, 0, 1), 0);	/* up */
+	assert_int_equal(model_add_migration(f->model, 80, 1, 1), 0);	/* same */
+	assert_int_equal(model_add_migration(f->model, 81, 0, 1), 0);	/* other */
+	s = update(f, 200 * MS);
+	t = find(s, 80, false);
+	assert_int_equal(t->up_migrations, 2);
+	assert_int_equal(t->down_migrations, 1);
+	schedstat_snapshot_free(s);
+	/* Counted per interval. */
+	s = update(f, 300 * MS);
+	t = find(s, 80, false);
+	assert_int_equal(t->up_migrations, 0);
+	assert_int_equal(t->down_migrations, 0);
+	schedstat_snapshot_free(s);
+}
+
 static void state_letters(void **state)
 {
 	assert_int_equal(model_state_letter(0, 0), 'R');
@@ -416,6 +442,7 @@ int main(void)
 		T(blocked_util_decays_sleepers),
 		T(cpu_and_cluster_rows),
 		T(offline_cpu_leaves_cluster_sums),
+		T(cross_cluster_migrations_split),
 		cmocka_unit_test(state_letters),
 	};
 

@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The live view's keys and rows, without a terminal. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "model.h"
+#include "tui_view.h"
+
+#define MS 1000000ULL
+
+struct fixture {
+	struct schedstat_topology *topo;
+	struct model *model;
+	struct schedstat_snapshot *snap;
+	struct view view;
+};
+
+static struct st_task_rec rec(int pid, int tgid, const char *comm,
+			      unsigned int util, uint64_t run)
+{
+	struct st_task_rec r = {
+		.pid = pid, .tgid = tgid, .prio = 120, .start_time = pid,
+		.util_avg = util, .sum_exec_runtime = run, .on_rq = 1,
+	};
+
+	strncpy(r.comm, comm, sizeof(r.comm) - 1);
+	return r;
+}
+
+static int setup(void **state)
+{
+	static struct fixture f;
+	struct st_task_rec tasks[] = {
+		rec(10, 10, "alpha", 100, 0), rec(11, 10, "alpha-worker", 700, 0),
+		rec(20, 20, "beta", 400, 0), rec(30, 30, "gamma", 50, 0),
+	};
+	struct st_cpu_state cpus[2] = {};
+	struct st_global_state g = {};
+	struct schedstat_cpuset online = {};
+	struct model_input in = {
+		.ts_ns = 100 * MS, .tasks = tasks, .nr_tasks = 4, .cpus = cpus,
+		.nr_cpus = 2, .online = &online, .global = &g,
+	};
+
+	memset(&f, 0, sizeof(f));
+	cpuset_set(&online, 0);
+	cpuset_set(&online, 1);
+	if (schedstat_topology_parse(&f.topo, "LITTLE:0@512,big:1@1024", NULL) ||
+	    model_new(&f.model, f.topo) || model_update(f.model, &in, &f.snap))
+		return -1;
+	/* Second sample: run times over 100 ms. */
+	tasks[0].sum_exec_runtime = 10 * MS;
+	tasks[1].sum_exec_runtime = 5 * MS;
+	tasks[2].sum_exec_runtime = 90 * MS;
+	in.ts_ns = 200 * MS;
+	if (model_update(f.model, &in, &f.snap) || !f.snap)
+		return -1;
+	view_init(&f.view, 1000);
+	if (view_update(&f.view, f.snap) ||
+	    view_rows(&f.view, f.snap, schedstat_snapshot_ts_ns(f.snap)))
+		return -1;
+	*state = &f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+
+	view_free(&f->view);
+	schedstat_snapshot_free(f->snap);
+	model_free(f->model);
+	schedstat_topology_free(f->topo);
+	return 0;
+}
+
+static void pids(struct fixture *f, const int *want, size_t n)
+{
+	view_rows(&f->view, f->snap, schedstat_snapshot_ts_ns(f->snap));
+	assert_int_equal(f->view.nr_rows, n);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(f->view.rows[i].task->pid, want[i]);
+}
+
+static void default_sort_is_util_descending(void **state)
+{
+	pids(*state, (int[]){ 11, 20, 10, 30 }, 4);
+}
+
+static void sort_keys(void **state)
+{
+	struct fixture *f = *state;
+
+	assert_int_equal(view_key(&f->view, 'U', 10), ACT_REDRAW);	/* invert */
+	pids(f, (int[]){ 30, 10, 20, 11 }, 4);
+	view_key(&f->view, 'P', 10);					/* %CPU */
+	assert_string_equal(view_sort_column(&f->view)->name, "cpu_pct");
+	pids(f, (int[]){ 20, 10, 11, 30 }, 4);
+	view_key(&f->view, 'I', 10);
+	pids(f, (int[]){ 30, 11, 10, 20 }, 4);
+	view_key(&f->view, '>', 10);
+	assert_string_not_equal(view_sort_column(&f->view)->name, "cpu_pct");
+	view_key(&f->view, '<', 10);
+	assert_string_equal(view_sort_column(&f->view)->name, "cpu_pct");
+}
+
+static void filter_by_name_and_pid(void **state)
+{
+	struct fixture *f = *state;
+
+	view_key(&f->view, '\\', 10);
+	assert_int_equal(f->view.input, INPUT_FILTER);
+	for (const char *k = "ALPHA"; *k; k++)
+		view_key(&f->view, *k, 10);
+	view_key(&f->view, '\r', 10);
+	assert_string_equal(f->view.filter, "ALPHA");
+	pids(f, (int[]){ 11, 10 }, 2);			/* case-insensitive */
+	view_key(&f->view, VK_ESC, 10);
+	pids(f, (int[]){ 11, 20, 10, 30 }, 4);
+	/* Digits: a pid or a tgid. */
+	view_key(&f->view, '\\', 10);
+	view_key(&f->view, '1', 10);
+	view_key(&f->view, '0', 10);
+	view_key(&f->view, VK_ENTER, 10);
+	pids(f, (int[]){ 11, 10 }, 2);
+	/* Backspace edits, Esc abandons the edit. */
+	view_key(&f->view, '\\', 10);
+	view_key(&f->view, VK_BACKSPACE, 10);
+	assert_string_equal(f->view.input_buf, "1");
+	view_key(&f->view, VK_ESC, 10);
+	assert_int_equal(f->view.input, INPUT_NONE);
+	assert_string_equal(f->view.filter, "10");
+}
+
+static void search_moves_selection(void **state)
+{
+	struct fixture *f = *state;
+
+	view_key(&f->view, '/', 10);
+	for (const char *k = "gam"; *k; k++)
+		view_key(&f->view, *k, 10);
+	view_key(&f->view, '\r', 10);
+	assert_int_equal(f->view.rows[f->view.selected].task->pid, 30);
+	/* The selection follows its task when the order changes. */
+	view_key(&f->view, 'U', 10);
+	pids(f, (int[]){ 30, 10, 20, 11 }, 4);
+	assert_int_equal(f->view.rows[f->view.selected].task->pid, 30);
+}
+
+static void movement_and_screens(void **state)
+{
+	struct fixture *f = *state;
+
+	view_key(&f->view, VK_END, 10);
+	assert_int_equal(f->view.selected, 3);
+	view_key(&f->view, VK_DOWN, 10);
+	assert_int_equal(f->view.selected, 3);
+	view_key(&f->view, VK_PPAGE, 2);
+	assert_int_equal(f->view.selected, 1);
+	view_key(&f->view, VK_HOME, 10);
+	assert_int_equal(f->view.selected, 0);
+	assert_int_equal(view_key(&f->view, '\r', 10), ACT_REDRAW);
+	assert_int_equal(f->view.screen, SCREEN_DETAIL);
+	assert_int_equal(f->view.detail_pid, 11);
+	assert_non_null(view_hist(&f->view, 11));
+	assert_int_equal(view_hist(&f->view, 11)->util[0], 700);
+	view_key(&f->view, VK_ESC, 10);
+	assert_int_equal(f->view.screen, SCREEN_MAIN);
+	view_key(&f->view, 'h', 10);
+	assert_int_equal(f->view.screen, SCREEN_HELP);
+	view_key(&f->view, 'x', 10);			/* any key leaves help */
+	assert_int_equal(f->view.screen, SCREEN_MAIN);
+	assert_int_equal(view_key(&f->view, 'q', 10), ACT_QUIT);
+	assert_int_equal(view_key(&f->view, VK_F(10), 10), ACT_QUIT);
+}
+
+static void pause_tree_groups_interval(void **state)
+{
+	struct fixture *f = *state;
+
+	view_key(&f->view, ' ', 10);
+	assert_true(f->view.paused);
+	view_key(&f->view, 'Z', 10);
+	assert_false(f->view.paused);
+	view_key(&f->view, 't', 10);
+	/* Threads under their process: by tgid, leader first. */
+	pids(f, (int[]){ 10, 11, 20, 30 }, 4);
+	view_key(&f->view, 'g', 10);
+	assert_true(f->view.show_groups);
+	assert_int_equal(view_key(&f->view, '+', 10), ACT_INTERVAL);
+	assert_int_equal(f->view.interval_ms, 2000);
+	view_key(&f->view, '-', 10);
+	view_key(&f->view, '-', 10);
+	assert_int_equal(f->view.interval_ms, 500);
+	f->view.interval_ms = 10000;
+	assert_int_equal(view_key(&f->view, '+', 10), ACT_NONE);
+}
+
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(default_sort_is_util_descending),
+		T(sort_keys),
+		T(filter_by_name_and_pid),
+		T(search_moves_selection),
+		T(movement_and_screens),
+		T(pause_tree_groups_interval),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
