@@ -86,10 +86,16 @@ $(OUT)/tests/%: tests/unit/%.c $(OUT)/libschedstat.a $(APP_TESTABLE) | $(OUT)/te
 
 unit: $(UNIT_BINS)
 
+$(OUT)/bench/tui_render: bench/tui_render.c $(OUT)/libschedstat.a $(APP_TESTABLE)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS) -Ischedtop -o $@ $< $(APP_TESTABLE) \
+		$(OUT)/libschedstat.a $(LDLIBS) -lm
+
 check: all unit
 	$(Q)tests/run
 
-bench: all
+bench: all $(OUT)/bench/tui_render
 	$(Q)bench/run
 
 # After changing a column: rewrite the generated parts of the docs.

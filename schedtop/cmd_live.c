@@ -36,6 +36,8 @@ static const struct option live_long_opts[] = {
 	{}
 };
 
+#define FIRST_SAMPLE_MS	100
+
 static SCREEN *screen;
 
 /* Also reached from atexit() and fatal signals: leave the terminal usable. */
@@ -170,6 +172,12 @@ static int run(struct live *lv)
 	int err;
 
 	err = loop_open(&lv->loop, signals, fds, lv->view.interval_ms);
+	/*
+	 * A person waits for the first frame: take the first sample soon
+	 * (its deltas cover less than an interval; percentages still hold).
+	 */
+	if (!err && lv->view.interval_ms > FIRST_SAMPLE_MS)
+		err = loop_set_timer(&lv->loop, FIRST_SAMPLE_MS, lv->view.interval_ms);
 	if (err)
 		return err;
 	redraw(lv);

@@ -15,15 +15,25 @@ static int watch(struct loop *l, int fd)
 	return epoll_ctl(l->epfd, EPOLL_CTL_ADD, fd, &ev) ? -errno : 0;
 }
 
-int loop_set_interval(struct loop *l, unsigned long interval_ms)
+static struct timespec ms_ts(unsigned long ms)
 {
-	struct timespec t = {
-		.tv_sec = interval_ms / 1000,
-		.tv_nsec = (interval_ms % 1000) * 1000000,
+	return (struct timespec){ ms / 1000, (ms % 1000) * 1000000 };
+}
+
+int loop_set_timer(struct loop *l, unsigned long first_ms,
+		   unsigned long interval_ms)
+{
+	struct itimerspec its = {
+		.it_interval = ms_ts(interval_ms),
+		.it_value = ms_ts(first_ms),
 	};
-	struct itimerspec its = { .it_interval = t, .it_value = t };
 
 	return timerfd_settime(l->timerfd, 0, &its, NULL) ? -errno : 0;
+}
+
+int loop_set_interval(struct loop *l, unsigned long interval_ms)
+{
+	return loop_set_timer(l, interval_ms, interval_ms);
 }
 
 int loop_open(struct loop *l, const int *signals, const int *fds,

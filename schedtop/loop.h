@@ -21,6 +21,9 @@ struct loop {
 int loop_open(struct loop *l, const int *signals, const int *fds,
 	      unsigned long interval_ms);
 int loop_set_interval(struct loop *l, unsigned long interval_ms);
+/* Next expiry after @first_ms, then every @interval_ms. */
+int loop_set_timer(struct loop *l, unsigned long first_ms,
+		   unsigned long interval_ms);
 /* Reads one pending signal number, or 0. */
 int loop_signal(struct loop *l);
 /* Consumes timer expirations; returns how many. */
