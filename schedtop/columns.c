@@ -49,7 +49,7 @@ static const struct column task_cols[] = {
 	{
 		.name = "pid", .title = "PID", .width = 7,
 		.desc = "Thread ID (the kernel's pid)",
-		TASK(pid, COL_I32), .tui_default = true,
+		TASK(pid, COL_I32), .tui_default = true, .tui_rank = 0,
 	}, {
 		.name = "tgid", .title = "TGID", .width = 7,
 		.desc = "Process ID: the thread group ID, pid of the group's leader",
@@ -57,40 +57,40 @@ static const struct column task_cols[] = {
 	}, {
 		.name = "comm", .title = "COMM", .width = 15,
 		.desc = "Thread name (task comm, at most 15 bytes) with control characters replaced by '?'",
-		TASK(comm, COL_STR), .tui_default = true,
+		TASK(comm, COL_STR), .tui_default = true, .tui_rank = 0,
 	}, {
 		.name = "cpu", .title = "CPU", .width = 4,
 		.desc = "CPU the task is running on, or last ran on",
-		TASK(cpu, COL_I32), .tui_default = true,
+		TASK(cpu, COL_I32), .tui_default = true, .tui_rank = 1,
 	}, {
 		.name = "cluster", .title = "CLUSTER", .width = 7,
 		.desc = "Name of the cluster of that CPU, empty if the CPU is in no cluster",
-		TASK(cluster, COL_CLUSTER), .tui_default = true,
+		TASK(cluster, COL_CLUSTER), .tui_default = true, .tui_rank = 3,
 	}, {
 		.name = "state", .title = "S", .width = 1,
 		.desc = "R running/runnable, S sleeping, D uninterruptible, T stopped, t traced, X dead, Z zombie, P parked, I idle kernel thread",
-		TASK(state, COL_CHAR), .tui_default = true,
+		TASK(state, COL_CHAR), .tui_default = true, .tui_rank = 2,
 	}, {
 		.name = "util_avg", .title = "UTIL", .width = 4,
 		.desc = "PELT utilization of the task's sched_entity, 0..1024 scaled to CPU capacity: the kernel's value as of its last update, for a sleeping task decayed to the sample as the kernel will at its next look (see pelt_age_ns)",
 		.sort_desc = true,
-		TASK(util_avg, COL_U32), .tui_default = true,
+		TASK(util_avg, COL_U32), .tui_default = true, .tui_rank = 0,
 	}, {
 		.name = "runnable_avg", .title = "RUNNABLE", .width = 8,
 		.desc = "PELT runnable average of the task's sched_entity: like util_avg but also counting time spent waiting on a runqueue, 0..1024; decayed like util_avg while asleep",
 		.sort_desc = true,
-		TASK(runnable_avg, COL_U32), .tui_default = true,
+		TASK(runnable_avg, COL_U32), .tui_default = true, .tui_rank = 4,
 	}, {
 		.name = "load_avg", .title = "LOAD", .width = 6,
 		.desc = "PELT load average of the task's sched_entity: runnable time weighted by the task's nice weight (1024 at nice 0); decayed like util_avg while asleep",
 		.sort_desc = true,
-		TASK(load_avg, COL_U64), .tui_default = true,
+		TASK(load_avg, COL_U64), .tui_default = true, .tui_rank = 5,
 	}, {
 		.name = "util_est", .title = "UTIL_EST", .width = 8,
 		.desc = "Estimated utilization the scheduler places the task by (se.avg.util_est, before Linux 6.7 the larger of its ewma and enqueued fields), 0..1024",
 		.sort_desc = true,
 		TASK(util_est, COL_U32),
-		.avail = SCHEDSTAT_AVAIL_UTIL_EST, .tui_default = true,
+		.avail = SCHEDSTAT_AVAIL_UTIL_EST, .tui_default = true, .tui_rank = 5,
 	}, {
 		.name = "run_ns", .title = "RUN_MS", .width = 10,
 		.desc = "Time on CPU during the interval (delta of se.sum_exec_runtime), ns",
@@ -100,17 +100,17 @@ static const struct column task_cols[] = {
 		.name = "wait_ns", .title = "WAIT_MS", .width = 10,
 		.desc = "Time runnable but waiting on a runqueue during the interval (delta of sched_info.run_delay), ns",
 		.sort_desc = true,
-		TASK(wait_ns, COL_NS), .tui_default = true,
+		TASK(wait_ns, COL_NS), .tui_default = true, .tui_rank = 4,
 	}, {
 		.name = "wakeups", .title = "WAKEUPS", .width = 7,
 		.desc = "Times the task was woken during the interval: its sleeps that ended (voluntary context switches), or with --exact-wakeups every sched_waking and sched_wakeup_new",
 		.sort_desc = true,
-		TASK(wakeups, COL_U64), .tui_default = true,
+		TASK(wakeups, COL_U64), .tui_default = true, .tui_rank = 6,
 	}, {
 		.name = "migrations", .title = "MIGR", .width = 5,
 		.desc = "Times the task moved to another CPU during the interval (delta of se.nr_migrations)",
 		.sort_desc = true,
-		TASK(migrations, COL_U64), .tui_default = true,
+		TASK(migrations, COL_U64), .tui_default = true, .tui_rank = 6,
 	},
 	/* Extra columns: append only. */
 	{
@@ -146,17 +146,17 @@ static const struct column task_cols[] = {
 		.name = "cpu_pct", .title = "%CPU", .width = 5,
 		.desc = "run_ns over the interval: percent of one CPU the task used",
 		.sort_desc = true,
-		TASK(cpu_pct, COL_PCT), .tui_default = true,
+		TASK(cpu_pct, COL_PCT), .tui_default = true, .tui_rank = 1,
 	}, {
 		.name = "up_migrations", .title = "UP", .width = 3,
 		.desc = "Migrations during the interval to a CPU of a cluster with more capacity (sched_migrate_task events)",
 		.sort_desc = true,
-		TASK(up_migrations, COL_U32), .tui_default = true,
+		TASK(up_migrations, COL_U32), .tui_default = true, .tui_rank = 7,
 	}, {
 		.name = "down_migrations", .title = "DOWN", .width = 4,
 		.desc = "Migrations during the interval to a CPU of a cluster with less capacity",
 		.sort_desc = true,
-		TASK(down_migrations, COL_U32), .tui_default = true,
+		TASK(down_migrations, COL_U32), .tui_default = true, .tui_rank = 7,
 	},
 };
 

@@ -40,6 +40,11 @@ struct column {
 	size_t size;		/* sizeof the value in the row (0 for COL_TS) */
 	uint32_t avail;		/* SCHEDSTAT_AVAIL_* bit it needs, 0: always */
 	bool tui_default;	/* shown by the TUI unless the user picks */
+	/*
+	 * When the terminal is narrow the live view drops the shown columns
+	 * with the highest rank first (0 is kept longest), keeping table order.
+	 */
+	unsigned char tui_rank;
 };
 
 struct column_table {

@@ -236,23 +236,35 @@ static int draw_clusters(int y, const struct schedstat_snapshot *snap,
 	return y;
 }
 
-/* Columns of the table that fit in the width, in table order. */
+/*
+ * The shown columns that fit in the width, in table order: the most
+ * important ones (lowest tui_rank) are kept when not all fit.
+ */
 static size_t visible_columns(const struct column_table *t,
 			      const struct column **out, size_t max)
 {
-	int x = 0;
+	unsigned int rank = 0;
 	size_t n = 0;
 
-	for (size_t i = 0; i < t->nr_cols && n < max; i++) {
-		const struct column *c = &t->cols[i];
+	/* The highest rank whose columns, with all lower ranks, still fit. */
+	for (unsigned int r = 0; r < 256; r++) {
+		int w = 0;
+		bool any = false;
 
-		if (!c->tui_default)
-			continue;
-		if (x + c->width + 1 > COLS)
+		for (size_t i = 0; i < t->nr_cols; i++) {
+			if (!t->cols[i].tui_default || t->cols[i].tui_rank > r)
+				continue;
+			w += t->cols[i].width + 1;
+			any |= t->cols[i].tui_rank == r;
+		}
+		if (w > COLS)
 			break;
-		out[n++] = c;
-		x += c->width + 1;
+		if (any || r == 0)
+			rank = r;
 	}
+	for (size_t i = 0; i < t->nr_cols && n < max; i++)
+		if (t->cols[i].tui_default && t->cols[i].tui_rank <= rank)
+			out[n++] = &t->cols[i];
 	return n;
 }
 

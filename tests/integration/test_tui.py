@@ -221,6 +221,12 @@ def resize_keeps_the_screen_sane():
               "lines overflow 60x20")
         check(lines[0].startswith("schedtop") and "LITTLE" in s and "PID" in s,
               "60x20 lost the header or table:\n" + s)
+        t.resize(80, 24)
+        time.sleep(0.6)
+        s = t.screen()
+        head = next(l for l in s.splitlines() if l.lstrip().startswith("PID "))
+        for col in ("COMM", "CPU", "CLUSTER", "UTIL", "%CPU"):
+            check(col in head.split(), "80x24 lost %s: %r" % (col, head))
         t.resize(30, 8)
         t.wait_for(r"terminal too small")
         t.resize(120, 40)
