@@ -148,4 +148,40 @@ static __always_inline unsigned long tg_autogroup_id(struct task_group *tg)
 	return BPF_CORE_READ(t, autogroup, id);
 }
 
+/*
+ * Fields that exist only with some kernel configurations. A tp_btf program
+ * reading a field the kernel lacks fails to load, and takes the whole
+ * skeleton with it, so each is read only where it exists.
+ */
+
+/* rq.avg_irq: CONFIG_HAVE_SCHED_AVG_IRQ (IRQ_TIME or PARAVIRT_TIME accounting). */
+static __always_inline unsigned int rq_irq_util(struct rq *rq)
+{
+	if (!bpf_core_field_exists(rq->avg_irq))
+		return 0;
+	return BPF_CORE_READ(rq, avg_irq.util_avg);
+}
+
+/* se.depth, se.my_q and cfs_rq.tg: CONFIG_FAIR_GROUP_SCHED. */
+static __always_inline int se_depth(struct sched_entity *se)
+{
+	if (!bpf_core_field_exists(se->depth))
+		return 0;
+	return BPF_CORE_READ(se, depth);
+}
+
+static __always_inline struct cfs_rq *se_my_q(struct sched_entity *se)
+{
+	if (!bpf_core_field_exists(se->my_q))
+		return NULL;
+	return BPF_CORE_READ(se, my_q);
+}
+
+static __always_inline struct task_group *cfs_rq_tg(struct cfs_rq *cfs)
+{
+	if (!bpf_core_field_exists(cfs->tg))
+		return NULL;
+	return BPF_CORE_READ(cfs, tg);
+}
+
 #endif /* SCHEDTOP_CORE_FIXES_BPF_H */

@@ -23,6 +23,9 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
+/* Set before load: --exact-wakeups. Off, the task storage is not used at all. */
+const volatile bool count_wakeups = false;
+
 struct st_cpu_state cpu_state[ST_MAX_CPUS];
 struct st_global_state global_state;
 
@@ -164,15 +167,18 @@ static __always_inline void fill_task(struct st_task_rec *r, struct task_struct 
 	r->on_rq = BPF_CORE_READ(p, on_rq);
 	r->on_cpu = BPF_CORE_READ(p, on_cpu);
 	r->sched_delayed = se_delayed(&p->se);
-	r->depth = BPF_CORE_READ(p, se.depth);
+	r->depth = se_depth(&p->se);
 	r->start_time = BPF_CORE_READ(p, start_time);
 	r->sum_exec_runtime = BPF_CORE_READ(p, se.sum_exec_runtime);
 	r->run_delay = BPF_CORE_READ(p, sched_info.run_delay);
 	r->nr_migrations = BPF_CORE_READ(p, se.nr_migrations);
 	r->nvcsw = BPF_CORE_READ(p, nvcsw);
 	r->nivcsw = BPF_CORE_READ(p, nivcsw);
-	t = bpf_task_storage_get(&task_locals, p, 0, 0);
-	r->wakeups = t ? t->wakeups : 0;
+	/* Constant at load: the verifier drops this for kernels without it. */
+	if (count_wakeups) {
+		t = bpf_task_storage_get(&task_locals, p, 0, 0);
+		r->wakeups = t ? t->wakeups : 0;
+	}
 	r->last_update_time = BPF_CORE_READ(p, se.avg.last_update_time);
 	r->load_avg = BPF_CORE_READ(p, se.avg.load_avg);
 	r->util_avg = BPF_CORE_READ(p, se.avg.util_avg);
@@ -251,7 +257,7 @@ int BPF_PROG(on_pelt_irq, struct rq *rq)
 {
 	struct st_cpu_state *c = cpu_slot(BPF_CORE_READ(rq, cpu));
 
-	c->irq_util = BPF_CORE_READ(rq, avg_irq.util_avg);
+	c->irq_util = rq_irq_util(rq);
 	c->seen |= ST_SEEN_IRQ;
 	return 0;
 }
@@ -319,21 +325,21 @@ int BPF_PROG(on_overutilized, struct root_domain *rd, bool overutilized)
 SEC("tp_btf/pelt_se_tp")
 int BPF_PROG(on_pelt_se, struct sched_entity *se)
 {
-	struct cfs_rq *my_q = BPF_CORE_READ(se, my_q);
+	struct cfs_rq *my_q = se_my_q(se);
 	struct st_group_val v = {};
 	__u64 key = (__u64)se;
 
 	if (!my_q)
 		return 0;
 	v.ts = bpf_ktime_get_ns();
-	v.cgroup_id = BPF_CORE_READ(my_q, tg, css.cgroup, kn, id);
+	v.cgroup_id = BPF_CORE_READ(cfs_rq_tg(my_q), css.cgroup, kn, id);
 	if (!v.cgroup_id)
-		v.autogroup_id = tg_autogroup_id(BPF_CORE_READ(my_q, tg));
+		v.autogroup_id = tg_autogroup_id(cfs_rq_tg(my_q));
 	v.load_avg = BPF_CORE_READ(se, avg.load_avg);
 	v.util_avg = BPF_CORE_READ(se, avg.util_avg);
 	v.runnable_avg = BPF_CORE_READ(se, avg.runnable_avg);
 	v.cpu = BPF_CORE_READ(cfs_rq_rq(my_q), cpu);
-	v.depth = BPF_CORE_READ(se, depth);
+	v.depth = se_depth(se);
 	if (bpf_map_update_elem(&groups, &key, &v, BPF_ANY))
 		__sync_fetch_and_add(&global_state.group_fail, 1);
 	return 0;

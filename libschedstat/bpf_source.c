@@ -170,13 +170,16 @@ static int choose_programs(struct schedstat_session *s, const struct btf *vmlinu
 }
 
 /*
- * Ring buffers (5.8) and task storage for tracing programs (5.11). tp_btf
- * support itself cannot be probed without a target: a kernel with BTF but
- * without it fails at load, which load_error() reports.
+ * Ring buffers and task iterators (5.8). Task storage (--exact-wakeups) is
+ * only created when asked for. tp_btf support itself cannot be probed
+ * without a target: a kernel with BTF but without it fails at load, which
+ * load_error() reports.
  */
-static int kernel_features(void)
+static int kernel_features(const struct schedstat_session_opts *opts)
 {
-	if (libbpf_probe_bpf_map_type(BPF_MAP_TYPE_RINGBUF, NULL) <= 0 ||
+	if (libbpf_probe_bpf_map_type(BPF_MAP_TYPE_RINGBUF, NULL) <= 0)
+		return -SCHEDSTAT_ERR_KERNEL_TOO_OLD;
+	if (opts->exact_wakeups &&
 	    libbpf_probe_bpf_map_type(BPF_MAP_TYPE_TASK_STORAGE, NULL) <= 0)
 		return -SCHEDSTAT_ERR_KERNEL_TOO_OLD;
 	return 0;
@@ -347,6 +350,28 @@ static int read_groups(struct schedstat_session *s, uint64_t now)
 	return err;
 }
 
+/*
+ * The BPF side updates a slot's fields one after another (idle_ns then
+ * idle_start, cfs_ts then cfs_lut): a copy taken in between pairs a new value
+ * with an old one. Copy each slot until two copies agree; writers are rare
+ * enough per slot that this ends at once.
+ */
+static void copy_cpu_state(struct st_cpu_state *dst,
+			   const volatile struct st_cpu_state *src, int nr)
+{
+	for (int i = 0; i < nr; i++) {
+		struct st_cpu_state again;
+
+		for (int tries = 0; tries < 16; tries++) {
+			memcpy(&dst[i], (const void *)&src[i], sizeof(dst[i]));
+			__atomic_thread_fence(__ATOMIC_ACQUIRE);
+			memcpy(&again, (const void *)&src[i], sizeof(again));
+			if (!memcmp(&dst[i], &again, sizeof(again)))
+				break;
+		}
+	}
+}
+
 int schedstat_session_sample(struct schedstat_session *s,
 			     struct schedstat_snapshot **out)
 {
@@ -358,7 +383,7 @@ int schedstat_session_sample(struct schedstat_session *s,
 
 	*out = NULL;
 	in.ts_ns = now_ns();
-	memcpy(s->cpus, s->skel->bss->cpu_state, s->nr_cpus * sizeof(*s->cpus));
+	copy_cpu_state(s->cpus, s->skel->bss->cpu_state, s->nr_cpus);
 	global = s->skel->bss->global_state;
 	err = read_tasks(s, &nr);
 	if (err)
@@ -476,7 +501,7 @@ int schedstat_session_open(struct schedstat_session **out,
 	err = schedstat_kernel_btf_check("/sys/kernel/btf/vmlinux");
 	if (err)
 		goto cleanup;
-	err = kernel_features();
+	err = kernel_features(opts);
 	if (err)
 		goto cleanup;
 	vmlinux = btf__load_vmlinux_btf();
@@ -493,6 +518,8 @@ int schedstat_session_open(struct schedstat_session **out,
 	err = choose_programs(s, vmlinux, opts);
 	if (err)
 		goto cleanup;
+	s->skel->rodata->count_wakeups = opts->exact_wakeups;
+	bpf_map__set_autocreate(s->skel->maps.task_locals, opts->exact_wakeups);
 	err = schedtop_bpf__load(s->skel);
 	if (err) {
 		err = load_error(err);

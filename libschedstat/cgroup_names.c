@@ -81,33 +81,44 @@ static void clear(struct cgroup_names *c)
 	c->nr = 0;
 }
 
-/* cgroup v2, and v1 hierarchies with the cpu controller (Android's cpuctl). */
-static bool is_cpu_hierarchy(const struct mntent *m)
+/*
+ * Inode numbers are only unique within one hierarchy, and task groups live
+ * in the one with the cpu controller: a v1 hierarchy with "cpu" (Android's
+ * cpuctl) if there is one, else cgroup v2.
+ */
+static bool find_cpu_hierarchy(char *dir, size_t size)
 {
-	if (!strcmp(m->mnt_type, "cgroup2"))
-		return true;
-	return !strcmp(m->mnt_type, "cgroup") && hasmntopt(m, "cpu");
+	FILE *f = setmntent("/proc/self/mounts", "r");
+	struct mntent *m;
+	bool v1 = false, found = false;
+
+	if (!f)
+		return false;
+	while ((m = getmntent(f)) && !v1) {
+		if (!strcmp(m->mnt_type, "cgroup") && hasmntopt(m, "cpu"))
+			v1 = true;
+		else if (found || strcmp(m->mnt_type, "cgroup2"))
+			continue;
+		snprintf(dir, size, "%s", m->mnt_dir);
+		found = true;
+	}
+	endmntent(f);
+	return found;
 }
 
 static int scan(struct cgroup_names *c)
 {
-	FILE *f = setmntent("/proc/self/mounts", "r");
-	struct mntent *m;
+	char root[4096];
 
 	c->last_scan = mono_ns();
-	if (!f)
-		return -errno;
 	clear(c);
+	if (!find_cpu_hierarchy(root, sizeof(root)))
+		return 0;
 	scanning = c;
-	while ((m = getmntent(f)) && !c->err) {
-		if (!is_cpu_hierarchy(m))
-			continue;
-		c->root = m->mnt_dir;
-		c->root_len = strlen(m->mnt_dir);
-		nftw(m->mnt_dir, visit, 16, FTW_PHYS | FTW_MOUNT);
-	}
+	c->root = root;
+	c->root_len = strlen(root);
+	nftw(root, visit, 16, FTW_PHYS | FTW_MOUNT);
 	scanning = NULL;
-	endmntent(f);
 	qsort(c->names, c->nr, sizeof(*c->names), cmp_name);
 	return c->err;
 }

@@ -12,7 +12,8 @@ static const char *const messages[SCHEDSTAT_ERR_END - SCHEDSTAT_ERR_START] = {
 		"BPF programs need a kernel built with CONFIG_DEBUG_INFO_BTF=y",
 	[SCHEDSTAT_ERR_KERNEL_TOO_OLD - SCHEDSTAT_ERR_START] =
 		"kernel too old: schedtop needs BPF ring buffers, tp_btf programs "
-		"and task iterators (Linux 5.11 or newer)",
+		"and task iterators (Linux 5.8 or newer; --exact-wakeups needs "
+		"task storage for tracing programs too)",
 	[SCHEDSTAT_ERR_NO_PRIV - SCHEDSTAT_ERR_START] =
 		"permission denied loading BPF programs: run as root, or give the "
 		"binary CAP_BPF and CAP_PERFMON (setcap cap_bpf,cap_perfmon+ep schedtop)",

@@ -591,7 +591,12 @@ int model_update(struct model *m, const struct model_input *in,
 
 		if (m->prev_matched[j])
 			continue;
-		if (!take_exit(m, m->prev[j].pid, m->prev[j].start_time, &last))
+		/*
+		 * The exit event is taken in do_exit(); a zombie seen by the
+		 * iterator afterwards is newer. Keep the newest record.
+		 */
+		if (!take_exit(m, m->prev[j].pid, m->prev[j].start_time, &last) ||
+		    last.sum_exec_runtime < m->prev[j].sum_exec_runtime)
 			last = m->prev[j];
 		fill_exited(m, in, &s->tasks[n++], &last, &m->prev[j]);
 	}

@@ -19,6 +19,7 @@ static size_t find_col(const struct column_table *t, const char *name)
 int view_init(struct view *v, unsigned long interval_ms)
 {
 	memset(v, 0, sizeof(*v));
+	v->selected_pid = -1;
 	v->table = &task_table;
 	v->sort_col = find_col(v->table, "util_avg");
 	v->interval_ms = interval_ms;
@@ -46,12 +47,20 @@ static size_t hist_slot(const struct view *v, int32_t pid)
 }
 
 /* Grow the history table when half full, dropping tasks not seen lately. */
+static bool hist_stale(const struct view *v, const struct task_hist *e)
+{
+	return v->gen - e->seen > 2;
+}
+
+/* Room for @want more pids besides the recent ones, at most half full. */
 static int hist_rehash(struct view *v, size_t want)
 {
 	struct task_hist *old = v->hist;
-	size_t old_cap = v->hist_cap, cap = 256;
+	size_t old_cap = v->hist_cap, cap = 256, keep = 0;
 
-	while (cap < want * 2)
+	for (size_t i = 0; i < old_cap; i++)
+		keep += old[i].pid && !hist_stale(v, &old[i]);
+	while (cap < (keep + want) * 2)
 		cap <<= 1;
 	v->hist = calloc(cap, sizeof(*v->hist));
 	if (!v->hist) {
@@ -59,15 +68,17 @@ static int hist_rehash(struct view *v, size_t want)
 		return -ENOMEM;
 	}
 	v->hist_cap = cap;
+	v->hist_used = 0;
 	for (size_t i = 0; i < old_cap; i++) {
 		size_t h;
 
-		if (!old[i].pid || v->gen - old[i].seen > 2)
+		if (!old[i].pid || hist_stale(v, &old[i]))
 			continue;
 		for (h = hist_slot(v, old[i].pid); v->hist[h].pid;
 		     h = (h + 1) & (cap - 1))
 			;
 		v->hist[h] = old[i];
+		v->hist_used++;
 	}
 	free(old);
 	return 0;
@@ -94,7 +105,9 @@ static void hist_add(struct view *v, const struct schedstat_task *t,
 	     h = (h + 1) & (v->hist_cap - 1))
 		;
 	e = &v->hist[h];
-	if (!e->pid || v->gen - e->seen > 2) {
+	if (!e->pid)
+		v->hist_used++;
+	if (!e->pid || hist_stale(v, e)) {
 		memset(e, 0, sizeof(*e));
 		e->pid = t->pid;
 	}
@@ -150,7 +163,11 @@ int view_update(struct view *v, const struct schedstat_snapshot *snap)
 
 	v->gen++;
 	t = schedstat_snapshot_tasks(snap, &n);
-	if (v->hist_cap < n * 2) {
+	/*
+	 * Every new pid takes a slot and stale ones only go at a rehash: do
+	 * one before the table could fill up, or a probe would never end.
+	 */
+	if ((v->hist_used + n) * 2 > v->hist_cap) {
 		err = hist_rehash(v, n);
 		if (err)
 			return err;
@@ -241,11 +258,16 @@ static int add_row(struct view *v, const struct schedstat_task *t, bool dimmed)
 	return 0;
 }
 
+/* Call after any change of v->selected, while v->rows is current. */
+static void note_selection(struct view *v)
+{
+	v->selected_pid = v->selected < v->nr_rows ?
+			  v->rows[v->selected].task->pid : -1;
+}
+
 int view_rows(struct view *v, const struct schedstat_snapshot *snap,
 	      uint64_t now_ns)
 {
-	int32_t selected_pid = v->selected < v->nr_rows ?
-			       v->rows[v->selected].task->pid : -1;
 	const struct schedstat_task *t;
 	size_t n;
 	int err;
@@ -271,13 +293,14 @@ int view_rows(struct view *v, const struct schedstat_snapshot *snap,
 	sorting = NULL;
 	/* The selection follows its task, as in htop. */
 	for (size_t i = 0; i < v->nr_rows; i++) {
-		if (v->rows[i].task->pid == selected_pid) {
+		if (v->rows[i].task->pid == v->selected_pid) {
 			v->selected = i;
 			return 0;
 		}
 	}
 	if (v->selected >= v->nr_rows)
 		v->selected = v->nr_rows ? v->nr_rows - 1 : 0;
+	note_selection(v);
 	return 0;
 }
 
@@ -375,7 +398,17 @@ static enum view_action change_interval(struct view *v, int dir)
 	return ACT_INTERVAL;
 }
 
+static enum view_action handle_key(struct view *v, int key, size_t page);
+
 enum view_action view_key(struct view *v, int key, size_t page)
+{
+	enum view_action a = handle_key(v, key, page);
+
+	note_selection(v);
+	return a;
+}
+
+static enum view_action handle_key(struct view *v, int key, size_t page)
 {
 	if (v->input != INPUT_NONE)
 		return input_key(v, key);

@@ -75,6 +75,8 @@ struct view {
 	bool tree;			/* threads under their process */
 	bool show_groups;		/* cgroup entities instead of tasks */
 	size_t selected;		/* index in rows */
+	/* The selected task, kept apart: rows point into a freed snapshot. */
+	int32_t selected_pid;
 	size_t scroll;			/* first row shown */
 	unsigned long interval_ms;
 	int32_t detail_pid;
@@ -90,6 +92,7 @@ struct view {
 	/* History, by pid, open addressing. */
 	struct task_hist *hist;
 	size_t hist_cap;
+	size_t hist_used;		/* slots holding a pid, live or stale */
 	uint32_t gen;
 	struct cluster_hist clusters[8];
 };

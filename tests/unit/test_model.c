@@ -233,6 +233,38 @@ static void zombie_keeps_exit_event_until_gone(void **state)
 	schedstat_snapshot_free(s);
 }
 
+/*
+ * The usual order: sched_process_exit fires in do_exit(), the task runs a
+ * little more and is seen as a zombie by the next sample, then goes. Its
+ * exit record is older than what the model already counted.
+ */
+static void exit_record_older_than_zombie(void **state)
+{
+	struct fixture *f = *state;
+	struct st_task_rec *r = add_task(f, 41, "zburn", 0);
+	struct st_task_rec at_exit;
+	struct schedstat_snapshot *s;
+	const struct schedstat_task *t;
+
+	r->sum_exec_runtime = 1000 * MS;
+	assert_null(update(f, 100 * MS));
+	at_exit = *r;
+	at_exit.sum_exec_runtime = 1900 * MS;
+	assert_int_equal(model_add_exit(f->model, &at_exit), 0);
+	r->exit_state = 0x20;
+	r->sum_exec_runtime = 1901 * MS;
+	s = update(f, 200 * MS);
+	assert_int_equal(find(s, 41, false)->run_ns, 901 * MS);
+	schedstat_snapshot_free(s);
+	f->nr = 0;
+	s = update(f, 300 * MS);
+	t = find(s, 41, true);
+	assert_non_null(t);
+	assert_int_equal(t->run_ns, 0);
+	assert_true(t->cpu_pct < 0.001);
+	schedstat_snapshot_free(s);
+}
+
 static void reused_pid_is_a_new_task(void **state)
 {
 	struct fixture *f = *state;
@@ -437,6 +469,7 @@ int main(void)
 		T(vanished_task_without_event_has_no_delta),
 		T(born_and_gone_within_interval),
 		T(zombie_keeps_exit_event_until_gone),
+		T(exit_record_older_than_zombie),
 		T(reused_pid_is_a_new_task),
 		T(comm_is_sanitized),
 		T(blocked_util_decays_sleepers),

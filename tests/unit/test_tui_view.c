@@ -200,6 +200,68 @@ static void pause_tree_groups_interval(void **state)
 	assert_int_equal(view_key(&f->view, '+', 10), ACT_NONE);
 }
 
+/*
+ * pids come and go (a build, a fork-heavy load): the history table must
+ * recycle the slots of tasks long gone, or a lookup never finds a free one.
+ */
+static void history_survives_pid_churn(void **state)
+{
+	struct fixture *f = *state;
+	struct st_task_rec recs[100];
+	struct st_cpu_state cpus[2] = {};
+	struct st_global_state g = {};
+	struct schedstat_cpuset online = {};
+	struct model_input in = {
+		.tasks = recs, .nr_tasks = 100, .cpus = cpus, .nr_cpus = 2,
+		.online = &online, .global = &g,
+	};
+	int next_pid = 1000;
+
+	for (int i = 0; i < 100; i++)
+		recs[i] = rec(next_pid++, 1, "churn", 10, 0);
+	for (int k = 0; k < 300; k++) {
+		struct schedstat_snapshot *snap = NULL;
+
+		/* Ten tasks a sample are replaced by new pids. */
+		for (int i = 0; i < 10; i++)
+			recs[(k * 10 + i) % 100] = rec(next_pid++, 1, "churn", 10, 0);
+		in.ts_ns = (300 + k) * MS;
+		assert_int_equal(model_update(f->model, &in, &snap), 0);
+		assert_int_equal(view_update(&f->view, snap), 0);
+		schedstat_snapshot_free(snap);
+	}
+	assert_true(f->view.hist_cap <= 4096);
+	assert_non_null(view_hist(&f->view, recs[0].pid));
+}
+
+/* Rows point into a snapshot that the next sample frees. */
+static void selection_survives_new_snapshot(void **state)
+{
+	struct fixture *f = *state;
+	struct st_task_rec tasks[] = {
+		rec(10, 10, "alpha", 100, 20 * MS), rec(20, 20, "beta", 400, 90 * MS),
+	};
+	struct st_cpu_state cpus[2] = {};
+	struct st_global_state g = {};
+	struct schedstat_cpuset online = {};
+	struct model_input in = {
+		.ts_ns = 300 * MS, .tasks = tasks, .nr_tasks = 2, .cpus = cpus,
+		.nr_cpus = 2, .online = &online, .global = &g,
+	};
+	struct schedstat_snapshot *next = NULL;
+
+	view_key(&f->view, VK_END, 10);			/* gamma, pid 30 */
+	assert_int_equal(f->view.selected_pid, 30);
+	assert_int_equal(model_update(f->model, &in, &next), 0);
+	schedstat_snapshot_free(f->snap);		/* as the live loop does */
+	f->snap = next;
+	assert_int_equal(view_update(&f->view, f->snap), 0);
+	/* pid 30 is gone: it stays selected among exited rows or falls back. */
+	assert_int_equal(view_rows(&f->view, f->snap,
+				   schedstat_snapshot_ts_ns(f->snap)), 0);
+	assert_true(f->view.selected < f->view.nr_rows);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void)
@@ -211,6 +273,8 @@ int main(void)
 		T(search_moves_selection),
 		T(movement_and_screens),
 		T(pause_tree_groups_interval),
+		T(history_survives_pid_churn),
+		T(selection_survives_new_snapshot),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
