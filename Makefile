@@ -5,9 +5,25 @@
 #   make bench      run the benchmarks under bench/ (root)
 #   make docs       regenerate the column sections of docs/ from the tables
 #   make V=1        show full commands
+#   make ARCH=arm64 one static aarch64 binary in build-arm64/ (for phones and
+#                   the arm64 test guest; needs gcc-aarch64-linux-gnu and the
+#                   :arm64 -dev packages, see scripts/install-deps --arm64)
+
+HOST_ARCH := $(shell uname -m)
+ARCH ?= $(HOST_ARCH)
+ifeq ($(filter $(ARCH),arm64 aarch64),$(ARCH))
+ifneq ($(HOST_ARCH),aarch64)
+CROSS ?= aarch64-linux-gnu-
+OUT ?= build-arm64
+STATIC ?= 1
+CROSS_INC := -idirafter /usr/include/aarch64-linux-gnu
+CROSS_LIB := -L/usr/lib/aarch64-linux-gnu
+endif
+endif
 
 OUT ?= build
-CC ?= gcc
+CC := $(CROSS)$(if $(filter default,$(origin CC)),gcc,$(CC))
+AR := $(CROSS)$(if $(filter default,$(origin AR)),ar,$(AR))
 CLANG ?= clang
 BPFTOOL ?= bpftool
 PKG_CONFIG ?= pkg-config
@@ -16,19 +32,25 @@ VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
 GIT_REV := $(shell git rev-parse --short HEAD 2>/dev/null)
 
 # BPF target architecture macro for bpf_tracing.h (PT_REGS and friends).
-HOST_ARCH := $(shell uname -m)
-ARCH ?= $(HOST_ARCH)
 BPF_ARCH := $(subst x86_64,x86,$(subst aarch64,arm64,$(ARCH)))
-MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null || echo $(HOST_ARCH)-linux-gnu)
+# BPF objects only need the host's uapi headers, whatever the target.
+HOST_MULTIARCH := $(shell gcc -print-multiarch 2>/dev/null || echo $(HOST_ARCH)-linux-gnu)
 
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wshadow \
 	  -Wformat=2 -D_GNU_SOURCE -DSCHEDTOP_VERSION='"$(VERSION)"' \
-	  -DSCHEDTOP_GIT_REV='"$(GIT_REV)"' -I$(OUT) -Ilibschedstat -Ibpf
+	  -DSCHEDTOP_GIT_REV='"$(GIT_REV)"' -I$(OUT) -Ilibschedstat -Ibpf \
+	  $(CROSS_INC)
+ifeq ($(STATIC),1)
+# Static: no NSS, no shared libraries, nothing to install on the device.
+LDFLAGS += -static $(CROSS_LIB)
+NCURSES_LIBS := -lncursesw -ltinfo
+else
 NCURSES_LIBS := $(shell $(PKG_CONFIG) --libs ncursesw 2>/dev/null || echo -lncursesw -ltinfo)
+endif
 LDLIBS += -lbpf -lelf -lz $(NCURSES_LIBS)
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -Ibpf \
-	      -idirafter /usr/include/$(MULTIARCH) -Wall -Wno-unused-function
+	      -idirafter /usr/include/$(HOST_MULTIARCH) -Wall -Wno-unused-function
 
 ifeq ($(V),1)
 Q =

@@ -66,15 +66,26 @@ struct sched_avg___old {
 	struct util_est___old util_est;
 } __attribute__((preserve_access_index));
 
+struct sched_avg___new {
+	unsigned int util_est;
+} __attribute__((preserve_access_index));
+
+/*
+ * A field relocation also checks the field's type, so each flavour's
+ * existence test fails on the other shape and its read is dead code there.
+ */
 static __always_inline unsigned int avg_util_est(struct sched_avg *sa)
 {
-	if (bpf_core_field_size(sa->util_est) == sizeof(unsigned int))
-		return BPF_CORE_READ(sa, util_est) & ~UTIL_AVG_UNCHANGED;
+	struct sched_avg___new *sa_new = (void *)sa;
+	struct sched_avg___old *sa_old = (void *)sa;
+	unsigned int ewma, enq;
 
-	struct sched_avg___old *old = (void *)sa;
-	unsigned int ewma = BPF_CORE_READ(old, util_est.ewma);
-	unsigned int enq = BPF_CORE_READ(old, util_est.enqueued) & ~UTIL_AVG_UNCHANGED;
-
+	if (bpf_core_field_exists(sa_new->util_est))
+		return BPF_CORE_READ(sa_new, util_est) & ~UTIL_AVG_UNCHANGED;
+	if (!bpf_core_field_exists(sa_old->util_est))
+		return 0;
+	ewma = BPF_CORE_READ(sa_old, util_est.ewma);
+	enq = BPF_CORE_READ(sa_old, util_est.enqueued) & ~UTIL_AVG_UNCHANGED;
 	return ewma > enq ? ewma : enq;
 }
 

@@ -31,7 +31,7 @@ struct sched_avg {
 	unsigned long load_avg;
 	unsigned long runnable_avg;
 	unsigned long util_avg;
-	unsigned int util_est;		/* struct util_est before 6.7 */
+	/* util_est: an int since 6.7, a struct before; see core_fixes.bpf.h */
 };
 
 struct sched_entity {

@@ -52,12 +52,15 @@ static bool log_debug;
 static int libbpf_print(enum libbpf_print_level level, const char *fmt,
 			va_list args)
 {
-	char msg[512];
+	char *msg;
 
 	if (!log_fn || (level == LIBBPF_DEBUG && !log_debug))
 		return 0;
-	vsnprintf(msg, sizeof(msg), fmt, args);
+	/* Verifier logs run to many kilobytes: no fixed buffer. */
+	if (vasprintf(&msg, fmt, args) < 0)
+		return 0;
 	log_fn(level, msg, log_ctx);
+	free(msg);
 	return 0;
 }
 

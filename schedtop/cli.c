@@ -150,7 +150,8 @@ cleanup:
 
 static void log_libbpf(int level, const char *msg, void *ctx)
 {
-	fprintf(stderr, "libbpf: %s", msg);
+	/* libbpf's messages carry their own "libbpf: " prefix. */
+	fputs(msg, stderr);
 }
 
 int cli_session_open(struct schedstat_session **s,
