@@ -27,6 +27,7 @@ char LICENSE[] SEC("license") = "GPL";
 const volatile bool count_wakeups = false;
 
 struct st_cpu_state cpu_state[ST_MAX_CPUS];
+struct st_hotplug hotplug[ST_MAX_CPUS];
 struct st_global_state global_state;
 
 #define RINGBUF_SIZE		(512 * 1024)
@@ -314,6 +315,48 @@ int BPF_PROG(on_overutilized, struct root_domain *rd, bool overutilized)
 	e->overutilized = overutilized;
 	e->pad = 0;
 	submit(e);
+	return 0;
+}
+
+/* A step closer than this to the last one belongs to the same operation. */
+#define HOTPLUG_GAP_NS	(100 * 1000 * 1000ULL)
+
+static __always_inline void hotplug_step(unsigned int cpu, int target)
+{
+	struct st_hotplug *h = &hotplug[cpu & (ST_MAX_CPUS - 1)];
+	__u64 now = bpf_ktime_get_ns();
+
+	/*
+	 * Going down runs the AP's teardown towards one target, then the
+	 * control CPU's towards CPUHP_OFFLINE: one operation, steps apart by
+	 * microseconds. Operations a person starts are far apart.
+	 */
+	if (!h->ops || now - h->last > HOTPLUG_GAP_NS) {
+		h->first = now;
+		h->ops++;
+	}
+	h->target = target;
+	h->last = now;
+}
+
+SEC("tp_btf/cpuhp_enter")
+int BPF_PROG(on_cpuhp_enter, unsigned int cpu, int target)
+{
+	hotplug_step(cpu, target);
+	return 0;
+}
+
+SEC("tp_btf/cpuhp_multi_enter")
+int BPF_PROG(on_cpuhp_multi_enter, unsigned int cpu, int target)
+{
+	hotplug_step(cpu, target);
+	return 0;
+}
+
+SEC("tp_btf/cpuhp_exit")
+int BPF_PROG(on_cpuhp_exit, unsigned int cpu)
+{
+	hotplug[cpu & (ST_MAX_CPUS - 1)].last = bpf_ktime_get_ns();
 	return 0;
 }
 

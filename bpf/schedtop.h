@@ -51,6 +51,18 @@ struct st_cpu_state {
 	__u64 pad[3];		/* one slot = two cache lines */
 };
 
+/*
+ * CPU hotplug of one CPU, from the cpuhp tracepoints: an operation is the
+ * run of cpuhp_enter/cpuhp_exit steps towards one target state. Indexed by
+ * the CPU being plugged; operations are serialized by the hotplug lock.
+ */
+struct st_hotplug {
+	__u64 first;		/* first step's cpuhp_enter */
+	__u64 last;		/* latest step's cpuhp_exit */
+	__u32 ops;		/* operations started since load */
+	__s32 target;		/* cpuhp state aimed at: 0 is CPUHP_OFFLINE */
+};
+
 /* Root-domain state, from sched_overutilized_tp. */
 struct st_global_state {
 	__u64 overutilized_ts;

@@ -36,6 +36,7 @@ struct schedstat_session {
 	const char *attached[MAX_PROGS + 1];
 	int nr_cpus;
 	struct st_cpu_state *cpus;
+	struct st_hotplug *hotplug;
 	struct st_task_rec *recs;
 	size_t recs_cap;		/* bytes */
 	struct schedstat_group *groups;
@@ -110,6 +111,7 @@ static uint32_t prog_avail(const char *tp)
 		{ "sched_cpu_capacity_tp", SCHEDSTAT_AVAIL_CAPACITY_CFS },
 		{ "sched_overutilized_tp", SCHEDSTAT_AVAIL_OVERUTILIZED },
 		{ "sched_waking", SCHEDSTAT_AVAIL_WAKEUPS },
+		{ "cpuhp_exit", SCHEDSTAT_AVAIL_HOTPLUG },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(map); i++)
@@ -387,6 +389,8 @@ int schedstat_session_sample(struct schedstat_session *s,
 	*out = NULL;
 	in.ts_ns = now_ns();
 	copy_cpu_state(s->cpus, s->skel->bss->cpu_state, s->nr_cpus);
+	memcpy(s->hotplug, (const void *)s->skel->bss->hotplug,
+	       s->nr_cpus * sizeof(*s->hotplug));
 	global = s->skel->bss->global_state;
 	err = read_tasks(s, &nr);
 	if (err)
@@ -407,6 +411,7 @@ int schedstat_session_sample(struct schedstat_session *s,
 	in.tasks = s->recs;
 	in.nr_tasks = nr;
 	in.cpus = s->cpus;
+	in.hotplug = s->hotplug;
 	in.nr_cpus = s->nr_cpus;
 	in.online = &online;
 	in.global = &global;
@@ -486,7 +491,8 @@ int schedstat_session_open(struct schedstat_session **out,
 		goto cleanup;
 	}
 	s->cpus = calloc(s->nr_cpus ? s->nr_cpus : 1, sizeof(*s->cpus));
-	if (!s->cpus) {
+	s->hotplug = calloc(s->nr_cpus ? s->nr_cpus : 1, sizeof(*s->hotplug));
+	if (!s->cpus || !s->hotplug) {
 		err = -ENOMEM;
 		goto cleanup;
 	}
@@ -560,6 +566,7 @@ void schedstat_session_close(struct schedstat_session *s)
 	model_free(s->model);
 	schedstat_topology_free(s->topo);
 	free(s->cpus);
+	free(s->hotplug);
 	free(s->recs);
 	free(s->groups);
 	cgroup_names_free(s->cgroup_names);

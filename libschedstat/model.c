@@ -32,6 +32,7 @@ struct model {
 	size_t nr_prev;
 	struct pid_index prev_index;
 	struct st_cpu_state *prev_cpus;
+	struct st_hotplug *prev_hotplug;
 	struct st_task_rec *exits;
 	size_t nr_exits;
 	size_t cap_exits;
@@ -90,7 +91,11 @@ int model_new(struct model **out, const struct schedstat_topology *topo)
 	m->topo = topo;
 	m->nr_cpus = schedstat_topology_nr_cpus(topo);
 	m->prev_cpus = calloc(m->nr_cpus ? m->nr_cpus : 1, sizeof(*m->prev_cpus));
-	if (!m->prev_cpus) {
+	m->prev_hotplug = calloc(m->nr_cpus ? m->nr_cpus : 1,
+				 sizeof(*m->prev_hotplug));
+	if (!m->prev_cpus || !m->prev_hotplug) {
+		free(m->prev_cpus);
+		free(m->prev_hotplug);
 		free(m);
 		return -ENOMEM;
 	}
@@ -106,6 +111,7 @@ void model_free(struct model *m)
 	free(m->prev_matched);
 	free(m->prev_index.slots);
 	free(m->prev_cpus);
+	free(m->prev_hotplug);
 	free(m->exits);
 	free(m->moves);
 	free(m);
@@ -391,6 +397,14 @@ static void fill_cpus(struct model *m, const struct model_input *in,
 				     idle_total(p, m->prev_ts));
 		o->busy_ns = idle < interval ? interval - idle : 0;
 		s->dropped += c->dropped;
+		if (in->hotplug) {
+			const struct st_hotplug *h = &in->hotplug[i];
+
+			/* An operation may span two samples: show it in each. */
+			o->hotplug_ops = h->ops - m->prev_hotplug[i].ops;
+			if (h->last != m->prev_hotplug[i].last)
+				o->hotplug_ns = h->last - h->first;
+		}
 	}
 }
 
@@ -510,8 +524,11 @@ static int save_prev(struct model *m, const struct model_input *in,
 	m->prev = recs;
 	m->prev_matched = matched;
 	m->nr_prev = in->nr_tasks;
-	for (size_t i = 0; i < (size_t)m->nr_cpus; i++)
+	for (size_t i = 0; i < (size_t)m->nr_cpus; i++) {
 		m->prev_cpus[i] = *cpu_of(in, i);
+		if (in->hotplug)
+			m->prev_hotplug[i] = in->hotplug[i];
+	}
 	m->prev_ts = in->ts_ns;
 	/* Exit events of tasks still listed (zombies) wait for the next sample. */
 	for (size_t i = 0; i < m->nr_exits; i++)

@@ -35,6 +35,7 @@ struct model_input {
 	const struct st_task_rec *tasks;
 	size_t nr_tasks;
 	const struct st_cpu_state *cpus;	/* indexed by CPU number */
+	const struct st_hotplug *hotplug;	/* the same, may be NULL */
 	size_t nr_cpus;
 	const struct schedstat_cpuset *online;
 	const struct st_global_state *global;

@@ -120,6 +120,7 @@ enum schedstat_avail {
 	SCHEDSTAT_AVAIL_OVERUTILIZED	= 1u << 6,	/* sched_overutilized_tp seen */
 	SCHEDSTAT_AVAIL_WAKEUPS		= 1u << 7,	/* exact_wakeups: sched_waking */
 	SCHEDSTAT_AVAIL_UTIL_EST	= 1u << 8,	/* util_est of tasks and CPUs */
+	SCHEDSTAT_AVAIL_HOTPLUG		= 1u << 9,	/* cpuhp_enter / cpuhp_exit */
 };
 
 struct schedstat_task {
@@ -176,6 +177,10 @@ struct schedstat_cpu {
 	uint64_t nr_switches;
 	uint64_t nr_preempt;
 	uint64_t dropped;
+	/* CPU hotplug operations on this CPU started during the interval, and
+	 * how long the latest one took (first step to last), 0 if none. */
+	uint32_t hotplug_ops;
+	uint64_t hotplug_ns;
 	/* SCHEDSTAT_AVAIL_* bits valid for this CPU (a tracepoint that exists
 	 * but has not fired for this CPU yet leaves its signal unavailable). */
 	uint32_t avail;

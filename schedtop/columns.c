@@ -272,6 +272,18 @@ static const struct column cpu_cols[] = {
 		.desc = "Ring buffer reserves that failed on this CPU during the interval (events lost)",
 		.sort_desc = true,
 		CPU(dropped, COL_U64),
+	}, {
+		.name = "hotplug_ops", .title = "HP_OPS", .width = 6,
+		.desc = "CPU hotplug operations (offline or online) on this CPU started during the interval, from the cpuhp tracepoints",
+		.sort_desc = true,
+		CPU(hotplug_ops, COL_U32),
+		.avail = SCHEDSTAT_AVAIL_HOTPLUG,
+	}, {
+		.name = "hotplug_ns", .title = "HP_MS", .width = 7,
+		.desc = "How long the latest hotplug operation on this CPU took, from its first cpuhp_enter to its last cpuhp_exit (so far, if it goes on past the sample), ns; 0 if none ran during the interval",
+		.sort_desc = true,
+		CPU(hotplug_ns, COL_NS),
+		.avail = SCHEDSTAT_AVAIL_HOTPLUG,
 	},
 };
 
@@ -431,6 +443,8 @@ static const struct {
 	  "empty if sched_cpu_capacity_tp is missing or has not fired for this CPU yet" },
 	{ SCHEDSTAT_AVAIL_OVERUTILIZED,
 	  "empty until sched_overutilized_tp fires, which only happens where EAS is active" },
+	{ SCHEDSTAT_AVAIL_HOTPLUG,
+	  "empty if the cpuhp tracepoints are missing" },
 	{ SCHEDSTAT_AVAIL_UTIL_EST,
 	  "empty if the kernel's sched_entity has no util_est" },
 };
