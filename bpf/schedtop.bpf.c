@@ -302,13 +302,18 @@ int BPF_PROG(on_overutilized, struct root_domain *rd, bool overutilized)
 	struct st_event_overutilized *e;
 	__u32 was = global_state.overutilized;
 	__u32 seen = global_state.overutilized_seen;
+	__u64 now;
 
-	global_state.overutilized = overutilized;
-	global_state.overutilized_ts = bpf_ktime_get_ns();
-	global_state.overutilized_seen = 1;
 	/* The tracepoint fires on every evaluation; only flips are events. */
 	if (seen && was == (__u32)overutilized)
 		return 0;
+	now = bpf_ktime_get_ns();
+	if (was && !overutilized)
+		global_state.overutilized_ns += now - global_state.overutilized_since;
+	if (overutilized)
+		global_state.overutilized_since = now;
+	global_state.overutilized = overutilized;
+	global_state.overutilized_seen = 1;
 	e = reserve(ST_EV_OVERUTILIZED, sizeof(*e));
 	if (!e)
 		return 0;

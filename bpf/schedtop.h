@@ -65,11 +65,12 @@ struct st_hotplug {
 
 /* Root-domain state, from sched_overutilized_tp. */
 struct st_global_state {
-	__u64 overutilized_ts;
+	__u64 overutilized_since;	/* when it last became overutilized */
 	__u32 overutilized;
 	__u32 overutilized_seen;
 	__u64 storage_fail;	/* task storage could not be created */
 	__u64 group_fail;	/* group entity map full */
+	__u64 overutilized_ns;	/* completed overutilized periods */
 };
 
 /* One record per task, written by the iter/task program. */

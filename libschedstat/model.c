@@ -13,7 +13,8 @@
 
 struct cluster_move {
 	int32_t pid;
-	int32_t up;		/* 1 up, 0 down */
+	int16_t up;		/* 1 up, 0 down */
+	int16_t dest;		/* cluster moved to */
 };
 
 /* Open-addressing index from pid to a slot in the previous sample. */
@@ -33,6 +34,7 @@ struct model {
 	struct pid_index prev_index;
 	struct st_cpu_state *prev_cpus;
 	struct st_hotplug *prev_hotplug;
+	struct st_global_state prev_global;
 	struct st_task_rec *exits;
 	size_t nr_exits;
 	size_t cap_exits;
@@ -144,6 +146,7 @@ int model_add_migration(struct model *m, int32_t pid, int32_t orig_cpu,
 			  sizeof(*m->moves)))
 		return -ENOMEM;
 	m->moves[m->nr_moves].pid = pid;
+	m->moves[m->nr_moves].dest = to;
 	m->moves[m->nr_moves++].up = cap_to > cap_from;
 	return 0;
 }
@@ -160,6 +163,17 @@ static void count_moves(struct model *m, struct schedstat_snapshot *s)
 {
 	size_t j = 0;
 
+	for (size_t k = 0; k < m->nr_moves; k++) {
+		struct schedstat_cluster *cl;
+
+		if ((size_t)m->moves[k].dest >= s->nr_clusters)
+			continue;
+		cl = &s->clusters[m->moves[k].dest];
+		if (m->moves[k].up)
+			cl->up_migrations++;
+		else
+			cl->down_migrations++;
+	}
 	qsort(m->moves, m->nr_moves, sizeof(*m->moves), cmp_move);
 	for (size_t i = 0; i < s->nr_tasks; i++) {
 		struct schedstat_task *t = &s->tasks[i];
@@ -408,14 +422,57 @@ static void fill_cpus(struct model *m, const struct model_input *in,
 	}
 }
 
+static uint64_t overutilized_total(const struct st_global_state *g, uint64_t ts)
+{
+	return g->overutilized_ns + (g->overutilized && ts > g->overutilized_since ?
+				     ts - g->overutilized_since : 0);
+}
+
+/*
+ * fits_capacity() of kernel/sched/fair.c: util fits with 20% to spare. A
+ * task that does not fit is misfit only where a bigger cluster exists.
+ */
+static void mark_misfits(struct model *m, struct schedstat_snapshot *s)
+{
+	int top = s->nr_clusters ? (int)s->nr_clusters - 1 : 0;
+	unsigned int biggest = schedstat_topology_cluster_capacity(m->topo, top);
+
+	for (size_t i = 0; i < s->nr_tasks; i++) {
+		struct schedstat_task *t = &s->tasks[i];
+		const struct schedstat_cpu *c;
+		uint64_t util, cap;
+
+		if (t->exited || t->state != 'R' || t->prio < 100 ||
+		    t->cpu < 0 || (size_t)t->cpu >= s->nr_cpus || t->cluster < 0)
+			continue;
+		c = &s->cpus[t->cpu];
+		if (c->capacity >= biggest)
+			continue;
+		util = t->util_avg > t->util_est ? t->util_avg : t->util_est;
+		cap = c->avail & SCHEDSTAT_AVAIL_CAPACITY_CFS ? c->capacity_cfs :
+							       c->capacity;
+		t->misfit = util * 1280 >= cap * 1024;
+		if (t->misfit && (size_t)t->cluster < s->nr_clusters)
+			s->clusters[t->cluster].misfit_tasks++;
+	}
+}
+
 static void fill_clusters(struct model *m, const struct model_input *in,
 			  struct schedstat_snapshot *s)
 {
 	const struct st_global_state *g = in->global;
+	uint64_t ou_ns = 0;
+
+	if ((in->avail & SCHEDSTAT_AVAIL_OVERUTILIZED) && g && g->overutilized_seen) {
+		uint64_t now = overutilized_total(g, in->ts_ns);
+		uint64_t then = overutilized_total(&m->prev_global, m->prev_ts);
+
+		ou_ns = now > then ? now - then : 0;
+	}
 
 	for (size_t k = 0; k < s->nr_clusters; k++) {
 		struct schedstat_cluster *cl = &s->clusters[k];
-		uint64_t util = 0;
+		uint64_t util = 0, busy = 0;
 
 		cl->id = k;
 		snprintf(cl->name, sizeof(cl->name), "%s",
@@ -424,6 +481,7 @@ static void fill_clusters(struct model *m, const struct model_input *in,
 						   sizeof(cl->cpus));
 		cl->overutilized = (in->avail & SCHEDSTAT_AVAIL_OVERUTILIZED) &&
 				   g && g->overutilized_seen ? (int)g->overutilized : -1;
+		cl->overutilized_ns = ou_ns;
 		for (size_t i = 0; i < s->nr_cpus; i++) {
 			const struct schedstat_cpu *c = &s->cpus[i];
 
@@ -433,8 +491,11 @@ static void fill_clusters(struct model *m, const struct model_input *in,
 			cl->capacity += c->capacity;
 			cl->nr_running += c->nr_running;
 			util += c->util_avg + c->rt_util + c->dl_util + c->irq_util;
+			busy += c->busy_ns;
 		}
 		cl->util_pct = cl->capacity ? 100.0 * util / cl->capacity : 0;
+		cl->busy_pct = cl->nr_online && s->interval_ns ?
+			       100.0 * busy / ((double)s->interval_ns * cl->nr_online) : 0;
 	}
 }
 
@@ -530,6 +591,8 @@ static int save_prev(struct model *m, const struct model_input *in,
 			m->prev_hotplug[i] = in->hotplug[i];
 	}
 	m->prev_ts = in->ts_ns;
+	if (in->global)
+		m->prev_global = *in->global;
 	/* Exit events of tasks still listed (zombies) wait for the next sample. */
 	for (size_t i = 0; i < m->nr_exits; i++)
 		if (m->exits[i].pid >= 0)
@@ -640,6 +703,7 @@ int model_update(struct model *m, const struct model_input *in,
 
 	fill_cpus(m, in, s, cpu_running);
 	fill_clusters(m, in, s);
+	mark_misfits(m, s);
 	err = fill_groups(m, in, s);
 	if (err)
 		goto cleanup;

@@ -151,6 +151,12 @@ struct schedstat_task {
 	/* Migrations to a cluster of more (up) or less (down) capacity. */
 	uint32_t up_migrations;
 	uint32_t down_migrations;
+	/*
+	 * Queued fair task whose util (max of util_avg and util_est, as
+	 * task_fits_cpu() takes it) does not fit its CPU with the kernel's
+	 * 20% margin, while a cluster of more capacity exists.
+	 */
+	bool misfit;
 };
 
 struct schedstat_cpu {
@@ -215,6 +221,13 @@ struct schedstat_cluster {
 	double util_pct;	/* sum(cfs+rt+dl+irq util) / capacity * 100 */
 	uint32_t nr_running;
 	int32_t overutilized;	/* 1, 0, or -1 when not available */
+	/* Root domain overutilized during the interval (all clusters alike). */
+	uint64_t overutilized_ns;
+	double busy_pct;	/* online CPUs' busy_ns over the interval */
+	uint32_t misfit_tasks;
+	/* Migrations into this cluster from one of less / more capacity. */
+	uint32_t up_migrations;
+	uint32_t down_migrations;
 };
 
 /* ------------------------------------------------------------------ */

@@ -221,8 +221,13 @@ static int write_sample(FILE *f, const struct csv_opts *o,
 	} else if (o->table == &cluster_table) {
 		const struct schedstat_cluster *c = schedstat_snapshot_clusters(snap, &n);
 
-		for (size_t i = 0; i < n && !err; i++)
+		for (size_t i = 0; i < n && !err; i++) {
+			/* Until the kernel reports the flag, its time is unknown too. */
+			ctx.avail = schedstat_snapshot_avail(snap);
+			if (c[i].overutilized < 0)
+				ctx.avail &= ~SCHEDSTAT_AVAIL_OVERUTILIZED;
 			err = csv_write_row(f, o->table, &ctx, &c[i]);
+		}
 	} else {
 		const struct schedstat_group *g = schedstat_snapshot_groups(snap, &n);
 

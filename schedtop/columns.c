@@ -157,6 +157,11 @@ static const struct column task_cols[] = {
 		.desc = "Migrations during the interval to a CPU of a cluster with less capacity",
 		.sort_desc = true,
 		TASK(down_migrations, COL_U32), .tui_default = true, .tui_rank = 7,
+	}, {
+		.name = "misfit", .title = "MISFIT", .width = 6,
+		.desc = "1 if the task is queued and its util (max of util_avg and util_est) does not fit its CPU's capacity with the kernel's 20% margin while a cluster of more capacity exists",
+		.sort_desc = true,
+		TASK(misfit, COL_BOOL),
 	},
 };
 
@@ -325,6 +330,32 @@ static const struct column cluster_cols[] = {
 		.desc = "Online CPUs in the cluster",
 		.sort_desc = true,
 		CLUSTER(nr_online, COL_U32), .tui_default = true,
+	}, {
+		.name = "overutilized_ns", .title = "OU_MS", .width = 7,
+		.desc = "Time the root domain was overutilized during the interval (the same for every cluster), ns",
+		.sort_desc = true,
+		CLUSTER(overutilized_ns, COL_NS),
+		.avail = SCHEDSTAT_AVAIL_OVERUTILIZED,
+	}, {
+		.name = "busy_pct", .title = "BUSY%", .width = 6,
+		.desc = "Time the cluster's online CPUs ran anything but idle, over the interval times their number, percent",
+		.sort_desc = true,
+		CLUSTER(busy_pct, COL_PCT), .tui_default = true,
+	}, {
+		.name = "misfit_tasks", .title = "MISFIT", .width = 6,
+		.desc = "Queued tasks on the cluster's CPUs that are misfit (see the task table's misfit)",
+		.sort_desc = true,
+		CLUSTER(misfit_tasks, COL_U32), .tui_default = true,
+	}, {
+		.name = "up_migrations", .title = "UP", .width = 4,
+		.desc = "Migrations during the interval into this cluster from one of less capacity",
+		.sort_desc = true,
+		CLUSTER(up_migrations, COL_U32), .tui_default = true,
+	}, {
+		.name = "down_migrations", .title = "DOWN", .width = 4,
+		.desc = "Migrations during the interval into this cluster from one of more capacity",
+		.sort_desc = true,
+		CLUSTER(down_migrations, COL_U32), .tui_default = true,
 	},
 };
 

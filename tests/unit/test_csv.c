@@ -25,14 +25,14 @@
 
 #define TASK_HEADER "ts_ns,pid,tgid,comm,cpu,cluster,state,util_avg," \
 	"runnable_avg,load_avg,util_est,run_ns,wait_ns,wakeups,migrations"
-#define TASK_EXTRA "prio,running,exited,nvcsw,nivcsw,pelt_age_ns,cpu_pct,up_migrations,down_migrations"
+#define TASK_EXTRA "prio,running,exited,nvcsw,nivcsw,pelt_age_ns,cpu_pct,up_migrations,down_migrations,misfit"
 #define CPU_HEADER "ts_ns,cpu,cluster,online,capacity,util_avg,runnable_avg," \
 	"load_avg,blocked_util,blocked_load,rt_util,dl_util,irq_util,nr_running"
 #define CPU_EXTRA "capacity_cfs,util_est,hw_pressure,busy_ns,nr_switches," \
 	"nr_preempt,dropped,hotplug_ops,hotplug_ns"
 #define CLUSTER_HEADER "ts_ns,cluster,cpus,capacity,util_pct,nr_running," \
 	"overutilized"
-#define CLUSTER_EXTRA "nr_online"
+#define CLUSTER_EXTRA "nr_online,overutilized_ns,busy_pct,misfit_tasks,up_migrations,down_migrations"
 
 #define ALL_AVAIL 0x3ffu
 
@@ -233,7 +233,7 @@ static void task_rows(void **state)
 
 	assert_row(&task_table, ALL_AVAIL, &t,
 		   "123456789012,4242,4200,\"a,b\",5,big,R,312,350,1023,330,"
-		   "734000123,1500,17,3,120,1,0,16,2,250000,0.00,0,0\r\n");
+		   "734000123,1500,17,3,120,1,0,16,2,250000,0.00,0,0,0\r\n");
 
 	/* No util_est, CPU in no cluster: empty, not 0. Wakeups always count. */
 	t.cluster = -1;
@@ -244,7 +244,7 @@ static void task_rows(void **state)
 	assert_row(&task_table, ALL_AVAIL & ~(SCHEDSTAT_AVAIL_UTIL_EST | SCHEDSTAT_AVAIL_WAKEUPS),
 		   &t,
 		   "123456789012,4242,4200,\"a,b\",5,,X,312,350,1023,,"
-		   "734000123,1500,17,3,-1,0,1,16,2,250000,0.00,0,0\r\n");
+		   "734000123,1500,17,3,-1,0,1,16,2,250000,0.00,0,0,0\r\n");
 }
 
 /* Whole 64-bit values, and a comm filling its array without a NUL. */
@@ -262,7 +262,7 @@ static void task_extremes(void **state)
 	assert_row(&task_table, ALL_AVAIL, &t,
 		   "123456789012,2147483647,4200,0123456789abcdef,5,LITTLE,,"
 		   "4294967295,350,18446744073709551615,330,18446744073709551614,"
-		   "1500,17,3,120,1,0,16,2,250000,0.00,0,0\r\n");
+		   "1500,17,3,120,1,0,16,2,250000,0.00,0,0,0\r\n");
 }
 
 static const struct schedstat_cpu cpu_row = {
@@ -321,6 +321,11 @@ static const struct schedstat_cluster cluster_row = {
 	.util_pct = 37.4567,
 	.nr_running = 4,
 	.overutilized = 1,
+	.overutilized_ns = 2500000,
+	.busy_pct = 42.5,
+	.misfit_tasks = 1,
+	.up_migrations = 3,
+	.down_migrations = 2,
 };
 
 static void cluster_rows(void **state)
@@ -328,27 +333,27 @@ static void cluster_rows(void **state)
 	struct schedstat_cluster c = cluster_row;
 
 	assert_row(&cluster_table, ALL_AVAIL, &c,
-		   "123456789012,LITTLE,\"0-3,6\",2560,37.46,4,1,5\r\n");
+		   "123456789012,LITTLE,\"0-3,6\",2560,37.46,4,1,5,2500000,42.50,1,3,2\r\n");
 
 	c.overutilized = 0;
 	c.util_pct = 100;
 	assert_row(&cluster_table, ALL_AVAIL, &c,
-		   "123456789012,LITTLE,\"0-3,6\",2560,100.00,4,0,5\r\n");
+		   "123456789012,LITTLE,\"0-3,6\",2560,100.00,4,0,5,2500000,42.50,1,3,2\r\n");
 
 	/* Not reported, by the value or by the mask: empty either way. */
 	c.overutilized = -1;
 	assert_row(&cluster_table, ALL_AVAIL, &c,
-		   "123456789012,LITTLE,\"0-3,6\",2560,100.00,4,,5\r\n");
+		   "123456789012,LITTLE,\"0-3,6\",2560,100.00,4,,5,2500000,42.50,1,3,2\r\n");
 	c.overutilized = 1;
 	assert_row(&cluster_table, ALL_AVAIL & ~SCHEDSTAT_AVAIL_OVERUTILIZED, &c,
-		   "123456789012,LITTLE,\"0-3,6\",2560,100.00,4,,5\r\n");
+		   "123456789012,LITTLE,\"0-3,6\",2560,100.00,4,,5,,42.50,1,3,2\r\n");
 
 	/* No online CPU, no capacity: no percentage either. */
 	c.capacity = 0;
 	c.nr_online = 0;
 	c.util_pct = NAN;
 	assert_row(&cluster_table, ALL_AVAIL, &c,
-		   "123456789012,LITTLE,\"0-3,6\",0,,4,1,0\r\n");
+		   "123456789012,LITTLE,\"0-3,6\",0,,4,1,0,2500000,42.50,1,3,2\r\n");
 }
 
 /* A reader that went away must come back as -EPIPE, not as silence. */

@@ -72,7 +72,7 @@ static struct schedstat_snapshot *update(struct fixture *f, uint64_t ts)
 		.online = &f->online,
 		.global = &f->global,
 		.avail = SCHEDSTAT_AVAIL_CFS | SCHEDSTAT_AVAIL_RT |
-			 SCHEDSTAT_AVAIL_WAKEUPS,
+			 SCHEDSTAT_AVAIL_WAKEUPS | SCHEDSTAT_AVAIL_OVERUTILIZED,
 	};
 	struct schedstat_snapshot *s = NULL;
 
@@ -445,6 +445,54 @@ static void cross_cluster_migrations_split(void **state)
 	schedstat_snapshot_free(s);
 }
 
+static void misfit_busy_and_overutilized(void **state)
+{
+	struct fixture *f = *state;
+	struct st_task_rec *big_on_little, *fits, *on_big;
+	struct schedstat_snapshot *s;
+	const struct schedstat_cluster *cl;
+	size_t n;
+
+	big_on_little = add_task(f, 90, "heavy", 0);
+	big_on_little->on_rq = 1;
+	big_on_little->util_avg = 450;		/* 450 * 1.25 > 512 */
+	fits = add_task(f, 91, "light", 0);
+	fits->on_rq = 1;
+	fits->util_avg = 300;
+	fits->util_est = 400;			/* max(300, 400) * 1.25 < 512 */
+	on_big = add_task(f, 92, "huge", 1);
+	on_big->on_rq = 1;
+	on_big->util_avg = 1000;		/* nowhere bigger to go */
+	f->global.overutilized_seen = 1;
+	assert_null(update(f, 100 * MS));
+	f->global.overutilized = 1;
+	f->global.overutilized_since = 150 * MS;
+	f->cpus[0].idle_ns = 40 * MS;		/* busy 60 of 100 ms */
+	f->cpus[0].nr_switches = 5;
+	assert_int_equal(model_add_migration(f->model, 92, 0, 1), 0);
+	s = update(f, 200 * MS);
+	assert_true(find(s, 90, false)->misfit);
+	assert_false(find(s, 91, false)->misfit);
+	assert_false(find(s, 92, false)->misfit);
+	cl = schedstat_snapshot_clusters(s, &n);
+	assert_int_equal(cl[0].misfit_tasks, 1);
+	assert_int_equal(cl[1].misfit_tasks, 0);
+	assert_float_equal(cl[0].busy_pct, 60.0, 0.01);
+	assert_int_equal(cl[0].overutilized_ns, 50 * MS);
+	assert_int_equal(cl[1].overutilized_ns, 50 * MS);
+	assert_int_equal(cl[1].up_migrations, 1);
+	assert_int_equal(cl[0].down_migrations, 0);
+	schedstat_snapshot_free(s);
+	/* It flipped back at 270 ms: 50 + 70 ms in all, 70 in this interval. */
+	f->global.overutilized = 0;
+	f->global.overutilized_ns = 120 * MS;
+	s = update(f, 300 * MS);
+	cl = schedstat_snapshot_clusters(s, &n);
+	assert_int_equal(cl[0].overutilized_ns, 70 * MS);
+	assert_int_equal(cl[0].overutilized, 0);
+	schedstat_snapshot_free(s);
+}
+
 static void state_letters(void **state)
 {
 	assert_int_equal(model_state_letter(0, 0), 'R');
@@ -476,6 +524,7 @@ int main(void)
 		T(cpu_and_cluster_rows),
 		T(offline_cpu_leaves_cluster_sums),
 		T(cross_cluster_migrations_split),
+		T(misfit_busy_and_overutilized),
 		cmocka_unit_test(state_letters),
 	};
 
