@@ -60,6 +60,7 @@ enum schedstat_topology_origin {
 	SCHEDSTAT_TOPO_CPU_CAPACITY,	/* cpuN/cpu_capacity groups */
 	SCHEDSTAT_TOPO_CPUFREQ,		/* cpufreq policy related_cpus */
 	SCHEDSTAT_TOPO_SINGLE,		/* nothing known: one cluster */
+	SCHEDSTAT_TOPO_CLUSTER_CPUS,	/* topology/cluster_cpus_list */
 };
 
 /*
@@ -101,6 +102,16 @@ int schedstat_topology_cluster_nr_cpus(const struct schedstat_topology *topo,
 /* Kernel CPU-list form, e.g. "0-3,6". Returns -ENOSPC if @size is short. */
 int schedstat_topology_cluster_cpulist(const struct schedstat_topology *topo,
 				       int cluster, char *buf, size_t size);
+/*
+ * The cpufreq policy whose CPUs the cluster's first CPU shares a clock with
+ * (N of policyN), or -ENOENT; and its cpuinfo_{min,max}_freq in kHz (0 when
+ * unknown).
+ */
+int schedstat_topology_cluster_policy(const struct schedstat_topology *topo,
+				      int cluster);
+int schedstat_topology_cluster_freq(const struct schedstat_topology *topo,
+				    int cluster, unsigned int *min_khz,
+				    unsigned int *max_khz);
 /* Cluster index of @cpu, or -ENOENT. */
 int schedstat_topology_cpu_cluster(const struct schedstat_topology *topo, int cpu);
 unsigned int schedstat_topology_cpu_capacity(const struct schedstat_topology *topo,

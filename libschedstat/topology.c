@@ -28,6 +28,8 @@ struct cluster {
 	unsigned int capacity;	/* largest of its CPUs */
 	int nr_cpus;
 	int first;		/* lowest CPU: breaks capacity ties */
+	int policy;		/* cpufreq policyN, -1 if none */
+	unsigned int freq_min_khz, freq_max_khz;
 };
 
 struct schedstat_topology {
@@ -117,6 +119,7 @@ static int topo_add_cluster(struct schedstat_topology *topo,
 	c->cpus = *set;
 	c->nr_cpus = cpuset_count(set);
 	c->first = -1;
+	c->policy = -1;
 	for_each_cpu(cpu, set) {
 		if (c->first < 0)
 			c->first = cpu;
@@ -412,6 +415,103 @@ out:
 	return err;
 }
 
+/*
+ * topology/cluster_cpus_list: CPUs sharing a cluster (L2 or SoC cluster).
+ * Where it only repeats core_cpus_list (SMT siblings, x86) it says nothing.
+ * Returns 1 when it made clusters, 0 when it had nothing to say.
+ */
+static int group_by_cluster_cpus(struct schedstat_topology *topo, const char *root,
+				 const struct schedstat_cpuset *possible)
+{
+	struct schedstat_cpuset placed = {}, rest;
+	bool informative = false;
+	int groups = 0, err;
+
+	for_each_cpu(cpu, possible) {
+		struct schedstat_cpuset cl, core;
+		char rel[96];
+
+		snprintf(rel, sizeof(rel),
+			 "devices/system/cpu/cpu%d/topology/cluster_cpus_list", cpu);
+		if (read_cpulist(root, rel, &cl))
+			continue;
+		snprintf(rel, sizeof(rel),
+			 "devices/system/cpu/cpu%d/topology/core_cpus_list", cpu);
+		if (read_cpulist(root, rel, &core) || memcmp(&cl, &core, sizeof(cl)))
+			informative = true;
+		if (!cpuset_test(&placed, cpu))
+			groups++;
+		cpuset_or(&placed, &cl);
+	}
+	if (!informative || groups < 2)
+		return 0;
+	placed = (struct schedstat_cpuset){};
+	for_each_cpu(cpu, possible) {
+		struct schedstat_cpuset cl;
+		char rel[96];
+
+		if (cpuset_test(&placed, cpu))
+			continue;
+		snprintf(rel, sizeof(rel),
+			 "devices/system/cpu/cpu%d/topology/cluster_cpus_list", cpu);
+		if (read_cpulist(root, rel, &cl))
+			continue;
+		cpuset_and(&cl, possible);
+		cpuset_andnot(&cl, &placed);
+		cpuset_or(&placed, &cl);
+		err = topo_add_cluster(topo, &cl, NULL);
+		if (err)
+			return err;
+	}
+	/* Offline CPUs have no topology directory: they share one cluster. */
+	rest = *possible;
+	cpuset_andnot(&rest, &placed);
+	if (cpuset_count(&rest)) {
+		err = topo_add_cluster(topo, &rest, NULL);
+		if (err)
+			return err;
+	}
+	return 1;
+}
+
+/* Each cluster's cpufreq policy and frequency range, where cpufreq exists. */
+static int read_cluster_freqs(struct schedstat_topology *topo, const char *root)
+{
+	int *ids, nr_ids, err;
+
+	err = list_policies(root, &ids, &nr_ids);
+	if (err == -ENOMEM)
+		return err;
+	for (int i = 0; !err && i < nr_ids; i++) {
+		struct schedstat_cpuset related;
+		char rel[96];
+
+		snprintf(rel, sizeof(rel),
+			 "devices/system/cpu/cpufreq/policy%d/related_cpus", ids[i]);
+		if (read_cpu_words(root, rel, &related))
+			continue;
+		for (int k = 0; k < topo->nr_clusters; k++) {
+			struct cluster *c = &topo->clusters[k];
+			uint64_t v;
+
+			if (c->policy >= 0 || c->first < 0 ||
+			    !cpuset_test(&related, c->first))
+				continue;
+			c->policy = ids[i];
+			snprintf(rel, sizeof(rel),
+				 "devices/system/cpu/cpufreq/policy%d/cpuinfo_min_freq", ids[i]);
+			if (!sysfs_read_u64(root, rel, &v) && v <= UINT32_MAX)
+				c->freq_min_khz = v;
+			snprintf(rel, sizeof(rel),
+				 "devices/system/cpu/cpufreq/policy%d/cpuinfo_max_freq", ids[i]);
+			if (!sysfs_read_u64(root, rel, &v) && v <= UINT32_MAX)
+				c->freq_max_khz = v;
+		}
+	}
+	free(ids);
+	return 0;
+}
+
 static int cmp_cluster(const void *a, const void *b)
 {
 	const struct cluster *x = a, *y = b;
@@ -531,6 +631,10 @@ int schedstat_topology_detect(struct schedstat_topology **out,
 		topo->origin = SCHEDSTAT_TOPO_CPUFREQ;
 		err = group_by_cpufreq(topo, sysfs_root, &possible);
 		if (!err) {
+			topo->origin = SCHEDSTAT_TOPO_CLUSTER_CPUS;
+			err = group_by_cluster_cpus(topo, sysfs_root, &possible);
+		}
+		if (!err) {
 			topo->origin = SCHEDSTAT_TOPO_SINGLE;
 			err = topo_add_cluster(topo, &possible, NULL);
 		} else if (err > 0) {
@@ -545,6 +649,11 @@ int schedstat_topology_detect(struct schedstat_topology **out,
 	      cmp_cluster);
 	name_clusters(topo);
 	topo_finish(topo);
+	err = read_cluster_freqs(topo, sysfs_root);
+	if (err) {
+		schedstat_topology_free(topo);
+		return err;
+	}
 	*out = topo;
 	return 0;
 }
@@ -691,6 +800,10 @@ int schedstat_topology_parse(struct schedstat_topology **out, const char *spec,
 	}
 	/* The user named the clusters: keep them in the order written. */
 	topo_finish(topo);
+	if (read_cluster_freqs(topo, sysfs_root) == -ENOMEM) {
+		schedstat_topology_free(topo);
+		return -ENOMEM;
+	}
 	*out = topo;
 	return 0;
 }
@@ -751,6 +864,27 @@ int schedstat_topology_cluster_cpulist(const struct schedstat_topology *topo,
 	if (!c)
 		return -ENOENT;
 	return cpulist_format(&c->cpus, buf, size);
+}
+
+int schedstat_topology_cluster_policy(const struct schedstat_topology *topo,
+				      int cluster)
+{
+	const struct cluster *c = cluster_of(topo, cluster);
+
+	return c && c->policy >= 0 ? c->policy : -ENOENT;
+}
+
+int schedstat_topology_cluster_freq(const struct schedstat_topology *topo,
+				    int cluster, unsigned int *min_khz,
+				    unsigned int *max_khz)
+{
+	const struct cluster *c = cluster_of(topo, cluster);
+
+	if (!c)
+		return -ENOENT;
+	*min_khz = c->freq_min_khz;
+	*max_khz = c->freq_max_khz;
+	return 0;
 }
 
 int schedstat_topology_cpu_cluster(const struct schedstat_topology *topo, int cpu)

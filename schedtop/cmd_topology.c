@@ -12,7 +12,8 @@ static const char topology_usage[] =
 "\n"
 "      --topology SPEC    clusters as NAME:CPULIST[@CAPACITY],...\n"
 "      --sysfs-root DIR   read sysfs from DIR instead of /sys\n"
-"      --csv              CSV with header cluster,name,cpus,capacity\n"
+"      --csv              CSV with header cluster,name,cpus,capacity,policy,\n"
+"                         freq_min_khz,freq_max_khz (empty where unknown)\n"
 "  -h, --help             show this help\n";
 
 static const char *const origin_names[] = {
@@ -20,6 +21,7 @@ static const char *const origin_names[] = {
 	[SCHEDSTAT_TOPO_CPU_CAPACITY] = "cpu_capacity",
 	[SCHEDSTAT_TOPO_CPUFREQ] = "cpufreq policies",
 	[SCHEDSTAT_TOPO_SINGLE] = "no asymmetry found",
+	[SCHEDSTAT_TOPO_CLUSTER_CPUS] = "topology/cluster_cpus_list",
 };
 
 enum { OPT_TOPOLOGY = 256, OPT_SYSFS_ROOT, OPT_CSV };
@@ -38,23 +40,39 @@ static void print_topology(const struct schedstat_topology *t, bool csv)
 	char cpus[SCHEDSTAT_CPULIST_LEN];
 
 	if (csv)
-		printf("cluster,name,cpus,capacity\r\n");
+		printf("cluster,name,cpus,capacity,policy,freq_min_khz,freq_max_khz\r\n");
 	else
-		printf("%-7s %-12s %-16s %s\n", "CLUSTER", "NAME", "CPUS", "CAPACITY");
+		printf("%-7s %-12s %-16s %-8s %-8s %s\n", "CLUSTER", "NAME", "CPUS",
+		       "CAPACITY", "POLICY", "FREQ_MHZ");
 	for (int i = 0; i < n; i++) {
 		const char *name = schedstat_topology_cluster_name(t, i);
 		unsigned int cap = schedstat_topology_cluster_capacity(t, i);
+		int policy = schedstat_topology_cluster_policy(t, i);
+		unsigned int fmin = 0, fmax = 0;
+		char pol[24] = "", fmn[16] = "", fmx[16] = "";
 
 		if (schedstat_topology_cluster_cpulist(t, i, cpus, sizeof(cpus)))
 			cpus[0] = '\0';
+		schedstat_topology_cluster_freq(t, i, &fmin, &fmax);
+		if (policy >= 0)
+			snprintf(pol, sizeof(pol), "policy%d", policy);
+		if (fmin)
+			snprintf(fmn, sizeof(fmn), "%u", fmin);
+		if (fmax)
+			snprintf(fmx, sizeof(fmx), "%u", fmax);
 		if (csv) {
 			printf("%d,", i);
 			csv_field(stdout, name);
 			putchar(',');
 			csv_field(stdout, cpus);
-			printf(",%u\r\n", cap);
+			printf(",%u,%s,%s,%s\r\n", cap, pol, fmn, fmx);
 		} else {
-			printf("%-7d %-12s %-16s %u\n", i, name, cpus, cap);
+			char mhz[32] = "-";
+
+			if (fmin && fmax)
+				snprintf(mhz, sizeof(mhz), "%u-%u", fmin / 1000, fmax / 1000);
+			printf("%-7d %-12s %-16s %-8u %-8s %s\n", i, name, cpus, cap,
+			       *pol ? pol : "-", mhz);
 		}
 	}
 	if (!csv)

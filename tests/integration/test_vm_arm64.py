@@ -52,8 +52,10 @@ def static_binary_under_qemu_user():
     r = subprocess.run(["qemu-aarch64-static", ARM_BIN, "topology", "--csv",
                         "--sysfs-root", os.path.join(FIXTURES, "phone-4+3+1")],
                        capture_output=True)
-    check(r.stdout == b"cluster,name,cpus,capacity\r\n0,LITTLE,0-3,325\r\n"
-          b"1,big,4-6,828\r\n2,prime,7,1024\r\n", "topology: %r" % r.stdout)
+    check(r.stdout == b"cluster,name,cpus,capacity,policy,freq_min_khz,"
+          b"freq_max_khz\r\n0,LITTLE,0-3,325,policy0,307200,1785600\r\n"
+          b"1,big,4-6,828,policy4,633600,2496000\r\n"
+          b"2,prime,7,1024,policy7,787200,2995200\r\n", "topology: %r" % r.stdout)
     # Static: no program interpreter, nothing to install on a phone.
     hdr = subprocess.run(["aarch64-linux-gnu-readelf", "-l", ARM_BIN],
                          capture_output=True, text=True).stdout
@@ -80,8 +82,9 @@ def biglittle_guest_sees_clusters_and_busy_tasks_on_big():
     check(s["CAPACITY"] == ["446", "446", "1024", "1024"],
           "guest capacities %s" % s["CAPACITY"])
     # Detected from cpu_capacity, no override.
-    check(s["TOPOLOGY"] == ["cluster,name,cpus,capacity", "0,LITTLE,0-1,446",
-                            "1,big,2-3,1024"], "topology %s" % s["TOPOLOGY"])
+    check(s["TOPOLOGY"] == ["cluster,name,cpus,capacity,policy,freq_min_khz,"
+                            "freq_max_khz", "0,LITTLE,0-1,446,,,",
+                            "1,big,2-3,1024,,,"], "topology %s" % s["TOPOLOGY"])
     rows = parse_csv("\r\n".join(s["BUSY"]) + "\r\n")
     check(len(rows) == 6, "cluster rows: %s" % s["BUSY"])
     for row in rows:

@@ -137,6 +137,38 @@ static void fixture_phone_4_3_1(void **state)
 	assert_int_equal(schedstat_topology_origin(t), SCHEDSTAT_TOPO_CPU_CAPACITY);
 	assert_int_equal(schedstat_topology_nr_cpus(t), 8);
 	check_clusters(t, want, 3);
+	/* Each cluster's clock: its cpufreq policy and range. */
+	static const struct { int policy; unsigned int min, max; } freq[] = {
+		{ 0, 307200, 1785600 }, { 4, 633600, 2496000 }, { 7, 787200, 2995200 },
+	};
+	for (int k = 0; k < 3; k++) {
+		unsigned int fmin, fmax;
+
+		assert_int_equal(schedstat_topology_cluster_policy(t, k), freq[k].policy);
+		assert_int_equal(schedstat_topology_cluster_freq(t, k, &fmin, &fmax), 0);
+		assert_int_equal(fmin, freq[k].min);
+		assert_int_equal(fmax, freq[k].max);
+	}
+	assert_int_equal(schedstat_topology_cluster_policy(t, 3), -ENOENT);
+	schedstat_topology_free(t);
+}
+
+/* No capacities, no cpufreq: the firmware's cluster lists still tell. */
+static void fixture_arm64_clusters_only(void **state)
+{
+	static const struct want_cluster want[] = {
+		{ "cluster0", "0-3", 1024, 4 },
+		{ "cluster1", "4-7", 1024, 4 },
+	};
+	struct schedstat_topology *t = detect(fixture("arm64-clusters-only"));
+	unsigned int fmin = 1, fmax = 1;
+
+	assert_int_equal(schedstat_topology_origin(t), SCHEDSTAT_TOPO_CLUSTER_CPUS);
+	check_clusters(t, want, 2);
+	assert_int_equal(schedstat_topology_cluster_policy(t, 0), -ENOENT);
+	assert_int_equal(schedstat_topology_cluster_freq(t, 0, &fmin, &fmax), 0);
+	assert_int_equal(fmin, 0);
+	assert_int_equal(fmax, 0);
 	schedstat_topology_free(t);
 }
 
@@ -814,6 +846,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(fixture_phone_4_4),
 		cmocka_unit_test(fixture_phone_4_3_1),
+		cmocka_unit_test(fixture_arm64_clusters_only),
 		cmocka_unit_test(fixture_phone_6_2),
 		cmocka_unit_test(fixture_noncontig),
 		cmocka_unit_test(fixture_x86_symmetric),
