@@ -323,6 +323,24 @@ int BPF_PROG(on_overutilized, struct root_domain *rd, bool overutilized)
 	return 0;
 }
 
+/*
+ * Fires on every frequency change, for each CPU of the policy: rare next to
+ * scheduling. kHz x us keeps the time-weighted sum in 64 bits for months.
+ */
+SEC("tp_btf/cpu_frequency")
+int BPF_PROG(on_cpu_frequency, unsigned int khz, unsigned int cpu)
+{
+	struct st_cpu_state *c = cpu_slot(cpu);
+	__u64 now = bpf_ktime_get_ns();
+
+	if (c->seen & ST_SEEN_FREQ)
+		c->freq_khz_us += (__u64)c->freq_khz * ((now - c->freq_ts) / 1000);
+	c->freq_khz = khz;
+	c->freq_ts = now;
+	c->seen |= ST_SEEN_FREQ;
+	return 0;
+}
+
 /* A step closer than this to the last one belongs to the same operation. */
 #define HOTPLUG_GAP_NS	(100 * 1000 * 1000ULL)
 

@@ -18,6 +18,7 @@ enum st_seen {
 	ST_SEEN_IRQ		= 1 << 3,
 	ST_SEEN_HW		= 1 << 4,
 	ST_SEEN_CAPACITY	= 1 << 5,
+	ST_SEEN_FREQ		= 1 << 6,
 };
 
 /*
@@ -48,7 +49,11 @@ struct st_cpu_state {
 	__u64 idle_start;	/* start of the current idle period, or 0 */
 	/* Failed bpf_ringbuf_reserve() on this CPU. */
 	__u64 dropped;
-	__u64 pad[3];		/* one slot = two cache lines */
+	/* power:cpu_frequency: current kHz, since when, and kHz x us before. */
+	__u64 freq_ts;
+	__u64 freq_khz_us;
+	__u32 freq_khz;
+	__u32 pad1;		/* one slot = two cache lines */
 };
 
 /*

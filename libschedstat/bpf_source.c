@@ -37,6 +37,8 @@ struct schedstat_session {
 	int nr_cpus;
 	struct st_cpu_state *cpus;
 	struct st_hotplug *hotplug;
+	uint32_t *polled_khz;
+	char *sysfs_root;
 	struct st_task_rec *recs;
 	size_t recs_cap;		/* bytes */
 	struct schedstat_group *groups;
@@ -377,6 +379,32 @@ static void copy_cpu_state(struct st_cpu_state *dst,
 	}
 }
 
+/*
+ * Where power:cpu_frequency never fires (a driver that does not report, or
+ * no event support) the policy's scaling_cur_freq still says the clock.
+ */
+static void poll_freqs(struct schedstat_session *s)
+{
+	int n = schedstat_topology_nr_clusters(s->topo);
+
+	memset(s->polled_khz, 0, s->nr_cpus * sizeof(*s->polled_khz));
+	for (int k = 0; k < n; k++) {
+		int policy = schedstat_topology_cluster_policy(s->topo, k);
+		char rel[96];
+		uint64_t khz;
+
+		if (policy < 0)
+			continue;
+		snprintf(rel, sizeof(rel),
+			 "devices/system/cpu/cpufreq/policy%d/scaling_cur_freq", policy);
+		if (sysfs_read_u64(s->sysfs_root, rel, &khz) || khz > UINT32_MAX)
+			continue;
+		for (int cpu = 0; cpu < s->nr_cpus; cpu++)
+			if (schedstat_topology_cpu_cluster(s->topo, cpu) == k)
+				s->polled_khz[cpu] = khz;
+	}
+}
+
 int schedstat_session_sample(struct schedstat_session *s,
 			     struct schedstat_snapshot **out)
 {
@@ -412,6 +440,8 @@ int schedstat_session_sample(struct schedstat_session *s,
 	in.nr_tasks = nr;
 	in.cpus = s->cpus;
 	in.hotplug = s->hotplug;
+	poll_freqs(s);
+	in.polled_khz = s->polled_khz;
 	in.nr_cpus = s->nr_cpus;
 	in.online = &online;
 	in.global = &global;
@@ -492,7 +522,10 @@ int schedstat_session_open(struct schedstat_session **out,
 	}
 	s->cpus = calloc(s->nr_cpus ? s->nr_cpus : 1, sizeof(*s->cpus));
 	s->hotplug = calloc(s->nr_cpus ? s->nr_cpus : 1, sizeof(*s->hotplug));
-	if (!s->cpus || !s->hotplug) {
+	s->polled_khz = calloc(s->nr_cpus ? s->nr_cpus : 1, sizeof(*s->polled_khz));
+	s->sysfs_root = opts->sysfs_root ? strdup(opts->sysfs_root) : NULL;
+	if (!s->cpus || !s->hotplug || !s->polled_khz ||
+	    (opts->sysfs_root && !s->sysfs_root)) {
 		err = -ENOMEM;
 		goto cleanup;
 	}
@@ -567,6 +600,8 @@ void schedstat_session_close(struct schedstat_session *s)
 	schedstat_topology_free(s->topo);
 	free(s->cpus);
 	free(s->hotplug);
+	free(s->polled_khz);
+	free(s->sysfs_root);
 	free(s->recs);
 	free(s->groups);
 	cgroup_names_free(s->cgroup_names);

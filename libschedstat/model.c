@@ -345,6 +345,7 @@ static uint32_t cpu_avail(uint32_t avail, uint32_t seen)
 		{ SCHEDSTAT_AVAIL_IRQ, ST_SEEN_IRQ },
 		{ SCHEDSTAT_AVAIL_HW, ST_SEEN_HW },
 		{ SCHEDSTAT_AVAIL_CAPACITY_CFS, ST_SEEN_CAPACITY },
+		{ SCHEDSTAT_AVAIL_FREQ, ST_SEEN_FREQ },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(map); i++)
@@ -370,6 +371,37 @@ static void clear_unavailable(struct schedstat_cpu *o)
 		o->hw_pressure = 0;
 	if (!(o->avail & SCHEDSTAT_AVAIL_CAPACITY_CFS))
 		o->capacity_cfs = 0;
+	if (!(o->avail & SCHEDSTAT_AVAIL_FREQ))
+		o->freq_khz = o->freq_avg_khz = 0;
+}
+
+static uint64_t freq_total(const struct st_cpu_state *c, uint64_t ts)
+{
+	return c->freq_khz_us + (uint64_t)c->freq_khz *
+	       ((ts > c->freq_ts ? ts - c->freq_ts : 0) / 1000);
+}
+
+/* The clock over the interval, from the events, else from the poll. */
+static void fill_freq(struct model *m, const struct model_input *in,
+		      struct schedstat_cpu *o, const struct st_cpu_state *c,
+		      const struct st_cpu_state *p, uint64_t interval)
+{
+	uint32_t polled = in->polled_khz ? in->polled_khz[o->cpu] : 0;
+
+	if (c->seen & ST_SEEN_FREQ) {
+		uint64_t now = freq_total(c, in->ts_ns);
+		uint64_t then = freq_total(p, m->prev_ts);
+
+		o->freq_khz = c->freq_khz;
+		/* Events began within the interval: no full mean yet. */
+		o->freq_avg_khz = (p->seen & ST_SEEN_FREQ) && interval >= 1000 &&
+				  now >= then ? (now - then) / (interval / 1000) :
+				  c->freq_khz;
+		o->avail |= SCHEDSTAT_AVAIL_FREQ;
+	} else if (polled) {
+		o->freq_khz = o->freq_avg_khz = polled;
+		o->avail |= SCHEDSTAT_AVAIL_FREQ;
+	}
 }
 
 static void fill_cpus(struct model *m, const struct model_input *in,
@@ -396,6 +428,7 @@ static void fill_cpus(struct model *m, const struct model_input *in,
 		o->irq_util = c->irq_util;
 		o->hw_pressure = c->hw_pressure;
 		o->avail = cpu_avail(in->avail, c->seen);
+		fill_freq(m, in, o, c, p, interval);
 		clear_unavailable(o);
 		o->nr_switches = delta(c->nr_switches, p->nr_switches);
 		o->nr_preempt = delta(c->nr_preempt, p->nr_preempt);
@@ -492,8 +525,17 @@ static void fill_clusters(struct model *m, const struct model_input *in,
 			cl->nr_running += c->nr_running;
 			util += c->util_avg + c->rt_util + c->dl_util + c->irq_util;
 			busy += c->busy_ns;
+			if (c->freq_khz > cl->freq_khz) {
+				cl->freq_khz = c->freq_khz;
+				cl->freq_avg_khz = c->freq_avg_khz;
+			}
 		}
 		cl->util_pct = cl->capacity ? 100.0 * util / cl->capacity : 0;
+		cl->avail = in->avail & ~SCHEDSTAT_AVAIL_FREQ;
+		if (cl->overutilized < 0)
+			cl->avail &= ~SCHEDSTAT_AVAIL_OVERUTILIZED;
+		if (cl->freq_khz)
+			cl->avail |= SCHEDSTAT_AVAIL_FREQ;
 		cl->busy_pct = cl->nr_online && s->interval_ns ?
 			       100.0 * busy / ((double)s->interval_ns * cl->nr_online) : 0;
 	}

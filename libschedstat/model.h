@@ -36,6 +36,8 @@ struct model_input {
 	size_t nr_tasks;
 	const struct st_cpu_state *cpus;	/* indexed by CPU number */
 	const struct st_hotplug *hotplug;	/* the same, may be NULL */
+	/* scaling_cur_freq by CPU (0: unknown), for CPUs without events. */
+	const uint32_t *polled_khz;
 	size_t nr_cpus;
 	const struct schedstat_cpuset *online;
 	const struct st_global_state *global;

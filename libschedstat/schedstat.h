@@ -132,6 +132,7 @@ enum schedstat_avail {
 	SCHEDSTAT_AVAIL_WAKEUPS		= 1u << 7,	/* exact_wakeups: sched_waking */
 	SCHEDSTAT_AVAIL_UTIL_EST	= 1u << 8,	/* util_est of tasks and CPUs */
 	SCHEDSTAT_AVAIL_HOTPLUG		= 1u << 9,	/* cpuhp_enter / cpuhp_exit */
+	SCHEDSTAT_AVAIL_FREQ		= 1u << 10,	/* cpu_frequency or sysfs */
 };
 
 struct schedstat_task {
@@ -198,6 +199,13 @@ struct schedstat_cpu {
 	 * how long the latest one took (first step to last), 0 if none. */
 	uint32_t hotplug_ops;
 	uint64_t hotplug_ns;
+	/*
+	 * Clock: the latest power:cpu_frequency value and its time-weighted
+	 * mean over the interval; where that event never fired, the policy's
+	 * scaling_cur_freq read at the sample for both. kHz.
+	 */
+	uint32_t freq_khz;
+	uint32_t freq_avg_khz;
 	/* SCHEDSTAT_AVAIL_* bits valid for this CPU (a tracepoint that exists
 	 * but has not fired for this CPU yet leaves its signal unavailable). */
 	uint32_t avail;
@@ -239,6 +247,11 @@ struct schedstat_cluster {
 	/* Migrations into this cluster from one of less / more capacity. */
 	uint32_t up_migrations;
 	uint32_t down_migrations;
+	/* The clock of its online CPUs (the highest, should they differ). */
+	uint32_t freq_khz;
+	uint32_t freq_avg_khz;
+	/* SCHEDSTAT_AVAIL_* bits valid for this cluster. */
+	uint32_t avail;
 };
 
 /* ------------------------------------------------------------------ */

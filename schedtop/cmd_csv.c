@@ -222,10 +222,7 @@ static int write_sample(FILE *f, const struct csv_opts *o,
 		const struct schedstat_cluster *c = schedstat_snapshot_clusters(snap, &n);
 
 		for (size_t i = 0; i < n && !err; i++) {
-			/* Until the kernel reports the flag, its time is unknown too. */
-			ctx.avail = schedstat_snapshot_avail(snap);
-			if (c[i].overutilized < 0)
-				ctx.avail &= ~SCHEDSTAT_AVAIL_OVERUTILIZED;
+			ctx.avail = c[i].avail;
 			err = csv_write_row(f, o->table, &ctx, &c[i]);
 		}
 	} else {

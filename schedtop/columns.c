@@ -289,6 +289,18 @@ static const struct column cpu_cols[] = {
 		.sort_desc = true,
 		CPU(hotplug_ns, COL_NS),
 		.avail = SCHEDSTAT_AVAIL_HOTPLUG,
+	}, {
+		.name = "freq_khz", .title = "FREQ", .width = 8,
+		.desc = "CPU clock at the sample, kHz: the latest power:cpu_frequency event, or the policy's scaling_cur_freq where the event never fired",
+		.sort_desc = true,
+		CPU(freq_khz, COL_U32),
+		.avail = SCHEDSTAT_AVAIL_FREQ,
+	}, {
+		.name = "freq_avg_khz", .title = "FREQ_AVG", .width = 8,
+		.desc = "Time-weighted mean clock over the interval from the power:cpu_frequency events, kHz (the sampled value where only scaling_cur_freq is known)",
+		.sort_desc = true,
+		CPU(freq_avg_khz, COL_U32),
+		.avail = SCHEDSTAT_AVAIL_FREQ,
 	},
 };
 
@@ -356,6 +368,18 @@ static const struct column cluster_cols[] = {
 		.desc = "Migrations during the interval into this cluster from one of more capacity",
 		.sort_desc = true,
 		CLUSTER(down_migrations, COL_U32), .tui_default = true,
+	}, {
+		.name = "freq_khz", .title = "FREQ", .width = 8,
+		.desc = "Clock of the cluster's online CPUs at the sample (the highest, should they differ), kHz",
+		.sort_desc = true,
+		CLUSTER(freq_khz, COL_U32),
+		.avail = SCHEDSTAT_AVAIL_FREQ,
+	}, {
+		.name = "freq_avg_khz", .title = "FREQ_AVG", .width = 8,
+		.desc = "Time-weighted mean clock over the interval of that CPU, kHz",
+		.sort_desc = true,
+		CLUSTER(freq_avg_khz, COL_U32),
+		.avail = SCHEDSTAT_AVAIL_FREQ,
 	},
 };
 
@@ -474,6 +498,8 @@ static const struct {
 	  "empty if sched_cpu_capacity_tp is missing or has not fired for this CPU yet" },
 	{ SCHEDSTAT_AVAIL_OVERUTILIZED,
 	  "empty until sched_overutilized_tp fires, which only happens where EAS is active" },
+	{ SCHEDSTAT_AVAIL_FREQ,
+	  "empty where neither power:cpu_frequency nor cpufreq's scaling_cur_freq tells the clock (no cpufreq)" },
 	{ SCHEDSTAT_AVAIL_HOTPLUG,
 	  "empty if the cpuhp tracepoints are missing" },
 	{ SCHEDSTAT_AVAIL_UTIL_EST,

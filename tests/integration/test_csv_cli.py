@@ -5,8 +5,8 @@ import subprocess
 import sys
 import time
 
-from harness import (BIN, bpf_progs_loaded, check, mono_ns, parse_csv, run,
-                     schedtop, start_schedtop, test)
+from harness import (BIN, SRC, bpf_progs_loaded, check, mono_ns, parse_csv,
+                     run, schedtop, start_schedtop, test)
 
 TOPO = "LITTLE:0@512,big:1@1024"
 TASK_HEADER = ("ts_ns,pid,tgid,comm,cpu,cluster,state,util_avg,runnable_avg,"
@@ -90,6 +90,25 @@ def cluster_table_values():
         check(row["overutilized"] == "" and row["overutilized_ns"] == "",
               "overutilized should be n/a here")
         check(0 <= float(row["busy_pct"]) <= 100, "busy_pct %s" % row["busy_pct"])
+
+
+@test(root=True)
+def frequency_polled_from_cpufreq():
+    root = os.path.join(SRC, "tests", "fixtures", "sysfs", "phone-4+4")
+    with open(os.path.join(root, "devices/system/cpu/cpufreq/policy0/"
+                           "scaling_cur_freq")) as f:
+        khz = f.read().strip()
+    r = schedtop("csv", "-t", "cluster", "-n", "1", "-i", "100",
+                 "--sysfs-root", root)
+    check(r.returncode == 0, r.stderr)
+    little = next(x for x in parse_csv(r.stdout) if x["cluster"] == "LITTLE")
+    check(little["freq_khz"] == khz and little["freq_avg_khz"] == khz,
+          "LITTLE clock %s/%s, policy0 says %s" %
+          (little["freq_khz"], little["freq_avg_khz"], khz))
+    # This VM has no cpufreq at all: not available, never 0.
+    r = schedtop("csv", "-t", "cpu", "-n", "1", "-i", "100")
+    check(all(x["freq_khz"] == "" for x in parse_csv(r.stdout)),
+          "a clock where there is no cpufreq")
 
 
 @test(root=True)

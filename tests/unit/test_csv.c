@@ -29,12 +29,12 @@
 #define CPU_HEADER "ts_ns,cpu,cluster,online,capacity,util_avg,runnable_avg," \
 	"load_avg,blocked_util,blocked_load,rt_util,dl_util,irq_util,nr_running"
 #define CPU_EXTRA "capacity_cfs,util_est,hw_pressure,busy_ns,nr_switches," \
-	"nr_preempt,dropped,hotplug_ops,hotplug_ns"
+	"nr_preempt,dropped,hotplug_ops,hotplug_ns,freq_khz,freq_avg_khz"
 #define CLUSTER_HEADER "ts_ns,cluster,cpus,capacity,util_pct,nr_running," \
 	"overutilized"
-#define CLUSTER_EXTRA "nr_online,overutilized_ns,busy_pct,misfit_tasks,up_migrations,down_migrations"
+#define CLUSTER_EXTRA "nr_online,overutilized_ns,busy_pct,misfit_tasks,up_migrations,down_migrations,freq_khz,freq_avg_khz"
 
-#define ALL_AVAIL 0x3ffu
+#define ALL_AVAIL 0x7ffu
 
 #define DOC_BEGIN "<!-- BEGIN GENERATED: schedtop csv --list-columns -->\n"
 #define DOC_END "<!-- END GENERATED -->\n"
@@ -288,6 +288,8 @@ static const struct schedstat_cpu cpu_row = {
 	.dropped = 0,
 	.hotplug_ops = 2,
 	.hotplug_ns = 4100000,
+	.freq_khz = 1800000,
+	.freq_avg_khz = 1500000,
 	.avail = ALL_AVAIL,
 };
 
@@ -297,19 +299,19 @@ static void cpu_rows(void **state)
 
 	assert_row(&cpu_table, ALL_AVAIL, &c,
 		   "123456789012,6,big,1,1024,501,640,2100,120,300,11,2,9,3,"
-		   "980,520,30,812345678,4000,250,0,2,4100000\r\n");
+		   "980,520,30,812345678,4000,250,0,2,4100000,1800000,1500000\r\n");
 
 	/* A kernel with only pelt_cfs_tp: every other signal is empty. */
 	c.online = false;
 	c.cluster = 0;
 	assert_row(&cpu_table, SCHEDSTAT_AVAIL_CFS, &c,
 		   "123456789012,6,LITTLE,0,1024,501,640,2100,120,300,,,,3,"
-		   ",,,812345678,4000,250,0,,\r\n");
+		   ",,,812345678,4000,250,0,,,,\r\n");
 
 	/* And without it: the CFS columns go too, the counters stay. */
 	assert_row(&cpu_table, 0, &c,
 		   "123456789012,6,LITTLE,0,1024,,,,,,,,,3,"
-		   ",,,812345678,4000,250,0,,\r\n");
+		   ",,,812345678,4000,250,0,,,,\r\n");
 }
 
 static const struct schedstat_cluster cluster_row = {
@@ -326,6 +328,8 @@ static const struct schedstat_cluster cluster_row = {
 	.misfit_tasks = 1,
 	.up_migrations = 3,
 	.down_migrations = 2,
+	.freq_khz = 2000000,
+	.freq_avg_khz = 1900000,
 };
 
 static void cluster_rows(void **state)
@@ -333,27 +337,27 @@ static void cluster_rows(void **state)
 	struct schedstat_cluster c = cluster_row;
 
 	assert_row(&cluster_table, ALL_AVAIL, &c,
-		   "123456789012,LITTLE,\"0-3,6\",2560,37.46,4,1,5,2500000,42.50,1,3,2\r\n");
+		   "123456789012,LITTLE,\"0-3,6\",2560,37.46,4,1,5,2500000,42.50,1,3,2,2000000,1900000\r\n");
 
 	c.overutilized = 0;
 	c.util_pct = 100;
 	assert_row(&cluster_table, ALL_AVAIL, &c,
-		   "123456789012,LITTLE,\"0-3,6\",2560,100.00,4,0,5,2500000,42.50,1,3,2\r\n");
+		   "123456789012,LITTLE,\"0-3,6\",2560,100.00,4,0,5,2500000,42.50,1,3,2,2000000,1900000\r\n");
 
 	/* Not reported, by the value or by the mask: empty either way. */
 	c.overutilized = -1;
 	assert_row(&cluster_table, ALL_AVAIL, &c,
-		   "123456789012,LITTLE,\"0-3,6\",2560,100.00,4,,5,2500000,42.50,1,3,2\r\n");
+		   "123456789012,LITTLE,\"0-3,6\",2560,100.00,4,,5,2500000,42.50,1,3,2,2000000,1900000\r\n");
 	c.overutilized = 1;
 	assert_row(&cluster_table, ALL_AVAIL & ~SCHEDSTAT_AVAIL_OVERUTILIZED, &c,
-		   "123456789012,LITTLE,\"0-3,6\",2560,100.00,4,,5,,42.50,1,3,2\r\n");
+		   "123456789012,LITTLE,\"0-3,6\",2560,100.00,4,,5,,42.50,1,3,2,2000000,1900000\r\n");
 
 	/* No online CPU, no capacity: no percentage either. */
 	c.capacity = 0;
 	c.nr_online = 0;
 	c.util_pct = NAN;
 	assert_row(&cluster_table, ALL_AVAIL, &c,
-		   "123456789012,LITTLE,\"0-3,6\",0,,4,1,0,2500000,42.50,1,3,2\r\n");
+		   "123456789012,LITTLE,\"0-3,6\",0,,4,1,0,2500000,42.50,1,3,2,2000000,1900000\r\n");
 }
 
 /* A reader that went away must come back as -EPIPE, not as silence. */

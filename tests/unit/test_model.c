@@ -493,6 +493,54 @@ static void misfit_busy_and_overutilized(void **state)
 	schedstat_snapshot_free(s);
 }
 
+/* The clock: a time-weighted mean from the events, else the sysfs poll. */
+static void frequency_from_events_or_poll(void **state)
+{
+	struct fixture *f = *state;
+	struct schedstat_snapshot *s;
+	const struct schedstat_cpu *c;
+	const struct schedstat_cluster *cl;
+	uint32_t polled[2] = { 0, 1400000 };
+	struct model_input in;
+	size_t n;
+
+	f->cpus[0].seen = ST_SEEN_FREQ;
+	f->cpus[0].freq_khz = 1000000;
+	f->cpus[0].freq_ts = 50 * MS;
+	assert_null(update(f, 100 * MS));
+	/* 1 GHz until 150 ms, then 2 GHz: the mean over 100-200 ms is 1.5 GHz. */
+	f->cpus[0].freq_khz_us = 1000000ULL * 100000;	/* 50-150 ms at 1 GHz */
+	f->cpus[0].freq_khz = 2000000;
+	f->cpus[0].freq_ts = 150 * MS;
+	in = (struct model_input){
+		.ts_ns = 200 * MS, .tasks = f->tasks, .nr_tasks = f->nr,
+		.cpus = f->cpus, .nr_cpus = 2, .online = &f->online,
+		.global = &f->global, .avail = SCHEDSTAT_AVAIL_CFS,
+		.polled_khz = polled,
+	};
+	assert_int_equal(model_update(f->model, &in, &s), 0);
+	c = schedstat_snapshot_cpus(s, &n);
+	assert_int_equal(c[0].freq_khz, 2000000);
+	assert_int_equal(c[0].freq_avg_khz, 1500000);
+	assert_true(c[0].avail & SCHEDSTAT_AVAIL_FREQ);
+	/* No event on cpu1: the polled scaling_cur_freq. */
+	assert_int_equal(c[1].freq_khz, 1400000);
+	assert_int_equal(c[1].freq_avg_khz, 1400000);
+	cl = schedstat_snapshot_clusters(s, &n);
+	assert_int_equal(cl[0].freq_khz, 2000000);
+	assert_int_equal(cl[1].freq_khz, 1400000);
+	assert_true(cl[1].avail & SCHEDSTAT_AVAIL_FREQ);
+	schedstat_snapshot_free(s);
+	/* Neither: not available, and 0 in the row. */
+	s = update(f, 300 * MS);
+	c = schedstat_snapshot_cpus(s, &n);
+	assert_false(c[1].avail & SCHEDSTAT_AVAIL_FREQ);
+	assert_int_equal(c[1].freq_khz, 0);
+	cl = schedstat_snapshot_clusters(s, &n);
+	assert_false(cl[1].avail & SCHEDSTAT_AVAIL_FREQ);
+	schedstat_snapshot_free(s);
+}
+
 static void state_letters(void **state)
 {
 	assert_int_equal(model_state_letter(0, 0), 'R');
@@ -525,6 +573,7 @@ int main(void)
 		T(offline_cpu_leaves_cluster_sums),
 		T(cross_cluster_migrations_split),
 		T(misfit_busy_and_overutilized),
+		T(frequency_from_events_or_poll),
 		cmocka_unit_test(state_letters),
 	};
 
