@@ -341,6 +341,30 @@ int BPF_PROG(on_cpu_frequency, unsigned int khz, unsigned int cpu)
 	return 0;
 }
 
+#define PWR_EVENT_EXIT	((unsigned int)-1)
+
+/* Entry to an idle state, and exit from it (PWR_EVENT_EXIT), on this CPU. */
+SEC("tp_btf/cpu_idle")
+int BPF_PROG(on_cpu_idle, unsigned int state, unsigned int cpu)
+{
+	struct st_cpu_state *c = cpu_slot(cpu);
+	__u64 now = bpf_ktime_get_ns();
+
+	if (state != PWR_EVENT_EXIT) {
+		c->cstate = state;
+		c->cstate_ts = now;
+		c->seen |= ST_SEEN_IDLE;
+		return 0;
+	}
+	if (c->cstate >= 0 && c->cstate_ts) {
+		int s = c->cstate < ST_IDLE_STATES ? c->cstate : ST_IDLE_STATES - 1;
+
+		c->cstate_ns[s & (ST_IDLE_STATES - 1)] += now - c->cstate_ts;
+	}
+	c->cstate = -1;
+	return 0;
+}
+
 /* A step closer than this to the last one belongs to the same operation. */
 #define HOTPLUG_GAP_NS	(100 * 1000 * 1000ULL)
 

@@ -9,6 +9,8 @@
 #define ST_COMM_LEN	16
 /* Must stay a power of two: BPF indexes cpu_state[] with a mask. */
 #define ST_MAX_CPUS	1024
+/* Idle states told apart; deeper ones count as the last. */
+#define ST_IDLE_STATES	4
 
 /* Bits of st_cpu_state.seen: which per-CPU signals a tracepoint filled. */
 enum st_seen {
@@ -19,6 +21,7 @@ enum st_seen {
 	ST_SEEN_HW		= 1 << 4,
 	ST_SEEN_CAPACITY	= 1 << 5,
 	ST_SEEN_FREQ		= 1 << 6,
+	ST_SEEN_IDLE		= 1 << 7,
 };
 
 /*
@@ -53,7 +56,12 @@ struct st_cpu_state {
 	__u64 freq_ts;
 	__u64 freq_khz_us;
 	__u32 freq_khz;
-	__u32 pad1;		/* one slot = two cache lines */
+	/* power:cpu_idle: the state entered (-1 when not idle), since when,
+	 * and completed residency per state. */
+	__s32 cstate;
+	__u64 cstate_ts;
+	__u64 cstate_ns[ST_IDLE_STATES];
+	__u64 pad[2];		/* one slot = three cache lines */
 };
 
 /*

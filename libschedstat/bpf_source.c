@@ -122,6 +122,17 @@ static uint32_t prog_avail(const char *tp)
 	return 0;
 }
 
+static bool have_prog(const struct schedstat_session *s, const char *tp)
+{
+	for (int i = 0; s->attached[i]; i++) {
+		const char *slash = strchr(s->attached[i], '/');
+
+		if (slash && !strcmp(slash + 1, tp))
+			return true;
+	}
+	return false;
+}
+
 /*
  * Keep only the programs whose tracepoint this kernel has: a BTF-only
  * tracepoint exists iff vmlinux BTF has its btf_trace_<name> typedef.
@@ -166,6 +177,9 @@ static int choose_programs(struct schedstat_session *s, const struct btf *vmlinu
 				s->attached[n++] = sec;
 		}
 	}
+	/* Idle residency is per CPU, once the event has been seen there. */
+	if (have_prog(s, "cpu_idle"))
+		s->avail |= SCHEDSTAT_AVAIL_IDLE;
 	/*
 	 * Every kernel since 4.17 has util_est; it is read from the tasks.
 	 * sched_util_est_cfs_tp is not attached: it fires on every enqueue and

@@ -346,6 +346,7 @@ static uint32_t cpu_avail(uint32_t avail, uint32_t seen)
 		{ SCHEDSTAT_AVAIL_HW, ST_SEEN_HW },
 		{ SCHEDSTAT_AVAIL_CAPACITY_CFS, ST_SEEN_CAPACITY },
 		{ SCHEDSTAT_AVAIL_FREQ, ST_SEEN_FREQ },
+		{ SCHEDSTAT_AVAIL_IDLE, ST_SEEN_IDLE },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(map); i++)
@@ -373,6 +374,14 @@ static void clear_unavailable(struct schedstat_cpu *o)
 		o->capacity_cfs = 0;
 	if (!(o->avail & SCHEDSTAT_AVAIL_FREQ))
 		o->freq_khz = o->freq_avg_khz = 0;
+}
+
+static uint64_t cstate_total(const struct st_cpu_state *c, int s, uint64_t ts)
+{
+	int now_in = c->cstate < ST_IDLE_STATES ? c->cstate : ST_IDLE_STATES - 1;
+
+	return c->cstate_ns[s] + (c->cstate >= 0 && now_in == s && c->cstate_ts &&
+				  ts > c->cstate_ts ? ts - c->cstate_ts : 0);
 }
 
 static uint64_t freq_total(const struct st_cpu_state *c, uint64_t ts)
@@ -430,6 +439,14 @@ static void fill_cpus(struct model *m, const struct model_input *in,
 		o->avail = cpu_avail(in->avail, c->seen);
 		fill_freq(m, in, o, c, p, interval);
 		clear_unavailable(o);
+		for (int k = 0; (o->avail & SCHEDSTAT_AVAIL_IDLE) && k < ST_IDLE_STATES; k++) {
+			uint64_t now = cstate_total(c, k, in->ts_ns);
+			uint64_t then = cstate_total(p, k, m->prev_ts);
+
+			o->idle_state_ns[k] = now > then ? now - then : 0;
+			if (o->idle_state_ns[k] > interval)
+				o->idle_state_ns[k] = interval;
+		}
 		o->nr_switches = delta(c->nr_switches, p->nr_switches);
 		o->nr_preempt = delta(c->nr_preempt, p->nr_preempt);
 		o->dropped = delta(c->dropped, p->dropped);

@@ -133,6 +133,7 @@ enum schedstat_avail {
 	SCHEDSTAT_AVAIL_UTIL_EST	= 1u << 8,	/* util_est of tasks and CPUs */
 	SCHEDSTAT_AVAIL_HOTPLUG		= 1u << 9,	/* cpuhp_enter / cpuhp_exit */
 	SCHEDSTAT_AVAIL_FREQ		= 1u << 10,	/* cpu_frequency or sysfs */
+	SCHEDSTAT_AVAIL_IDLE		= 1u << 11,	/* power:cpu_idle seen */
 };
 
 struct schedstat_task {
@@ -206,6 +207,9 @@ struct schedstat_cpu {
 	 */
 	uint32_t freq_khz;
 	uint32_t freq_avg_khz;
+	/* Residency in idle states 0..3 (3: and deeper) during the interval,
+	 * from power:cpu_idle. */
+	uint64_t idle_state_ns[4];
 	/* SCHEDSTAT_AVAIL_* bits valid for this CPU (a tracepoint that exists
 	 * but has not fired for this CPU yet leaves its signal unavailable). */
 	uint32_t avail;

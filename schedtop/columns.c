@@ -301,6 +301,30 @@ static const struct column cpu_cols[] = {
 		.sort_desc = true,
 		CPU(freq_avg_khz, COL_U32),
 		.avail = SCHEDSTAT_AVAIL_FREQ,
+	}, {
+		.name = "idle0_ns", .title = "IDLE0_MS", .width = 9,
+		.desc = "Time in idle state 0 during the interval (power:cpu_idle), ns",
+		.sort_desc = true,
+		CPU(idle_state_ns[0], COL_NS),
+		.avail = SCHEDSTAT_AVAIL_IDLE,
+	}, {
+		.name = "idle1_ns", .title = "IDLE1_MS", .width = 9,
+		.desc = "Time in idle state 1 during the interval (power:cpu_idle), ns",
+		.sort_desc = true,
+		CPU(idle_state_ns[1], COL_NS),
+		.avail = SCHEDSTAT_AVAIL_IDLE,
+	}, {
+		.name = "idle2_ns", .title = "IDLE2_MS", .width = 9,
+		.desc = "Time in idle state 2 during the interval (power:cpu_idle), ns",
+		.sort_desc = true,
+		CPU(idle_state_ns[2], COL_NS),
+		.avail = SCHEDSTAT_AVAIL_IDLE,
+	}, {
+		.name = "idle3_ns", .title = "IDLE3_MS", .width = 9,
+		.desc = "Time in idle state 3 and deeper during the interval (power:cpu_idle), ns",
+		.sort_desc = true,
+		CPU(idle_state_ns[3], COL_NS),
+		.avail = SCHEDSTAT_AVAIL_IDLE,
 	},
 };
 
@@ -500,6 +524,8 @@ static const struct {
 	  "empty until sched_overutilized_tp fires, which only happens where EAS is active" },
 	{ SCHEDSTAT_AVAIL_FREQ,
 	  "empty where neither power:cpu_frequency nor cpufreq's scaling_cur_freq tells the clock (no cpufreq)" },
+	{ SCHEDSTAT_AVAIL_IDLE,
+	  "empty if power:cpu_idle is missing or has not fired on this CPU" },
 	{ SCHEDSTAT_AVAIL_HOTPLUG,
 	  "empty if the cpuhp tracepoints are missing" },
 	{ SCHEDSTAT_AVAIL_UTIL_EST,

@@ -131,6 +131,12 @@ def cpu_table_values():
         check(0 <= int(row["nr_running"]) <= 64, "nr_running %r" % row["nr_running"])
         check(int(row["nr_preempt"]) <= int(row["nr_switches"]),
               "more preemptions than switches")
+        # power:cpu_idle fires on this VM: busy plus idle residency covers
+        # the 200 ms interval (edges of the interval blur it a little).
+        idle = sum(int(row["idle%d_ns" % k]) for k in range(4))
+        check(idle <= 210e6 and 150e6 <= idle + int(row["busy_ns"]) <= 260e6,
+              "cpu%s busy %s + idle %d ns in a 200 ms interval" %
+              (row["cpu"], row["busy_ns"], idle))
     # The python harness itself ran somewhere, so something switched.
     check(sum(int(r["nr_switches"]) for r in rows) > 0, "no switches counted")
 

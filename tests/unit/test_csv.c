@@ -29,12 +29,13 @@
 #define CPU_HEADER "ts_ns,cpu,cluster,online,capacity,util_avg,runnable_avg," \
 	"load_avg,blocked_util,blocked_load,rt_util,dl_util,irq_util,nr_running"
 #define CPU_EXTRA "capacity_cfs,util_est,hw_pressure,busy_ns,nr_switches," \
-	"nr_preempt,dropped,hotplug_ops,hotplug_ns,freq_khz,freq_avg_khz"
+	"nr_preempt,dropped,hotplug_ops,hotplug_ns,freq_khz,freq_avg_khz," \
+	"idle0_ns,idle1_ns,idle2_ns,idle3_ns"
 #define CLUSTER_HEADER "ts_ns,cluster,cpus,capacity,util_pct,nr_running," \
 	"overutilized"
 #define CLUSTER_EXTRA "nr_online,overutilized_ns,busy_pct,misfit_tasks,up_migrations,down_migrations,freq_khz,freq_avg_khz"
 
-#define ALL_AVAIL 0x7ffu
+#define ALL_AVAIL 0xfffu
 
 #define DOC_BEGIN "<!-- BEGIN GENERATED: schedtop csv --list-columns -->\n"
 #define DOC_END "<!-- END GENERATED -->\n"
@@ -290,6 +291,7 @@ static const struct schedstat_cpu cpu_row = {
 	.hotplug_ns = 4100000,
 	.freq_khz = 1800000,
 	.freq_avg_khz = 1500000,
+	.idle_state_ns = { 1000, 20000000, 0, 5 },
 	.avail = ALL_AVAIL,
 };
 
@@ -299,19 +301,20 @@ static void cpu_rows(void **state)
 
 	assert_row(&cpu_table, ALL_AVAIL, &c,
 		   "123456789012,6,big,1,1024,501,640,2100,120,300,11,2,9,3,"
-		   "980,520,30,812345678,4000,250,0,2,4100000,1800000,1500000\r\n");
+		   "980,520,30,812345678,4000,250,0,2,4100000,1800000,1500000,"
+		   "1000,20000000,0,5\r\n");
 
 	/* A kernel with only pelt_cfs_tp: every other signal is empty. */
 	c.online = false;
 	c.cluster = 0;
 	assert_row(&cpu_table, SCHEDSTAT_AVAIL_CFS, &c,
 		   "123456789012,6,LITTLE,0,1024,501,640,2100,120,300,,,,3,"
-		   ",,,812345678,4000,250,0,,,,\r\n");
+		   ",,,812345678,4000,250,0,,,,,,,,\r\n");
 
 	/* And without it: the CFS columns go too, the counters stay. */
 	assert_row(&cpu_table, 0, &c,
 		   "123456789012,6,LITTLE,0,1024,,,,,,,,,3,"
-		   ",,,812345678,4000,250,0,,,,\r\n");
+		   ",,,812345678,4000,250,0,,,,,,,,\r\n");
 }
 
 static const struct schedstat_cluster cluster_row = {

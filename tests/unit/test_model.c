@@ -541,6 +541,46 @@ static void frequency_from_events_or_poll(void **state)
 	schedstat_snapshot_free(s);
 }
 
+/* Idle residency per state, the ongoing stay included, per interval. */
+static void idle_state_residency(void **state)
+{
+	struct fixture *f = *state;
+	struct schedstat_snapshot *s;
+	const struct schedstat_cpu *c;
+	struct model_input in;
+	size_t n;
+
+	f->cpus[0].seen = ST_SEEN_IDLE;
+	f->cpus[0].cstate = -1;
+	assert_null(update(f, 100 * MS));
+	f->cpus[0].cstate_ns[1] = 30 * MS;	/* a finished stay in state 1 */
+	f->cpus[0].cstate_ns[3] = 10 * MS;	/* state 5 counts as 3 */
+	f->cpus[0].cstate = 2;			/* in state 2 since 180 ms */
+	f->cpus[0].cstate_ts = 180 * MS;
+	in = (struct model_input){
+		.ts_ns = 200 * MS, .tasks = f->tasks, .nr_tasks = f->nr,
+		.cpus = f->cpus, .nr_cpus = 2, .online = &f->online,
+		.global = &f->global, .avail = SCHEDSTAT_AVAIL_IDLE,
+	};
+	assert_int_equal(model_update(f->model, &in, &s), 0);
+	c = schedstat_snapshot_cpus(s, &n);
+	assert_true(c[0].avail & SCHEDSTAT_AVAIL_IDLE);
+	assert_int_equal(c[0].idle_state_ns[0], 0);
+	assert_int_equal(c[0].idle_state_ns[1], 30 * MS);
+	assert_int_equal(c[0].idle_state_ns[2], 20 * MS);
+	assert_int_equal(c[0].idle_state_ns[3], 10 * MS);
+	/* cpu1 never reported: not available. */
+	assert_false(c[1].avail & SCHEDSTAT_AVAIL_IDLE);
+	schedstat_snapshot_free(s);
+	/* Still in state 2 at 300 ms: 100 ms more of it, nothing else. */
+	in.ts_ns = 300 * MS;
+	assert_int_equal(model_update(f->model, &in, &s), 0);
+	c = schedstat_snapshot_cpus(s, &n);
+	assert_int_equal(c[0].idle_state_ns[2], 100 * MS);
+	assert_int_equal(c[0].idle_state_ns[1], 0);
+	schedstat_snapshot_free(s);
+}
+
 static void state_letters(void **state)
 {
 	assert_int_equal(model_state_letter(0, 0), 'R');
@@ -574,6 +614,7 @@ int main(void)
 		T(cross_cluster_migrations_split),
 		T(misfit_busy_and_overutilized),
 		T(frequency_from_events_or_poll),
+		T(idle_state_residency),
 		cmocka_unit_test(state_letters),
 	};
 
