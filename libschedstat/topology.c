@@ -352,10 +352,21 @@ static int list_policies(const char *root, int **out, int *nr)
  * per-CPU policies (intel_pstate, acpi-cpufreq) say nothing about clusters.
  * Returns 1 if clusters were added, 0 if cpufreq tells nothing, or -errno.
  */
+/* The possible CPUs not @placed yet, as one more cluster. */
+static int add_rest(struct schedstat_topology *topo,
+		    const struct schedstat_cpuset *possible,
+		    const struct schedstat_cpuset *placed)
+{
+	struct schedstat_cpuset rest = *possible;
+
+	cpuset_andnot(&rest, placed);
+	return cpuset_count(&rest) ? topo_add_cluster(topo, &rest, NULL) : 0;
+}
+
 static int group_by_cpufreq(struct schedstat_topology *topo, const char *root,
 			    const struct schedstat_cpuset *possible)
 {
-	struct schedstat_cpuset *sets, placed = {}, rest;
+	struct schedstat_cpuset *sets, placed = {};
 	int *ids, nr_ids, nr_sets = 0, err;
 	bool multi = false;
 
@@ -401,13 +412,9 @@ static int group_by_cpufreq(struct schedstat_topology *topo, const char *root,
 			goto out;
 	}
 	/* CPUs in no policy (no cpufreq driver for them) still need a home. */
-	rest = *possible;
-	cpuset_andnot(&rest, &placed);
-	if (cpuset_count(&rest)) {
-		err = topo_add_cluster(topo, &rest, NULL);
-		if (err)
-			goto out;
-	}
+	err = add_rest(topo, possible, &placed);
+	if (err)
+		goto out;
 	err = 1;
 out:
 	free(sets);
@@ -423,7 +430,7 @@ out:
 static int group_by_cluster_cpus(struct schedstat_topology *topo, const char *root,
 				 const struct schedstat_cpuset *possible)
 {
-	struct schedstat_cpuset placed = {}, rest;
+	struct schedstat_cpuset placed = {};
 	bool informative = false;
 	int groups = 0, err;
 
@@ -464,14 +471,8 @@ static int group_by_cluster_cpus(struct schedstat_topology *topo, const char *ro
 			return err;
 	}
 	/* Offline CPUs have no topology directory: they share one cluster. */
-	rest = *possible;
-	cpuset_andnot(&rest, &placed);
-	if (cpuset_count(&rest)) {
-		err = topo_add_cluster(topo, &rest, NULL);
-		if (err)
-			return err;
-	}
-	return 1;
+	err = add_rest(topo, possible, &placed);
+	return err ? err : 1;
 }
 
 /* Each cluster's cpufreq policy and frequency range, where cpufreq exists. */
