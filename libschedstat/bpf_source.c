@@ -40,6 +40,7 @@ struct schedstat_session {
 	uint32_t *polled_khz;
 	char *sysfs_root;
 	struct st_task_rec *recs;
+	size_t nr_recs;
 	size_t recs_cap;		/* bytes */
 	struct schedstat_group *groups;
 	size_t nr_groups, cap_groups;
@@ -377,6 +378,34 @@ static int read_groups(struct schedstat_session *s, uint64_t now)
  * with an old one. Copy each slot until two copies agree; writers are rare
  * enough per slot that this ends at once.
  */
+/*
+ * sched_switch learns when an idle period starts only if it starts after
+ * attach. A CPU that was already idle would count as busy until its next
+ * switch: tell the BPF side it has been idle since now, unless it has
+ * found out itself meanwhile (compare-and-swap on the shared slot).
+ */
+static void seed_idle(struct schedstat_session *s)
+{
+	bool *running = calloc(s->nr_cpus ? s->nr_cpus : 1, sizeof(*running));
+	uint64_t now = now_ns();
+
+	if (!running)
+		return;
+	for (size_t i = 0; i < s->nr_recs; i++)
+		if (s->recs[i].on_cpu && s->recs[i].cpu < (uint32_t)s->nr_cpus)
+			running[s->recs[i].cpu] = true;
+	for (int cpu = 0; cpu < s->nr_cpus; cpu++) {
+		__u64 zero = 0;
+
+		if (running[cpu])
+			continue;
+		__atomic_compare_exchange_n(&s->skel->bss->cpu_state[cpu].idle_start,
+					    &zero, now, false, __ATOMIC_SEQ_CST,
+					    __ATOMIC_SEQ_CST);
+	}
+	free(running);
+}
+
 static void copy_cpu_state(struct st_cpu_state *dst,
 			   const volatile struct st_cpu_state *src, int nr)
 {
@@ -437,6 +466,7 @@ int schedstat_session_sample(struct schedstat_session *s,
 	err = read_tasks(s, &nr);
 	if (err)
 		return err;
+	s->nr_recs = nr;
 	err = read_groups(s, in.ts_ns);
 	if (err)
 		return err;
@@ -596,6 +626,7 @@ int schedstat_session_open(struct schedstat_session **out,
 	err = schedstat_session_sample(s, &none);
 	if (err)
 		goto cleanup;
+	seed_idle(s);
 	*out = s;
 	s = NULL;
 cleanup:

@@ -22,7 +22,7 @@ const char schedtop_usage[] =
 "\n"
 "Live view options:\n"
 "  -i, --interval MS      sample interval in milliseconds (default 1000)\n"
-"      --topology SPEC    clusters as NAME:CPULIST[@CAPACITY],...\n"
+"      --topology SPEC    clusters as NAME:CPULIST[@CAPACITY],..., or @FILE\n"
 "      --sysfs-root DIR   read the topology from DIR instead of /sys\n"
 "  -f, --filter TEXT      start filtered by name or pid\n"
 "      --exact-wakeups    count every sched_waking\n"
@@ -66,6 +66,57 @@ int cli_bad_option(const char *cmd, int c, char **argv)
 	if (optopt > 0 && optopt < 128 && isalnum(optopt))
 		return cli_usage_error(cmd, "unknown option '-%c'", optopt);
 	return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+}
+
+char *cli_topology_spec(const char *arg)
+{
+	char line[512], *spec = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if (arg[0] != '@')
+		return strdup(arg);
+	f = fopen(arg + 1, "r");
+	if (!f) {
+		cli_error("cannot read topology file %s: %s", arg + 1, strerror(errno));
+		return NULL;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		char *hash = strchr(line, '#'), *p = line, *end;
+		size_t n;
+		char *grown;
+
+		if (hash)
+			*hash = '\0';
+		while (*p == ' ' || *p == '\t')
+			p++;
+		end = p + strlen(p);
+		while (end > p && (end[-1] == '\n' || end[-1] == ' ' ||
+				   end[-1] == '\t' || end[-1] == '\r'))
+			*--end = '\0';
+		n = end - p;
+		if (!n)
+			continue;
+		grown = realloc(spec, len + n + 2);
+		if (!grown) {
+			free(spec);
+			fclose(f);
+			errno = ENOMEM;
+			return NULL;
+		}
+		spec = grown;
+		if (len)
+			spec[len++] = ',';
+		memcpy(spec + len, p, n);
+		len += n;
+		spec[len] = '\0';
+	}
+	fclose(f);
+	if (!spec) {
+		cli_error("topology file %s names no cluster", arg + 1);
+		errno = EINVAL;
+	}
+	return spec;
 }
 
 int parse_ulong(const char *s, unsigned long min, unsigned long max,

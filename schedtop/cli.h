@@ -33,6 +33,13 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
  */
 int cli_bad_option(const char *cmd, int c, char **argv);
 
+/*
+ * A --topology argument: a spec as it is, or "@FILE" naming a file with one
+ * NAME:CPULIST[@CAPACITY] per line ('#' starts a comment). Returns a spec to
+ * free(), or NULL with errno set (the message is printed).
+ */
+char *cli_topology_spec(const char *arg);
+
 /* Strict numeric option parsing: the whole string, within [min, max]. */
 int parse_ulong(const char *s, unsigned long min, unsigned long max,
 		unsigned long *out);

@@ -39,7 +39,7 @@ static const char csv_usage[] =
 "  -d, --duration SECONDS stop after this long\n"
 "  -n, --samples N        stop after N samples\n"
 "  -t, --table NAME       task (default), cpu, cluster or group (cgroups)\n"
-"      --topology SPEC    clusters as NAME:CPULIST[@CAPACITY],...\n"
+"      --topology SPEC    clusters as NAME:CPULIST[@CAPACITY],..., or @FILE\n"
 "                         e.g. LITTLE:0-3,big:4-7@1024\n"
 "      --sysfs-root DIR   read the topology from DIR instead of /sys\n"
 "  -p, --pid PID[,PID]    only these tasks (matches thread or process id)\n"
@@ -308,6 +308,7 @@ int cmd_csv(int argc, char **argv)
 	struct schedstat_session_opts sopts = {};
 	struct schedstat_session *s = NULL;
 	FILE *f = stdout;
+	char *spec = NULL;
 	int ret, err;
 
 	ret = parse_csv_opts(argc, argv, &o);
@@ -323,7 +324,14 @@ int cmd_csv(int argc, char **argv)
 			goto cleanup;
 		}
 	}
-	sopts.topology = o.topology;
+	if (o.topology) {
+		spec = cli_topology_spec(o.topology);
+		if (!spec) {
+			ret = EXIT_USAGE;
+			goto cleanup;
+		}
+	}
+	sopts.topology = spec;
 	sopts.sysfs_root = o.sysfs_root;
 	sopts.exact_wakeups = o.exact_wakeups;
 	err = cli_session_open(&s, &sopts);
@@ -339,5 +347,6 @@ cleanup:
 		ret = EXIT_FAIL;
 	}
 	free(o.pids);
+	free(spec);
 	return ret;
 }

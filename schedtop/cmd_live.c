@@ -225,6 +225,7 @@ int cmd_live(int argc, char **argv)
 	struct live lv = { .loop = LOOP_INIT };
 	unsigned long interval = 1000;
 	const char *filter = NULL;
+	char *spec = NULL;
 	int c, err, ret = EXIT_FAIL;
 
 	optind = 1;
@@ -266,6 +267,12 @@ int cmd_live(int argc, char **argv)
 	if (optind < argc)
 		return cli_usage_error(NULL, "unknown command '%s'", argv[optind]);
 
+	if (sopts.topology) {
+		spec = cli_topology_spec(sopts.topology);
+		if (!spec)
+			return EXIT_USAGE;
+		sopts.topology = spec;
+	}
 	setlocale(LC_ALL, "");
 	view_init(&lv.view, interval);
 	if (filter)
@@ -295,6 +302,7 @@ cleanup:
 	schedstat_snapshot_free(lv.snap);
 	schedstat_session_close(lv.session);
 	view_free(&lv.view);
+	free(spec);
 	if (screen) {
 		delscreen(screen);
 		screen = NULL;

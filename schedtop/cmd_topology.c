@@ -2,6 +2,7 @@
 /* schedtop topology: what clusters schedtop sees, without loading BPF. */
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "cli.h"
 #include "csv_format.h"
@@ -10,7 +11,7 @@ static const char topology_usage[] =
 "Usage: schedtop topology [--topology SPEC] [--sysfs-root DIR] [--csv]\n"
 "Print the clusters schedtop detects (or that SPEC defines), one per line.\n"
 "\n"
-"      --topology SPEC    clusters as NAME:CPULIST[@CAPACITY],...\n"
+"      --topology SPEC    clusters as NAME:CPULIST[@CAPACITY],..., or @FILE\n"
 "      --sysfs-root DIR   read sysfs from DIR instead of /sys\n"
 "      --csv              CSV with header cluster,name,cpus,capacity,policy,\n"
 "                         freq_min_khz,freq_max_khz (empty where unknown)\n"
@@ -108,8 +109,16 @@ int cmd_topology(int argc, char **argv)
 	}
 	if (optind < argc)
 		return cli_usage_error("topology", "unexpected argument '%s'", argv[optind]);
-	err = spec ? schedstat_topology_parse(&t, spec, root) :
-		     schedstat_topology_detect(&t, root);
+	if (spec) {
+		char *text = cli_topology_spec(spec);
+
+		if (!text)
+			return EXIT_USAGE;
+		err = schedstat_topology_parse(&t, text, root);
+		free(text);
+	} else {
+		err = schedstat_topology_detect(&t, root);
+	}
 	if (err) {
 		cli_error("%s%s%s", schedstat_strerror(err), root ? ": " : "",
 			  root ? root : "");

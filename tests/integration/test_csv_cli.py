@@ -62,6 +62,29 @@ def topology_override_is_printed():
           "got %r" % r.stdout)
 
 
+@test
+def topology_from_a_file():
+    path = "/tmp/schedtop-topo-%d.conf" % os.getpid()
+    with open(path, "w") as f:
+        f.write("# a Pixel-like phone\nLITTLE:0-3@381   # Cortex-A55\n\n"
+                "big:4-7@1024\n")
+    try:
+        r = schedtop("topology", "--csv", "--topology", "@" + path)
+        check(r.returncode == 0, r.stderr)
+        check(r.stdout.split(b"\r\n")[1:3] == [b"0,LITTLE,0-3,381,,,",
+                                                b"1,big,4-7,1024,,,"],
+              "got %r" % r.stdout)
+        with open(path, "w") as f:
+            f.write("# nothing but a comment\n")
+        r = schedtop("topology", "--topology", "@" + path)
+        check(r.returncode == 2 and b"names no cluster" in r.stderr, r.stderr)
+    finally:
+        os.unlink(path)
+    r = schedtop("csv", "--topology", "@/nonexistent/topo.conf")
+    check(r.returncode == 2 and b"cannot read topology file" in r.stderr,
+          r.stderr)
+
+
 @test(root=True)
 def cluster_table_values():
     t0 = mono_ns()
