@@ -219,8 +219,16 @@ static int draw_clusters(int y, const struct schedstat_snapshot *snap,
 		snprintf(s, sizeof(s), "%-8.8s", cl[k].name);
 		put(y, 0, C_TITLE, s);
 		bar(y, 8, w, &pct, cfs, 1, 1000, st);
-		snprintf(s, sizeof(s), " %5.1f%%  cpus %s  cap %u  nr %u",
-			 cl[k].util_pct, cl[k].cpus, cl[k].capacity, cl[k].nr_running);
+		int len = snprintf(s, sizeof(s), " %5.1f%%  cpus %s  cap %u  nr %u  busy %.0f%%",
+				   cl[k].util_pct, cl[k].cpus, cl[k].capacity,
+				   cl[k].nr_running, cl[k].busy_pct);
+
+		if (cl[k].freq_khz && len > 0 && (size_t)len < sizeof(s))
+			len += snprintf(s + len, sizeof(s) - len, "  %u MHz",
+					cl[k].freq_khz / 1000);
+		if (cl[k].misfit_tasks && len > 0 && (size_t)len < sizeof(s))
+			snprintf(s + len, sizeof(s) - len, "  misfit %u",
+				 cl[k].misfit_tasks);
 		put(y, 8 + w, C_NORMAL, s);
 		if (cl[k].overutilized == 1) {
 			int x = 8 + w + (int)strlen(s) + 2;
