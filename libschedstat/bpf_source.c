@@ -4,6 +4,7 @@
  * kernel supports, and feeds the model from the kernel's aggregates.
  */
 #include <errno.h>
+#include <malloc.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -631,6 +632,13 @@ int schedstat_session_open(struct schedstat_session **out,
 	s = NULL;
 cleanup:
 	btf__free(vmlinux);
+#ifdef __GLIBC__
+	/*
+	 * Parsing vmlinux BTF (for probing, and inside libbpf for CO-RE) took
+	 * megabytes that are free now: give them back, they would stay in RSS.
+	 */
+	malloc_trim(0);
+#endif
 	schedstat_session_close(s);
 	return err;
 }

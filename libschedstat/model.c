@@ -13,8 +13,9 @@
 
 struct cluster_move {
 	int32_t pid;
-	int16_t up;		/* 1 up, 0 down */
+	int16_t dir;		/* 1 up, -1 down, 0 same capacity */
 	int16_t dest;		/* cluster moved to */
+	int16_t from;
 };
 
 /* Open-addressing index from pid to a slot in the previous sample. */
@@ -139,15 +140,15 @@ int model_add_migration(struct model *m, int32_t pid, int32_t orig_cpu,
 		return 0;
 	cap_from = schedstat_topology_cluster_capacity(m->topo, from);
 	cap_to = schedstat_topology_cluster_capacity(m->topo, to);
-	/* Clusters of one capacity (cpufreq domains): neither up nor down. */
-	if (cap_from == cap_to)
-		return 0;
 	if (array_reserve((void **)&m->moves, &m->cap_moves, m->nr_moves + 1,
 			  sizeof(*m->moves)))
 		return -ENOMEM;
 	m->moves[m->nr_moves].pid = pid;
 	m->moves[m->nr_moves].dest = to;
-	m->moves[m->nr_moves++].up = cap_to > cap_from;
+	m->moves[m->nr_moves].from = from;
+	/* Clusters of one capacity (cpufreq domains): neither up nor down. */
+	m->moves[m->nr_moves++].dir = cap_to > cap_from ? 1 :
+				      cap_to < cap_from ? -1 : 0;
 	return 0;
 }
 
@@ -156,6 +157,38 @@ static int cmp_move(const void *a, const void *b)
 	const struct cluster_move *x = a, *y = b;
 
 	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+/* Every ordered pair of different clusters, so the table has one shape. */
+static int fill_migrations(struct model *m, struct schedstat_snapshot *s)
+{
+	size_t n = s->nr_clusters, k = 0;
+
+	if (n < 2)
+		return 0;
+	s->migrations = calloc(n * (n - 1), sizeof(*s->migrations));
+	if (!s->migrations)
+		return -ENOMEM;
+	s->nr_migrations = n * (n - 1);
+	for (size_t f = 0; f < n; f++) {
+		for (size_t t = 0; t < n; t++) {
+			if (f == t)
+				continue;
+			s->migrations[k].from = f;
+			s->migrations[k++].to = t;
+		}
+	}
+	for (size_t i = 0; i < m->nr_moves; i++) {
+		size_t f = m->moves[i].from, t = m->moves[i].dest;
+
+		if (f >= n || t >= n || f == t)
+			continue;
+		/* Row f holds the n - 1 targets in order, skipping f itself. */
+		s->migrations[f * (n - 1) + (t < f ? t : t - 1)].count++;
+	}
+	for (size_t i = 0; i < s->nr_migrations && s->interval_ns; i++)
+		s->migrations[i].per_sec = s->migrations[i].count * 1e9 / s->interval_ns;
+	return 0;
 }
 
 /* Tasks are sorted by pid, and so are the moves: one merge pass. */
@@ -169,9 +202,9 @@ static void count_moves(struct model *m, struct schedstat_snapshot *s)
 		if ((size_t)m->moves[k].dest >= s->nr_clusters)
 			continue;
 		cl = &s->clusters[m->moves[k].dest];
-		if (m->moves[k].up)
+		if (m->moves[k].dir > 0)
 			cl->up_migrations++;
-		else
+		else if (m->moves[k].dir < 0)
 			cl->down_migrations++;
 	}
 	qsort(m->moves, m->nr_moves, sizeof(*m->moves), cmp_move);
@@ -184,9 +217,9 @@ static void count_moves(struct model *m, struct schedstat_snapshot *s)
 		if (i + 1 < s->nr_tasks && s->tasks[i + 1].pid == t->pid)
 			continue;
 		for (; j < m->nr_moves && m->moves[j].pid == t->pid; j++) {
-			if (m->moves[j].up)
+			if (m->moves[j].dir > 0)
 				t->up_migrations++;
-			else
+			else if (m->moves[j].dir < 0)
 				t->down_migrations++;
 		}
 	}
@@ -758,6 +791,9 @@ int model_update(struct model *m, const struct model_input *in,
 	for (size_t i = 0; i < n && s->interval_ns; i++)
 		s->tasks[i].cpu_pct = 100.0 * s->tasks[i].run_ns / s->interval_ns;
 	qsort(s->tasks, n, sizeof(*s->tasks), cmp_task);
+	err = fill_migrations(m, s);
+	if (err)
+		goto cleanup;
 	count_moves(m, s);
 
 	fill_cpus(m, in, s, cpu_running);

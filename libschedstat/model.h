@@ -25,6 +25,8 @@ struct schedstat_snapshot {
 	size_t nr_clusters;
 	struct schedstat_group *groups;
 	size_t nr_groups;
+	struct schedstat_migration *migrations;
+	size_t nr_migrations;
 };
 
 struct model;

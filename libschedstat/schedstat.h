@@ -258,6 +258,14 @@ struct schedstat_cluster {
 	uint32_t avail;
 };
 
+/* Task migrations from one cluster to another during the interval. */
+struct schedstat_migration {
+	int32_t from;		/* cluster index */
+	int32_t to;
+	uint32_t count;
+	double per_sec;
+};
+
 /* ------------------------------------------------------------------ */
 /* Discrete events, delivered while polling                           */
 
@@ -350,6 +358,9 @@ const struct schedstat_cpu *
 schedstat_snapshot_cpus(const struct schedstat_snapshot *snap, size_t *nr);
 const struct schedstat_cluster *
 schedstat_snapshot_clusters(const struct schedstat_snapshot *snap, size_t *nr);
+/* Every ordered pair of different clusters, from-major, counts included. */
+const struct schedstat_migration *
+schedstat_snapshot_migrations(const struct schedstat_snapshot *snap, size_t *nr);
 /* Group entities seen since open, by cgroup path then CPU. */
 const struct schedstat_group *
 schedstat_snapshot_groups(const struct schedstat_snapshot *snap, size_t *nr);

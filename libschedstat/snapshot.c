@@ -12,6 +12,7 @@ void schedstat_snapshot_free(struct schedstat_snapshot *snap)
 	free(snap->cpus);
 	free(snap->clusters);
 	free(snap->groups);
+	free(snap->migrations);
 	free(snap);
 }
 
@@ -61,4 +62,11 @@ schedstat_snapshot_groups(const struct schedstat_snapshot *snap, size_t *nr)
 {
 	*nr = snap->nr_groups;
 	return snap->groups;
+}
+
+const struct schedstat_migration *
+schedstat_snapshot_migrations(const struct schedstat_snapshot *snap, size_t *nr)
+{
+	*nr = snap->nr_migrations;
+	return snap->migrations;
 }

@@ -453,6 +453,31 @@ static const struct column group_cols[] = {
 	},
 };
 
+#define MIGRATION(m, t)	FIELD(struct schedstat_migration, m, t)
+
+static const struct column migration_cols[] = {
+	TS_COLUMN,
+	{
+		.name = "from_cluster", .title = "FROM", .width = 8,
+		.desc = "Cluster the tasks left",
+		MIGRATION(from, COL_CLUSTER), .tui_default = true,
+	}, {
+		.name = "to_cluster", .title = "TO", .width = 8,
+		.desc = "Cluster the tasks moved to (every ordered pair of different clusters has a row, every interval)",
+		MIGRATION(to, COL_CLUSTER), .tui_default = true,
+	}, {
+		.name = "count", .title = "COUNT", .width = 6,
+		.desc = "sched_migrate_task events from one to the other during the interval",
+		.sort_desc = true,
+		MIGRATION(count, COL_U32), .tui_default = true,
+	}, {
+		.name = "per_sec", .title = "PER_SEC", .width = 8,
+		.desc = "The same count per second of the interval",
+		.sort_desc = true,
+		MIGRATION(per_sec, COL_PCT), .tui_default = true,
+	},
+};
+
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 const struct column_table task_table = {
@@ -483,10 +508,18 @@ const struct column_table group_table = {
 	.row_size = sizeof(struct schedstat_group),
 };
 
+const struct column_table migration_table = {
+	.name = "migration",
+	.cols = migration_cols,
+	.nr_cols = ARRAY_SIZE(migration_cols),
+	.row_size = sizeof(struct schedstat_migration),
+};
+
 const struct column_table *column_table_find(const char *name)
 {
 	static const struct column_table *const tables[] = {
 		&task_table, &cpu_table, &cluster_table, &group_table,
+		&migration_table,
 	};
 
 	for (size_t i = 0; name && i < ARRAY_SIZE(tables); i++)

@@ -58,6 +58,7 @@ extern const struct column_table task_table;	/* struct schedstat_task */
 extern const struct column_table cpu_table;	/* struct schedstat_cpu */
 extern const struct column_table cluster_table;	/* struct schedstat_cluster */
 extern const struct column_table group_table;	/* struct schedstat_group */
+extern const struct column_table migration_table; /* struct schedstat_migration */
 
 /* The table called @name ("task", "cpu", "cluster"), or NULL. */
 const struct column_table *column_table_find(const char *name);

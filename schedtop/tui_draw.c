@@ -462,9 +462,9 @@ static void draw_detail(const struct view *v, const struct schedstat_snapshot *s
 		 h->n * v->interval_ms / 1000.0);
 	put(y++, 14, C_DIM, s);
 	y++;
-	for (int k = 0; k < schedstat_topology_nr_clusters(topo) && k < 8; k++)
+	for (int k = 0; k < schedstat_topology_nr_clusters(topo) && k < 4; k++)
 		total += h->cluster_ns[k];
-	for (int k = 0; k < schedstat_topology_nr_clusters(topo) && k < 8 &&
+	for (int k = 0; k < schedstat_topology_nr_clusters(topo) && k < 4 &&
 	     y < LINES - 1; k++) {
 		snprintf(s, sizeof(s), "on %-10s %9.1f ms  %5.1f%%",
 			 schedstat_topology_cluster_name(topo, k),

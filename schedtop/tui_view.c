@@ -52,7 +52,7 @@ static bool hist_stale(const struct view *v, const struct task_hist *e)
 	return v->gen - e->seen > 2;
 }
 
-/* Room for @want more pids besides the recent ones, at most half full. */
+/* Room for @want more pids besides the recent ones, at most 2/3 full. */
 static int hist_rehash(struct view *v, size_t want)
 {
 	struct task_hist *old = v->hist;
@@ -60,7 +60,7 @@ static int hist_rehash(struct view *v, size_t want)
 
 	for (size_t i = 0; i < old_cap; i++)
 		keep += old[i].pid && !hist_stale(v, &old[i]);
-	while (cap < (keep + want) * 2)
+	while (cap < (keep + want) * 3 / 2)
 		cap <<= 1;
 	v->hist = calloc(cap, sizeof(*v->hist));
 	if (!v->hist) {
@@ -167,7 +167,7 @@ int view_update(struct view *v, const struct schedstat_snapshot *snap)
 	 * Every new pid takes a slot and stale ones only go at a rehash: do
 	 * one before the table could fill up, or a probe would never end.
 	 */
-	if ((v->hist_used + n) * 2 > v->hist_cap) {
+	if ((v->hist_used + n) * 3 > v->hist_cap * 2) {
 		err = hist_rehash(v, n);
 		if (err)
 			return err;

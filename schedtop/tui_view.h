@@ -37,7 +37,7 @@ enum view_input {
 };
 
 #define VIEW_TEXT_LEN	32
-#define HIST_LEN	120	/* samples kept per task and cluster */
+#define HIST_LEN	60	/* samples kept: a minute at the default 1 s */
 #define LAST_CPUS	8
 #define EXITED_KEEP_NS	3000000000ULL	/* exited tasks stay dimmed this long */
 
@@ -53,7 +53,7 @@ struct task_hist {
 	uint16_t n, head;
 	uint16_t util[HIST_LEN];
 	uint16_t runnable[HIST_LEN];
-	uint64_t cluster_ns[8];		/* run time per cluster, since seen */
+	uint64_t cluster_ns[4];		/* run time per cluster, since seen */
 	int32_t last_cpus[LAST_CPUS];	/* most recent first */
 	uint8_t nr_last;
 };

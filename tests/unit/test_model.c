@@ -436,6 +436,21 @@ static void cross_cluster_migrations_split(void **state)
 	t = find(s, 80, false);
 	assert_int_equal(t->up_migrations, 2);
 	assert_int_equal(t->down_migrations, 1);
+	/* The pair table: LITTLE->big 3 (two of 80, one of 81), big->LITTLE 1. */
+	{
+		const struct schedstat_migration *mg;
+		size_t nm;
+
+		mg = schedstat_snapshot_migrations(s, &nm);
+		assert_int_equal(nm, 2);
+		assert_int_equal(mg[0].from, 0);
+		assert_int_equal(mg[0].to, 1);
+		assert_int_equal(mg[0].count, 3);
+		assert_float_equal(mg[0].per_sec, 30.0, 1e-9);
+		assert_int_equal(mg[1].from, 1);
+		assert_int_equal(mg[1].to, 0);
+		assert_int_equal(mg[1].count, 1);
+	}
 	schedstat_snapshot_free(s);
 	/* Counted per interval. */
 	s = update(f, 300 * MS);
@@ -581,6 +596,53 @@ static void idle_state_residency(void **state)
 	schedstat_snapshot_free(s);
 }
 
+/* Three clusters: six ordered pairs, same-capacity moves counted too. */
+static void migration_pairs_three_clusters(void **state)
+{
+	struct schedstat_topology *topo;
+	struct model *m;
+	struct st_cpu_state cpus[4] = {};
+	struct st_global_state g = {};
+	struct schedstat_cpuset online = {};
+	struct model_input in = {
+		.cpus = cpus, .nr_cpus = 4, .online = &online, .global = &g,
+	};
+	struct schedstat_snapshot *s = NULL;
+	const struct schedstat_migration *mg;
+	const struct schedstat_cluster *cl;
+	size_t n;
+
+	assert_int_equal(schedstat_topology_parse(&topo,
+		"little:0@300,mid:1@600,mid2:2@600,big:3@1024", NULL), 0);
+	assert_int_equal(model_new(&m, topo), 0);
+	in.ts_ns = 100 * MS;
+	assert_int_equal(model_update(m, &in, &s), 0);
+	assert_int_equal(model_add_migration(m, 5, 1, 2), 0);	/* mid->mid2 */
+	assert_int_equal(model_add_migration(m, 5, 3, 0), 0);	/* big->little */
+	assert_int_equal(model_add_migration(m, 6, 3, 0), 0);
+	in.ts_ns = 600 * MS;
+	assert_int_equal(model_update(m, &in, &s), 0);
+	mg = schedstat_snapshot_migrations(s, &n);
+	assert_int_equal(n, 12);
+	for (size_t i = 0; i < n; i++) {
+		uint32_t want = 0;
+
+		assert_true(mg[i].from != mg[i].to);
+		if (mg[i].from == 1 && mg[i].to == 2)
+			want = 1;
+		if (mg[i].from == 3 && mg[i].to == 0)
+			want = 2;
+		assert_int_equal(mg[i].count, want);
+		assert_float_equal(mg[i].per_sec, want * 2.0, 1e-9);
+	}
+	cl = schedstat_snapshot_clusters(s, &n);
+	assert_int_equal(cl[0].down_migrations, 2);
+	assert_int_equal(cl[2].up_migrations + cl[2].down_migrations, 0);
+	schedstat_snapshot_free(s);
+	model_free(m);
+	schedstat_topology_free(topo);
+}
+
 static void state_letters(void **state)
 {
 	assert_int_equal(model_state_letter(0, 0), 'R');
@@ -615,6 +677,7 @@ int main(void)
 		T(misfit_busy_and_overutilized),
 		T(frequency_from_events_or_poll),
 		T(idle_state_residency),
+		cmocka_unit_test(migration_pairs_three_clusters),
 		cmocka_unit_test(state_letters),
 	};
 

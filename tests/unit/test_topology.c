@@ -153,6 +153,23 @@ static void fixture_phone_4_3_1(void **state)
 	schedstat_topology_free(t);
 }
 
+/* CPU numbers that do not follow capacity: order by capacity all the same. */
+static void fixture_phone_2_2_4(void **state)
+{
+	static const struct want_cluster want[] = {
+		{ "LITTLE", "4-7", 260, 4 },
+		{ "big", "2-3", 742, 2 },
+		{ "prime", "0-1", 1024, 2 },
+	};
+	struct schedstat_topology *t = detect(fixture("phone-2+2+4"));
+
+	assert_int_equal(schedstat_topology_origin(t), SCHEDSTAT_TOPO_CPU_CAPACITY);
+	check_clusters(t, want, 3);
+	assert_int_equal(schedstat_topology_cluster_policy(t, 0), 4);
+	assert_int_equal(schedstat_topology_cluster_policy(t, 2), 0);
+	schedstat_topology_free(t);
+}
+
 /* No capacities, no cpufreq: the firmware's cluster lists still tell. */
 static void fixture_arm64_clusters_only(void **state)
 {
@@ -847,6 +864,7 @@ int main(void)
 		cmocka_unit_test(fixture_phone_4_4),
 		cmocka_unit_test(fixture_phone_4_3_1),
 		cmocka_unit_test(fixture_arm64_clusters_only),
+		cmocka_unit_test(fixture_phone_2_2_4),
 		cmocka_unit_test(fixture_phone_6_2),
 		cmocka_unit_test(fixture_noncontig),
 		cmocka_unit_test(fixture_x86_symmetric),
