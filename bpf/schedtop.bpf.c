@@ -57,6 +57,14 @@ struct {
 	__type(value, struct st_group_val);
 } groups SEC(".maps");
 
+/* Completed stays per (CPU, frequency); the current one is in cpu_state. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 8192);
+	__type(key, struct st_freq_key);
+	__type(value, __u64);
+} freq_time SEC(".maps");
+
 static __always_inline struct st_cpu_state *cpu_slot(unsigned int cpu)
 {
 	return &cpu_state[cpu & (ST_MAX_CPUS - 1)];
@@ -333,8 +341,17 @@ int BPF_PROG(on_cpu_frequency, unsigned int khz, unsigned int cpu)
 	struct st_cpu_state *c = cpu_slot(cpu);
 	__u64 now = bpf_ktime_get_ns();
 
-	if (c->seen & ST_SEEN_FREQ)
-		c->freq_khz_us += (__u64)c->freq_khz * ((now - c->freq_ts) / 1000);
+	if (c->seen & ST_SEEN_FREQ) {
+		struct st_freq_key key = { .cpu = cpu, .khz = c->freq_khz };
+		__u64 spent = now - c->freq_ts, *ns;
+
+		c->freq_khz_us += (__u64)c->freq_khz * (spent / 1000);
+		ns = bpf_map_lookup_elem(&freq_time, &key);
+		if (ns)
+			__sync_fetch_and_add(ns, spent);
+		else if (bpf_map_update_elem(&freq_time, &key, &spent, BPF_NOEXIST))
+			__sync_fetch_and_add(&global_state.freq_fail, 1);
+	}
 	c->freq_khz = khz;
 	c->freq_ts = now;
 	c->seen |= ST_SEEN_FREQ;

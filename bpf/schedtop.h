@@ -84,6 +84,13 @@ struct st_global_state {
 	__u64 storage_fail;	/* task storage could not be created */
 	__u64 group_fail;	/* group entity map full */
 	__u64 overutilized_ns;	/* completed overutilized periods */
+	__u64 freq_fail;	/* frequency residency map full */
+};
+
+/* Time a CPU spent at one frequency: the key of the residency map. */
+struct st_freq_key {
+	__u32 cpu;
+	__u32 khz;
 };
 
 /* One record per task, written by the iter/task program. */

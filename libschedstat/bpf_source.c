@@ -45,6 +45,8 @@ struct schedstat_session {
 	size_t recs_cap;		/* bytes */
 	struct schedstat_group *groups;
 	size_t nr_groups, cap_groups;
+	struct model_freq_time *freq_times;
+	size_t nr_freq_times, cap_freq_times;
 	struct cgroup_names *cgroup_names;
 	int cb_err;
 };
@@ -423,6 +425,29 @@ static void copy_cpu_state(struct st_cpu_state *dst,
 	}
 }
 
+/* Completed stays at each frequency, from the residency map. */
+static int read_freq_times(struct schedstat_session *s)
+{
+	int fd = bpf_map__fd(s->skel->maps.freq_time);
+	struct st_freq_key key, next;
+	void *prev = NULL;
+	__u64 ns;
+
+	s->nr_freq_times = 0;
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &ns))
+			continue;
+		if (array_reserve((void **)&s->freq_times, &s->cap_freq_times,
+				  s->nr_freq_times + 1, sizeof(*s->freq_times)))
+			return -ENOMEM;
+		s->freq_times[s->nr_freq_times++] =
+			(struct model_freq_time){ key.cpu, key.khz, ns };
+	}
+	return 0;
+}
+
 /*
  * Where power:cpu_frequency never fires (a driver that does not report, or
  * no event support) the policy's scaling_cur_freq still says the clock.
@@ -487,6 +512,11 @@ int schedstat_session_sample(struct schedstat_session *s,
 	in.hotplug = s->hotplug;
 	poll_freqs(s);
 	in.polled_khz = s->polled_khz;
+	err = read_freq_times(s);
+	if (err)
+		return err;
+	in.freq_times = s->freq_times;
+	in.nr_freq_times = s->nr_freq_times;
 	in.nr_cpus = s->nr_cpus;
 	in.online = &online;
 	in.global = &global;
@@ -657,6 +687,7 @@ void schedstat_session_close(struct schedstat_session *s)
 	free(s->sysfs_root);
 	free(s->recs);
 	free(s->groups);
+	free(s->freq_times);
 	cgroup_names_free(s->cgroup_names);
 	free(s);
 }

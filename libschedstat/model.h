@@ -27,6 +27,15 @@ struct schedstat_snapshot {
 	size_t nr_groups;
 	struct schedstat_migration *migrations;
 	size_t nr_migrations;
+	struct schedstat_freq_residency *freqs;
+	size_t nr_freqs;
+};
+
+/* Cumulative time at one frequency, as the BPF map holds it. */
+struct model_freq_time {
+	uint32_t cpu;
+	uint32_t khz;
+	uint64_t ns;
 };
 
 struct model;
@@ -40,6 +49,9 @@ struct model_input {
 	const struct st_hotplug *hotplug;	/* the same, may be NULL */
 	/* scaling_cur_freq by CPU (0: unknown), for CPUs without events. */
 	const uint32_t *polled_khz;
+	/* Completed stays at each frequency, any order. */
+	const struct model_freq_time *freq_times;
+	size_t nr_freq_times;
 	size_t nr_cpus;
 	const struct schedstat_cpuset *online;
 	const struct st_global_state *global;

@@ -258,6 +258,13 @@ struct schedstat_cluster {
 	uint32_t avail;
 };
 
+/* Time a cluster's clock spent at one frequency during the interval. */
+struct schedstat_freq_residency {
+	int32_t cluster;
+	uint32_t khz;
+	uint64_t ns;
+};
+
 /* Task migrations from one cluster to another during the interval. */
 struct schedstat_migration {
 	int32_t from;		/* cluster index */
@@ -358,6 +365,13 @@ const struct schedstat_cpu *
 schedstat_snapshot_cpus(const struct schedstat_snapshot *snap, size_t *nr);
 const struct schedstat_cluster *
 schedstat_snapshot_clusters(const struct schedstat_snapshot *snap, size_t *nr);
+/*
+ * Per cluster (its first online CPU: they share a clock), every frequency
+ * seen since open with the time spent there in the interval; by cluster,
+ * then kHz. Empty where power:cpu_frequency never fired.
+ */
+const struct schedstat_freq_residency *
+schedstat_snapshot_freq_residency(const struct schedstat_snapshot *snap, size_t *nr);
 /* Every ordered pair of different clusters, from-major, counts included. */
 const struct schedstat_migration *
 schedstat_snapshot_migrations(const struct schedstat_snapshot *snap, size_t *nr);

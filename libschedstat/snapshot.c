@@ -13,6 +13,7 @@ void schedstat_snapshot_free(struct schedstat_snapshot *snap)
 	free(snap->clusters);
 	free(snap->groups);
 	free(snap->migrations);
+	free(snap->freqs);
 	free(snap);
 }
 
@@ -69,4 +70,11 @@ schedstat_snapshot_migrations(const struct schedstat_snapshot *snap, size_t *nr)
 {
 	*nr = snap->nr_migrations;
 	return snap->migrations;
+}
+
+const struct schedstat_freq_residency *
+schedstat_snapshot_freq_residency(const struct schedstat_snapshot *snap, size_t *nr)
+{
+	*nr = snap->nr_freqs;
+	return snap->freqs;
 }

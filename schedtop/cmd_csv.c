@@ -38,8 +38,8 @@ static const char csv_usage[] =
 "  -i, --interval MS      sample interval in milliseconds (default 1000, min 10)\n"
 "  -d, --duration SECONDS stop after this long\n"
 "  -n, --samples N        stop after N samples\n"
-"  -t, --table NAME       task (default), cpu, cluster, group (cgroups) or\n"
-"                         migration (between clusters)\n"
+"  -t, --table NAME       task (default), cpu, cluster, group (cgroups),\n"
+"                         migration (between clusters) or freq (residency)\n"
 "      --topology SPEC    clusters as NAME:CPULIST[@CAPACITY],..., or @FILE\n"
 "                         e.g. LITTLE:0-3,big:4-7@1024\n"
 "      --sysfs-root DIR   read the topology from DIR instead of /sys\n"
@@ -78,7 +78,7 @@ static int list_columns(const char *format)
 {
 	static const struct column_table *const tables[] = {
 		&task_table, &cpu_table, &cluster_table, &group_table,
-		&migration_table,
+		&migration_table, &freq_table,
 	};
 	bool man = format && !strcmp(format, "man");
 
@@ -128,7 +128,7 @@ static int parse_csv_opts(int argc, char **argv, struct csv_opts *o)
 		case 't':
 			o->table = column_table_find(optarg);
 			if (!o->table)
-				return cli_usage_error("csv", "unknown table '%s': task, cpu, cluster, group or migration", optarg);
+				return cli_usage_error("csv", "unknown table '%s': task, cpu, cluster, group, migration or freq", optarg);
 			break;
 		case OPT_TOPOLOGY:
 			o->topology = optarg;
@@ -227,6 +227,12 @@ static int write_sample(FILE *f, const struct csv_opts *o,
 			ctx.avail = c[i].avail;
 			err = csv_write_row(f, o->table, &ctx, &c[i]);
 		}
+	} else if (o->table == &freq_table) {
+		const struct schedstat_freq_residency *fr =
+			schedstat_snapshot_freq_residency(snap, &n);
+
+		for (size_t i = 0; i < n && !err; i++)
+			err = csv_write_row(f, o->table, &ctx, &fr[i]);
 	} else if (o->table == &migration_table) {
 		const struct schedstat_migration *mg =
 			schedstat_snapshot_migrations(snap, &n);

@@ -478,6 +478,27 @@ static const struct column migration_cols[] = {
 	},
 };
 
+#define FREQ(m, t)	FIELD(struct schedstat_freq_residency, m, t)
+
+static const struct column freq_cols[] = {
+	TS_COLUMN,
+	{
+		.name = "cluster", .title = "CLUSTER", .width = 8,
+		.desc = "Cluster whose clock this is (read on its first online CPU)",
+		FREQ(cluster, COL_CLUSTER), .tui_default = true,
+	}, {
+		.name = "freq_khz", .title = "FREQ", .width = 8,
+		.desc = "A frequency the cluster ran at since schedtop started (power:cpu_frequency), kHz",
+		.sort_desc = true,
+		FREQ(khz, COL_U32), .tui_default = true,
+	}, {
+		.name = "time_ns", .title = "TIME_MS", .width = 8,
+		.desc = "Time at that frequency during the interval, ns",
+		.sort_desc = true,
+		FREQ(ns, COL_NS), .tui_default = true,
+	},
+};
+
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 const struct column_table task_table = {
@@ -515,11 +536,18 @@ const struct column_table migration_table = {
 	.row_size = sizeof(struct schedstat_migration),
 };
 
+const struct column_table freq_table = {
+	.name = "freq",
+	.cols = freq_cols,
+	.nr_cols = ARRAY_SIZE(freq_cols),
+	.row_size = sizeof(struct schedstat_freq_residency),
+};
+
 const struct column_table *column_table_find(const char *name)
 {
 	static const struct column_table *const tables[] = {
 		&task_table, &cpu_table, &cluster_table, &group_table,
-		&migration_table,
+		&migration_table, &freq_table,
 	};
 
 	for (size_t i = 0; name && i < ARRAY_SIZE(tables); i++)

@@ -59,6 +59,7 @@ extern const struct column_table cpu_table;	/* struct schedstat_cpu */
 extern const struct column_table cluster_table;	/* struct schedstat_cluster */
 extern const struct column_table group_table;	/* struct schedstat_group */
 extern const struct column_table migration_table; /* struct schedstat_migration */
+extern const struct column_table freq_table;	/* struct schedstat_freq_residency */
 
 /* The table called @name ("task", "cpu", "cluster"), or NULL. */
 const struct column_table *column_table_find(const char *name);

@@ -387,7 +387,7 @@ static char *all_markdown(void)
 {
 	const struct column_table *tables[] = {
 		&task_table, &cpu_table, &cluster_table, &group_table,
-		&migration_table,
+		&migration_table, &freq_table,
 	};
 	struct mem m;
 

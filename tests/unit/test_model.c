@@ -643,6 +643,44 @@ static void migration_pairs_three_clusters(void **state)
 	schedstat_topology_free(topo);
 }
 
+/* Residency per frequency: completed stays from the map plus the current. */
+static void frequency_residency(void **state)
+{
+	struct fixture *f = *state;
+	struct model_freq_time times[2] = {
+		{ 0, 1000000, 40 * MS },
+	};
+	const struct schedstat_freq_residency *fr;
+	struct schedstat_snapshot *s = NULL;
+	struct model_input in = {
+		.ts_ns = 100 * MS, .tasks = f->tasks, .nr_tasks = f->nr,
+		.cpus = f->cpus, .nr_cpus = 2, .online = &f->online,
+		.global = &f->global, .freq_times = times, .nr_freq_times = 1,
+	};
+	size_t n;
+
+	f->cpus[0].seen = ST_SEEN_FREQ;
+	f->cpus[0].freq_khz = 2000000;		/* at 2 GHz since 90 ms */
+	f->cpus[0].freq_ts = 90 * MS;
+	assert_int_equal(model_update(f->model, &in, &s), 0);
+	assert_null(s);
+	/* 2 GHz until 150 ms, then 1 GHz: 50 ms each in 100-200 ms. */
+	times[1] = (struct model_freq_time){ 0, 2000000, 60 * MS };
+	in.nr_freq_times = 2;
+	f->cpus[0].freq_khz = 1000000;
+	f->cpus[0].freq_ts = 150 * MS;
+	in.ts_ns = 200 * MS;
+	assert_int_equal(model_update(f->model, &in, &s), 0);
+	fr = schedstat_snapshot_freq_residency(s, &n);
+	assert_int_equal(n, 2);
+	assert_int_equal(fr[0].cluster, 0);
+	assert_int_equal(fr[0].khz, 1000000);
+	assert_int_equal(fr[0].ns, 50 * MS);
+	assert_int_equal(fr[1].khz, 2000000);
+	assert_int_equal(fr[1].ns, 50 * MS);
+	schedstat_snapshot_free(s);
+}
+
 static void state_letters(void **state)
 {
 	assert_int_equal(model_state_letter(0, 0), 'R');
@@ -677,6 +715,7 @@ int main(void)
 		T(misfit_busy_and_overutilized),
 		T(frequency_from_events_or_poll),
 		T(idle_state_residency),
+		T(frequency_residency),
 		cmocka_unit_test(migration_pairs_three_clusters),
 		cmocka_unit_test(state_letters),
 	};
