@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 #include <linux/capability.h>
 
@@ -69,14 +68,6 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt,
 	log_fn(level, msg, log_ctx);
 	free(msg);
 	return 0;
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
 /* CAP_BPF and CAP_PERFMON (5.8+), or CAP_SYS_ADMIN, are needed to load. */
@@ -390,7 +381,7 @@ static int read_groups(struct schedstat_session *s, uint64_t now)
 static void seed_idle(struct schedstat_session *s)
 {
 	bool *running = calloc(s->nr_cpus ? s->nr_cpus : 1, sizeof(*running));
-	uint64_t now = now_ns();
+	uint64_t now = mono_ns();
 
 	if (!running)
 		return;
@@ -484,7 +475,7 @@ int schedstat_session_sample(struct schedstat_session *s,
 	int err;
 
 	*out = NULL;
-	in.ts_ns = now_ns();
+	in.ts_ns = mono_ns();
 	copy_cpu_state(s->cpus, s->skel->bss->cpu_state, s->nr_cpus);
 	memcpy(s->hotplug, (const void *)s->skel->bss->hotplug,
 	       s->nr_cpus * sizeof(*s->hotplug));

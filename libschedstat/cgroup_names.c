@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cgroup_names.h"
 #include "schedstat-local.h"
@@ -35,14 +34,6 @@ struct cgroup_names {
 
 /* nftw() has no context argument. */
 static struct cgroup_names *scanning;
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
 static int add(struct cgroup_names *c, uint64_t ino, const char *path)
 {

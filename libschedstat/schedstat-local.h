@@ -62,6 +62,9 @@ void topology_cpus(const struct schedstat_topology *topo, struct schedstat_cpuse
  */
 int array_reserve(void **items, size_t *cap, size_t need, size_t size);
 
+/* CLOCK_MONOTONIC in ns: the clock of bpf_ktime_get_ns() and of ts_ns. */
+uint64_t mono_ns(void);
+
 /* 0 if kernel BTF is readable at @path, else -SCHEDSTAT_ERR_NO_BTF. */
 int schedstat_kernel_btf_check(const char *path);
 

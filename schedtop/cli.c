@@ -159,6 +159,11 @@ static int cmp_int(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+bool pid_list_has(const int *pids, size_t nr, int pid)
+{
+	return bsearch(&pid, pids, nr, sizeof(*pids), cmp_int) != NULL;
+}
+
 int parse_pid_list(const char *s, int **pids, size_t *nr)
 {
 	char *copy, *tok, *save = NULL;

@@ -46,6 +46,8 @@ int parse_ulong(const char *s, unsigned long min, unsigned long max,
 int parse_seconds(const char *s, double *out);
 /* "1,2,300" into a sorted array; -EINVAL on anything else. */
 int parse_pid_list(const char *s, int **pids, size_t *nr);
+/* Whether @pid is in a list from parse_pid_list(). */
+bool pid_list_has(const int *pids, size_t nr, int pid);
 
 /*
  * Opens a session with @opts (the caller's choices; logging is filled in

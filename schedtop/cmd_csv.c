@@ -176,21 +176,14 @@ static int parse_csv_opts(int argc, char **argv, struct csv_opts *o)
 	return -1;
 }
 
-static int cmp_pid(const void *a, const void *b)
-{
-	int x = *(const int *)a, y = *(const int *)b;
-
-	return (x > y) - (x < y);
-}
-
 static bool task_selected(const struct csv_opts *o, const struct schedstat_task *t)
 {
 	if (o->comm && strcmp(o->comm, t->comm))
 		return false;
 	if (!o->pids)
 		return true;
-	return bsearch(&t->pid, o->pids, o->nr_pids, sizeof(int), cmp_pid) ||
-	       bsearch(&t->tgid, o->pids, o->nr_pids, sizeof(int), cmp_pid);
+	return pid_list_has(o->pids, o->nr_pids, t->pid) ||
+	       pid_list_has(o->pids, o->nr_pids, t->tgid);
 }
 
 static int write_sample(FILE *f, const struct csv_opts *o,

@@ -95,8 +95,7 @@ const struct task_hist *view_hist(const struct view *v, int32_t pid)
 	return NULL;
 }
 
-static void hist_add(struct view *v, const struct schedstat_task *t,
-		     uint64_t interval_ns)
+static void hist_add(struct view *v, const struct schedstat_task *t)
 {
 	struct task_hist *e;
 	size_t h;
@@ -126,7 +125,6 @@ static void hist_add(struct view *v, const struct schedstat_task *t,
 		if (e->nr_last < LAST_CPUS)
 			e->nr_last++;
 	}
-	(void)interval_ns;
 }
 
 static int keep_exited(struct view *v, const struct schedstat_task *t,
@@ -186,7 +184,7 @@ int view_update(struct view *v, const struct schedstat_snapshot *snap)
 				return err;
 			continue;
 		}
-		hist_add(v, &t[i], schedstat_snapshot_interval_ns(snap));
+		hist_add(v, &t[i]);
 	}
 	cl = schedstat_snapshot_clusters(snap, &n);
 	for (size_t i = 0; i < n && i < ARRAY_SIZE(v->clusters); i++) {
