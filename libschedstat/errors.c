@@ -25,6 +25,18 @@ static const char *const messages[SCHEDSTAT_ERR_END - SCHEDSTAT_ERR_START] = {
 	[SCHEDSTAT_ERR_BPF_LOAD - SCHEDSTAT_ERR_START] =
 		"the kernel refused schedtop's BPF programs: run 'schedtop -v ...' "
 		"to see libbpf's and the verifier's messages",
+	[SCHEDSTAT_ERR_REC_FOREIGN - SCHEDSTAT_ERR_START] =
+		"not a schedtop recording (make one with 'schedtop record -o FILE')",
+	[SCHEDSTAT_ERR_REC_MANGLED - SCHEDSTAT_ERR_START] =
+		"recording damaged in transit: its line endings were translated "
+		"(copied with 'adb shell'?): use 'adb exec-out' or 'adb pull'",
+	[SCHEDSTAT_ERR_REC_VERSION - SCHEDSTAT_ERR_START] =
+		"recording made by a newer schedtop in a format this one cannot "
+		"read: upgrade schedtop",
+	[SCHEDSTAT_ERR_REC_CORRUPT - SCHEDSTAT_ERR_START] =
+		"recording damaged: its header or topology does not read back",
+	[SCHEDSTAT_ERR_REC_EMPTY - SCHEDSTAT_ERR_START] =
+		"recording holds no whole sample (stopped within its first second?)",
 };
 
 /* Front ends may report errors from several threads; strerror() is not safe. */

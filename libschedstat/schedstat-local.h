@@ -57,6 +57,18 @@ int topology_read_online(const char *sysfs_root, struct schedstat_cpuset *online
 void topology_cpus(const struct schedstat_topology *topo, struct schedstat_cpuset *set);
 
 /*
+ * A topology rebuilt cluster by cluster, as a recording describes it:
+ * @capacity holds one value per CPU of @cpus, lowest CPU first. -EINVAL if
+ * a CPU is already in a cluster or @cpus is empty. Seal it before use.
+ */
+struct schedstat_topology *topology_new(enum schedstat_topology_origin origin);
+int topology_add_cluster(struct schedstat_topology *topo, const char *name,
+			 const struct schedstat_cpuset *cpus,
+			 const unsigned int *capacity, int policy,
+			 unsigned int freq_min_khz, unsigned int freq_max_khz);
+void topology_seal(struct schedstat_topology *topo);
+
+/*
  * Make room for @need items of @size bytes in the growable array *@items of
  * capacity *@cap (in items), doubling. 0 or -ENOMEM; *@items is kept on error.
  */

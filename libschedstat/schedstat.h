@@ -38,6 +38,11 @@ enum schedstat_error {
 	SCHEDSTAT_ERR_TOPOLOGY_SPEC,
 	SCHEDSTAT_ERR_NO_SCHED_TP,
 	SCHEDSTAT_ERR_BPF_LOAD,
+	SCHEDSTAT_ERR_REC_FOREIGN,	/* not a recording */
+	SCHEDSTAT_ERR_REC_MANGLED,	/* newlines translated in transit */
+	SCHEDSTAT_ERR_REC_VERSION,	/* a newer, incompatible format */
+	SCHEDSTAT_ERR_REC_CORRUPT,	/* damaged beyond the first chunks */
+	SCHEDSTAT_ERR_REC_EMPTY,	/* not one whole sample */
 	SCHEDSTAT_ERR_END,
 };
 
@@ -378,6 +383,82 @@ schedstat_snapshot_migrations(const struct schedstat_snapshot *snap, size_t *nr)
 /* Group entities seen since open, by cgroup path then CPU. */
 const struct schedstat_group *
 schedstat_snapshot_groups(const struct schedstat_snapshot *snap, size_t *nr);
+
+/* ------------------------------------------------------------------ */
+/* Recordings (docs/record-format.md)                                 */
+
+struct schedstat_recorder;
+
+/*
+ * schedstat_recorder_open - start a recording on @fd
+ * @fd: written in order and never seeked, so a pipe works; the caller
+ *      closes it after schedstat_recorder_close()
+ * @meta: NULL, or "key", "value" pairs ending with NULL (kernel, host, ...)
+ *
+ * Samples are buffered for about a second, then written as one chunk with
+ * its CRC and synced: a recorder killed at any moment leaves a file whose
+ * whole chunks all read back.
+ */
+int schedstat_recorder_open(struct schedstat_recorder **out, int fd,
+			    const struct schedstat_topology *topo,
+			    const char *const *meta);
+/* An event from the session, stored with the next sample. */
+int schedstat_recorder_add_event(struct schedstat_recorder *r,
+				 const struct schedstat_event *ev);
+/*
+ * Errors from writing (-ENOSPC, -EIO, ...) stick: later calls return them.
+ * On a regular file, what was written before the error stays readable.
+ */
+int schedstat_recorder_add_sample(struct schedstat_recorder *r,
+				  const struct schedstat_snapshot *snap);
+/* Bytes written so far. */
+uint64_t schedstat_recorder_bytes(const struct schedstat_recorder *r);
+/* Writes what is buffered, the index and the end marker; frees @r. */
+int schedstat_recorder_close(struct schedstat_recorder *r);
+
+struct schedstat_recording;
+
+struct schedstat_recording_info {
+	unsigned int version_major, version_minor;
+	size_t nr_samples;
+	uint64_t first_ts_ns, last_ts_ns;	/* CLOCK_MONOTONIC of the recorder */
+	uint64_t file_bytes;
+	/* The recorder finished the file (index and end marker present). */
+	bool finished;
+	/* Bytes after the last whole chunk: a write cut short. */
+	uint64_t lost_bytes;
+	/* Chunks that failed their CRC and were skipped, and their samples. */
+	unsigned int bad_chunks;
+	size_t bad_samples;
+};
+
+/*
+ * schedstat_recording_open - read a recording made by schedstat_recorder_*
+ * @fd: a regular file, kept open by the caller until closing
+ *
+ * Errors: -SCHEDSTAT_ERR_REC_FOREIGN, _MANGLED, _VERSION, _CORRUPT (no
+ * topology), _EMPTY, or an errno. A file cut short or with damaged chunks
+ * opens: schedstat_recording_info() tells how much was lost.
+ */
+int schedstat_recording_open(struct schedstat_recording **out, int fd);
+void schedstat_recording_close(struct schedstat_recording *rec);
+void schedstat_recording_info(const struct schedstat_recording *rec,
+			      struct schedstat_recording_info *info);
+const struct schedstat_topology *
+schedstat_recording_topology(const struct schedstat_recording *rec);
+/* A value the recorder stored ("kernel", "host", ...) or NULL. */
+const char *schedstat_recording_meta(const struct schedstat_recording *rec,
+				     const char *key);
+/*
+ * Sample @idx (0 .. nr_samples - 1) as a snapshot of its own, and the
+ * events that arrived in its interval (owned by @rec, valid until the next
+ * call; @evs may be NULL). -EBADMSG if its chunk turns out damaged.
+ */
+int schedstat_recording_sample(struct schedstat_recording *rec, size_t idx,
+			       struct schedstat_snapshot **out,
+			       const struct schedstat_event **evs, size_t *nr_evs);
+/* The last sample taken at or before @ts_ns (0 if none is). */
+size_t schedstat_recording_find(struct schedstat_recording *rec, uint64_t ts_ns);
 
 /* ------------------------------------------------------------------ */
 /* Text helpers shared by every front end                             */

@@ -809,6 +809,44 @@ int schedstat_topology_parse(struct schedstat_topology **out, const char *spec,
 	return 0;
 }
 
+struct schedstat_topology *topology_new(enum schedstat_topology_origin origin)
+{
+	return topo_alloc(origin);
+}
+
+int topology_add_cluster(struct schedstat_topology *topo, const char *name,
+			 const struct schedstat_cpuset *cpus,
+			 const unsigned int *capacity, int policy,
+			 unsigned int freq_min_khz, unsigned int freq_max_khz)
+{
+	struct cluster *c;
+	size_t i = 0;
+	int err;
+
+	for_each_cpu(cpu, cpus) {
+		if (topo->cpu_cluster[cpu] >= 0)
+			return -EINVAL;
+		topo->cpu_capacity[cpu] = capacity[i++];
+		/* Marks the CPU taken until topology_seal() indexes it. */
+		topo->cpu_cluster[cpu] = topo->nr_clusters;
+	}
+	if (!i)
+		return -EINVAL;
+	err = topo_add_cluster(topo, cpus, name);
+	if (err)
+		return err;
+	c = &topo->clusters[topo->nr_clusters - 1];
+	c->policy = policy;
+	c->freq_min_khz = freq_min_khz;
+	c->freq_max_khz = freq_max_khz;
+	return 0;
+}
+
+void topology_seal(struct schedstat_topology *topo)
+{
+	topo_finish(topo);
+}
+
 enum schedstat_topology_origin
 schedstat_topology_origin(const struct schedstat_topology *topo)
 {

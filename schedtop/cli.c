@@ -136,6 +136,13 @@ int parse_ulong(const char *s, unsigned long min, unsigned long max,
 	return 0;
 }
 
+unsigned long samples_for(double seconds, unsigned long interval_ms)
+{
+	double n = seconds * 1000.0 / interval_ms;
+
+	return n < 1 ? 1 : (unsigned long)(n + 0.5);
+}
+
 int parse_seconds(const char *s, double *out)
 {
 	char *end;

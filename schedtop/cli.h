@@ -44,6 +44,8 @@ char *cli_topology_spec(const char *arg);
 int parse_ulong(const char *s, unsigned long min, unsigned long max,
 		unsigned long *out);
 int parse_seconds(const char *s, double *out);
+/* Samples that -d SECONDS at @interval_ms means: at least one. */
+unsigned long samples_for(double seconds, unsigned long interval_ms);
 /* "1,2,300" into a sorted array; -EINVAL on anything else. */
 int parse_pid_list(const char *s, int **pids, size_t *nr);
 /* Whether @pid is in a list from parse_pid_list(). */
@@ -62,5 +64,9 @@ extern const char schedtop_usage[];
 int cmd_live(int argc, char **argv);
 int cmd_csv(int argc, char **argv);
 int cmd_topology(int argc, char **argv);
+int cmd_record(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_convert(int argc, char **argv);
+int cmd_replay(int argc, char **argv);
 
 #endif /* SCHEDTOP_CLI_H */

@@ -15,7 +15,8 @@
 #include "cli.h"
 #include "columns.h"
 #include "csv_format.h"
-#include "loop.h"
+#include "recording.h"
+#include "sample_loop.h"
 
 struct csv_opts {
 	const char *output;
@@ -28,6 +29,8 @@ struct csv_opts {
 	size_t nr_pids;
 	const char *comm;
 	bool exact_wakeups;
+	const char *from;		/* a recording to read instead */
+	const char *record;		/* a recording to make alongside */
 };
 
 static const char csv_usage[] =
@@ -47,6 +50,9 @@ static const char csv_usage[] =
 "  -c, --comm COMM        only tasks whose name is exactly COMM\n"
 "      --exact-wakeups    count every sched_waking (costs a little per wakeup)\n"
 "                         instead of the sleeps that ended\n"
+"      --from FILE        read a recording (schedtop record) instead of the\n"
+"                         kernel: the rows the live run gave\n"
+"      --record FILE      also make a recording of this run\n"
 "      --list-columns[=markdown|man]\n"
 "                         describe every column of every table and exit\n"
 "  -v, --verbose          show libbpf debug output\n"
@@ -54,7 +60,10 @@ static const char csv_usage[] =
 "\n"
 "Empty fields mean \"not available on this kernel\". See docs/csv.md.\n";
 
-enum { OPT_TOPOLOGY = 256, OPT_SYSFS_ROOT, OPT_LIST_COLUMNS, OPT_EXACT_WAKEUPS };
+enum {
+	OPT_TOPOLOGY = 256, OPT_SYSFS_ROOT, OPT_LIST_COLUMNS, OPT_EXACT_WAKEUPS,
+	OPT_FROM, OPT_RECORD,
+};
 
 static const struct option csv_long_opts[] = {
 	{ "output", required_argument, NULL, 'o' },
@@ -68,6 +77,8 @@ static const struct option csv_long_opts[] = {
 	{ "comm", required_argument, NULL, 'c' },
 	{ "list-columns", optional_argument, NULL, OPT_LIST_COLUMNS },
 	{ "exact-wakeups", no_argument, NULL, OPT_EXACT_WAKEUPS },
+	{ "from", required_argument, NULL, OPT_FROM },
+	{ "record", required_argument, NULL, OPT_RECORD },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{}
@@ -150,6 +161,12 @@ static int parse_csv_opts(int argc, char **argv, struct csv_opts *o)
 		case OPT_EXACT_WAKEUPS:
 			o->exact_wakeups = true;
 			break;
+		case OPT_FROM:
+			o->from = optarg;
+			break;
+		case OPT_RECORD:
+			o->record = optarg;
+			break;
 		case OPT_LIST_COLUMNS:
 			return list_columns(optarg);
 		case 'v':
@@ -166,11 +183,10 @@ static int parse_csv_opts(int argc, char **argv, struct csv_opts *o)
 		return cli_usage_error("csv", "unexpected argument '%s'", argv[optind]);
 	if (seconds && o->samples)
 		return cli_usage_error("csv", "-d and -n do not go together");
-	if (seconds) {
-		double n = seconds * 1000.0 / o->interval_ms;
-
-		o->samples = n < 1 ? 1 : (unsigned long)(n + 0.5);
-	}
+	if (seconds)
+		o->samples = samples_for(seconds, o->interval_ms);
+	if (o->from && (o->record || o->topology || o->sysfs_root || o->exact_wakeups))
+		return cli_usage_error("csv", "--from reads what was recorded: no --record, --topology, --sysfs-root or --exact-wakeups with it");
 	if ((o->pids || o->comm) && o->table != &task_table)
 		return cli_usage_error("csv", "-p and -c filter tasks: use them with --table task");
 	return -1;
@@ -243,69 +259,102 @@ static int write_sample(FILE *f, const struct csv_opts *o,
 	return err;
 }
 
-static int run(const struct csv_opts *o, struct schedstat_session *s, FILE *f)
+struct csv_run {
+	const struct csv_opts *o;
+	const struct schedstat_topology *topo;
+	FILE *f;
+	struct recording_out rec;
+	int write_err;
+};
+
+static int on_sample(const struct schedstat_snapshot *snap, void *ctx)
 {
-	const struct schedstat_topology *topo = schedstat_session_topology(s);
-	static const int signals[] = { SIGINT, SIGTERM, SIGHUP, 0 };
-	int fds[] = { schedstat_session_event_fd(s), -1 };
-	struct loop l = LOOP_INIT;
-	unsigned long done = 0;
-	int err, ret = EXIT_FAIL;
+	struct csv_run *r = ctx;
+	int err;
 
-	err = loop_open(&l, signals, fds, o->interval_ms);
-	if (err) {
-		cli_error("cannot set up the event loop: %s", strerror(-err));
-		goto cleanup;
+	if (r->o->record) {
+		if (r->rec.err) {
+			cli_error("recording events: %s", schedstat_strerror(r->rec.err));
+			return EXIT_FAIL;
+		}
+		err = recording_out_sample(&r->rec, snap);
+		if (err)
+			return err;
 	}
-	err = csv_write_header(f, o->table);
-	if (!err && fflush(f))
-		err = -errno;
-	while (!err && (!o->samples || done < o->samples)) {
-		struct epoll_event evs[4];
-		int n = epoll_wait(l.epfd, evs, 4, -1);
+	err = write_sample(r->f, r->o, r->topo, snap);
+	if (err)
+		r->write_err = err;
+	return err;
+}
 
-		if (n < 0 && errno == EINTR)
+/* The outcome of writing: a reader that went away (head, adb) is fine. */
+static int write_result(const struct csv_run *r)
+{
+	if (!r->write_err || r->write_err == -EPIPE)
+		return EXIT_OK;
+	cli_error("writing %s: %s", r->o->output ? r->o->output : "standard output",
+		  strerror(-r->write_err));
+	return EXIT_FAIL;
+}
+
+static int run_live(struct csv_run *r, struct schedstat_session *s)
+{
+	int err;
+
+	r->topo = schedstat_session_topology(s);
+	r->write_err = csv_write_header(r->f, r->o->table);
+	if (!r->write_err && fflush(r->f))
+		r->write_err = -errno;
+	if (r->write_err)
+		return write_result(r);
+	err = sample_loop(s, r->o->interval_ms, r->o->samples, on_sample, r);
+	if (r->write_err)
+		return write_result(r);
+	return err ? EXIT_FAIL : EXIT_OK;
+}
+
+/*
+ * Every sample of a recording in order. A damaged chunk costs its samples,
+ * not the rest: say so, go on, and fail at the end.
+ */
+static int run_from(struct csv_run *r)
+{
+	struct schedstat_recording *rec = NULL;
+	struct schedstat_recording_info info;
+	size_t bad = 0, n;
+	int fd, err, ret = EXIT_FAIL;
+
+	fd = open_recording(r->o->from, &rec);
+	if (fd < 0)
+		return EXIT_FAIL;
+	schedstat_recording_info(rec, &info);
+	recording_warn_lost(r->o->from, &info);
+	r->topo = schedstat_recording_topology(rec);
+	r->write_err = csv_write_header(r->f, r->o->table);
+	n = r->o->samples && r->o->samples < info.nr_samples ? r->o->samples : info.nr_samples;
+	for (size_t i = 0; i < n && !r->write_err; i++) {
+		struct schedstat_snapshot *snap;
+
+		err = schedstat_recording_sample(rec, i, &snap, NULL, NULL);
+		if (err == -EBADMSG) {
+			bad++;
 			continue;
-		if (n < 0) {
-			err = -errno;
-			break;
 		}
-		for (int i = 0; i < n && !err; i++) {
-			int fd = evs[i].data.fd;
-
-			if (fd == l.sigfd) {
-				ret = EXIT_OK;
-				goto cleanup;
-			} else if (fd == l.timerfd) {
-				struct schedstat_snapshot *snap;
-
-				if (!loop_ticks(&l))
-					continue;
-				err = schedstat_session_sample(s, &snap);
-				if (err) {
-					cli_error("sampling failed: %s", schedstat_strerror(err));
-					goto cleanup;
-				}
-				err = write_sample(f, o, topo, snap);
-				schedstat_snapshot_free(snap);
-				done++;
-			} else {
-				err = schedstat_session_poll(s);
-				err = err < 0 ? err : 0;
-			}
+		if (err) {
+			cli_error("reading %s: %s", r->o->from, schedstat_strerror(err));
+			goto cleanup;
 		}
+		r->write_err = write_sample(r->f, r->o, r->topo, snap);
+		schedstat_snapshot_free(snap);
 	}
-	if (err == -EPIPE) {
-		/* The reader went away (head, a closed adb stream): done. */
-		ret = EXIT_OK;
-	} else if (err) {
-		cli_error("writing %s: %s", o->output ? o->output : "standard output",
-			  strerror(-err));
-	} else {
-		ret = EXIT_OK;
+	ret = write_result(r);
+	if (bad) {
+		cli_error("%s: %zu samples in damaged chunks skipped", r->o->from, bad);
+		ret = EXIT_FAIL;
 	}
 cleanup:
-	loop_close(&l);
+	schedstat_recording_close(rec);
+	close(fd);
 	return ret;
 }
 
@@ -314,6 +363,7 @@ int cmd_csv(int argc, char **argv)
 	struct csv_opts o = {};
 	struct schedstat_session_opts sopts = {};
 	struct schedstat_session *s = NULL;
+	struct csv_run run = { .rec = { .fd = -1 } };
 	FILE *f = stdout;
 	char *spec = NULL;
 	int ret, err;
@@ -338,17 +388,33 @@ int cmd_csv(int argc, char **argv)
 			goto cleanup;
 		}
 	}
+	run.o = &o;
+	run.f = f;
+	if (o.from) {
+		ret = run_from(&run);
+		goto cleanup;
+	}
 	sopts.topology = spec;
 	sopts.sysfs_root = o.sysfs_root;
 	sopts.exact_wakeups = o.exact_wakeups;
+	if (o.record) {
+		sopts.on_event = recording_out_event;
+		sopts.event_ctx = &run.rec;
+	}
 	err = cli_session_open(&s, &sopts);
 	if (err) {
 		cli_error("%s", schedstat_strerror(err));
 		goto cleanup;
 	}
-	ret = run(&o, s, f);
+	if (o.record && recording_out_open(&run.rec, o.record,
+					   schedstat_session_topology(s),
+					   o.interval_ms, argc, argv))
+		goto cleanup;
+	ret = run_live(&run, s);
 cleanup:
 	schedstat_session_close(s);
+	if (recording_out_close(&run.rec))
+		ret = EXIT_FAIL;
 	if (f && f != stdout && fclose(f) && ret == EXIT_OK) {
 		cli_error("writing %s: %s", o.output, strerror(errno));
 		ret = EXIT_FAIL;

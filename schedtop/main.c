@@ -11,6 +11,7 @@ static const struct {
 } commands[] = {
 	{ "csv", cmd_csv },
 	{ "topology", cmd_topology },
+	{ "record", cmd_record },
 };
 
 int main(int argc, char **argv)

@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The recording file format, version 1 (docs/record-format.md is the
+ * specification; keep the two in step). Everything is little-endian and
+ * written field by field, never as a struct dump, so a recording made on
+ * one architecture reads the same on any other.
+ */
+#ifndef SCHEDSTAT_RECORD_FORMAT_H
+#define SCHEDSTAT_RECORD_FORMAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model.h"
+
+/*
+ * PNG-style magic: the high byte catches 7-bit channels, "\r\n" and "\n"
+ * catch newline translation (a recording streamed through "adb shell"
+ * rather than "adb exec-out"), 0x1a stops DOS type.
+ */
+#define REC_MAGIC		"\x89SCHEDTOP\r\n\x1a\n"
+#define REC_MAGIC_LEN		12
+#define REC_FILE_HDR_LEN	20
+#define REC_VERSION_MAJOR	1
+#define REC_VERSION_MINOR	0
+
+#define REC_CHUNK_MAGIC		0x4b435453u	/* "STCK" */
+#define REC_CHUNK_HDR_LEN	32
+/* No chunk is larger: a length above it is corruption, not a big chunk. */
+#define REC_CHUNK_MAX		(64u << 20)
+
+enum rec_chunk_type {
+	REC_CHUNK_META = 1,
+	REC_CHUNK_TOPOLOGY,
+	REC_CHUNK_SAMPLES,
+	REC_CHUNK_INDEX,
+	REC_CHUNK_END,
+};
+
+#define REC_CHUNK_DEFLATE	0x1	/* chunk flags */
+
+#define REC_END_PAYLOAD_LEN	24
+#define REC_END_CHUNK_LEN	(REC_CHUNK_HDR_LEN + REC_END_PAYLOAD_LEN)
+
+struct rec_chunk_hdr {
+	uint16_t type;
+	uint16_t flags;
+	uint32_t stored_len;	/* bytes after the header */
+	uint32_t raw_len;	/* after inflating */
+	uint64_t first_ts;	/* SAMPLES: ts_ns of its first sample */
+	uint32_t count;		/* SAMPLES: how many samples */
+	uint32_t crc;		/* header bytes 0..27, then the stored bytes */
+};
+
+void rec_chunk_hdr_encode(uint8_t out[REC_CHUNK_HDR_LEN],
+			  const struct rec_chunk_hdr *h, const void *stored);
+/* -EBADMSG unless the magic and the limits hold; the CRC is checked apart. */
+int rec_chunk_hdr_decode(const uint8_t in[REC_CHUNK_HDR_LEN],
+			 struct rec_chunk_hdr *h);
+uint32_t rec_chunk_crc(const uint8_t hdr[REC_CHUNK_HDR_LEN], const void *stored,
+		       size_t len);
+
+/* A growable output buffer; the first failure sticks in err. */
+struct rec_buf {
+	uint8_t *p;
+	size_t len, cap;
+	int err;
+};
+
+void rec_put_bytes(struct rec_buf *b, const void *p, size_t len);
+void rec_put_uvar(struct rec_buf *b, uint64_t v);
+void rec_put_svar(struct rec_buf *b, int64_t v);
+void rec_put_str(struct rec_buf *b, const char *s);
+void rec_put_u32le(struct rec_buf *b, uint32_t v);
+void rec_put_u64le(struct rec_buf *b, uint64_t v);
+
+/* A bounds-checked input cursor; reading past the end sets err (-EBADMSG). */
+struct rec_cur {
+	const uint8_t *p, *end;
+	int err;
+};
+
+uint64_t rec_get_uvar(struct rec_cur *c);
+int64_t rec_get_svar(struct rec_cur *c);
+/* A string of at most @size - 1 bytes into @dst, NUL-terminated. */
+void rec_get_str(struct rec_cur *c, char *dst, size_t size);
+uint32_t rec_get_u32le(struct rec_cur *c);
+uint64_t rec_get_u64le(struct rec_cur *c);
+/* A count of items, each at least @min_item_len bytes: bounded by what is left. */
+size_t rec_get_count(struct rec_cur *c, size_t min_item_len);
+
+/*
+ * Samples of one chunk are coded against the previous sample of the same
+ * chunk (the first against nothing), so each chunk decodes on its own.
+ */
+struct rec_codec {
+	struct schedstat_snapshot *prev;	/* owned */
+	uint64_t base_ts;			/* the chunk's first_ts */
+};
+
+int rec_encode_sample(struct rec_codec *cx, struct rec_buf *b,
+		      const struct schedstat_snapshot *snap,
+		      const struct schedstat_event *evs, size_t nr_evs);
+/* Events are appended to *@evs (a growable array of capacity *@cap). */
+int rec_decode_sample(struct rec_codec *cx, struct rec_cur *c,
+		      struct schedstat_snapshot **out,
+		      struct schedstat_event **evs, size_t *nr_evs, size_t *cap);
+/* Start a new chunk: forget the previous sample. */
+void rec_codec_reset(struct rec_codec *cx);
+
+struct schedstat_snapshot *rec_snapshot_copy(const struct schedstat_snapshot *s);
+
+int rec_encode_topology(struct rec_buf *b, const struct schedstat_topology *topo);
+int rec_decode_topology(struct rec_cur *c, struct schedstat_topology **out);
+
+#endif /* SCHEDSTAT_RECORD_FORMAT_H */

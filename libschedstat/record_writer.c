@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Writing recordings. Samples gather in memory for about a second, then go
+ * out as one deflated chunk with one write and a data sync: what a crash,
+ * a SIGKILL or a pulled battery leaves is a run of whole chunks and at most
+ * one torn one, which the reader drops and counts.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "record_format.h"
+
+/* A chunk spans about this much recording time: the most a crash loses. */
+#define CHUNK_SPAN_NS		1000000000ULL
+#define CHUNK_MAX_SAMPLES	64
+/* Raw bytes after which a chunk goes out whatever its span. */
+#define CHUNK_MAX_RAW		(8u << 20)
+
+struct index_entry {
+	uint64_t offset;
+	uint64_t first_ts;
+	uint32_t count;
+};
+
+struct schedstat_recorder {
+	int fd;
+	bool regular;		/* a file we may truncate back after an error */
+	uint64_t offset;	/* bytes written, also where the next chunk goes */
+	int err;		/* sticky */
+	struct rec_codec codec;
+	struct rec_buf raw;	/* samples of the chunk being built */
+	uint64_t first_ts;
+	uint32_t count;
+	struct schedstat_event *evs;	/* events since the last sample */
+	size_t nr_evs, cap_evs;
+	struct index_entry *index;
+	size_t nr_index, cap_index;
+	uint64_t nr_samples;
+	uint8_t *zbuf;
+	size_t zcap;
+};
+
+static int write_all(int fd, const struct iovec *iov, int n)
+{
+	struct iovec v[2];
+
+	memcpy(v, iov, n * sizeof(*v));
+	while (n) {
+		ssize_t done = writev(fd, v, n);
+
+		if (done < 0 && errno == EINTR)
+			continue;
+		if (done < 0)
+			return -errno;
+		if (done == 0)
+			return -EIO;
+		while (n && (size_t)done >= v[0].iov_len) {
+			done -= v[0].iov_len;
+			v[0] = v[1];
+			n--;
+		}
+		if (n) {
+			v[0].iov_base = (char *)v[0].iov_base + done;
+			v[0].iov_len -= done;
+		}
+	}
+	return 0;
+}
+
+/*
+ * A failed write may have left part of a chunk: cut the file back to the
+ * last whole one so that it ends cleanly (a pipe cannot be cut: the reader
+ * copes with the torn end anyway).
+ */
+static int fail(struct schedstat_recorder *r, int err)
+{
+	if (r->regular && ftruncate(r->fd, r->offset) == 0)
+		fdatasync(r->fd);
+	r->err = err;
+	return err;
+}
+
+static int write_chunk(struct schedstat_recorder *r, struct rec_chunk_hdr *h,
+		       const void *raw, size_t raw_len, bool deflate)
+{
+	uint8_t hdr[REC_CHUNK_HDR_LEN];
+	const void *stored = raw;
+	struct iovec iov[2];
+	int err;
+
+	if (r->err)
+		return r->err;
+	if (raw_len > REC_CHUNK_MAX)
+		return fail(r, -EFBIG);
+	h->raw_len = raw_len;
+	h->stored_len = raw_len;
+	if (deflate) {
+		uLongf zlen = compressBound(raw_len);
+
+		if (zlen > r->zcap) {
+			uint8_t *p = realloc(r->zbuf, zlen);
+
+			if (!p)
+				return fail(r, -ENOMEM);
+			r->zbuf = p;
+			r->zcap = zlen;
+		}
+		/* Level 6 takes twice level 1's time for a third less: worth it
+		 * once a second on a phone's flash. */
+		if (compress2(r->zbuf, &zlen, raw, raw_len, 6) != Z_OK)
+			return fail(r, -ENOMEM);
+		if (zlen < raw_len) {
+			h->flags |= REC_CHUNK_DEFLATE;
+			h->stored_len = zlen;
+			stored = r->zbuf;
+		}
+	}
+	rec_chunk_hdr_encode(hdr, h, stored);
+	iov[0] = (struct iovec){ hdr, sizeof(hdr) };
+	iov[1] = (struct iovec){ (void *)stored, h->stored_len };
+	err = write_all(r->fd, iov, 2);
+	if (err)
+		return fail(r, err);
+	r->offset += sizeof(hdr) + h->stored_len;
+	return 0;
+}
+
+static int flush_samples(struct schedstat_recorder *r)
+{
+	struct rec_chunk_hdr h = {
+		.type = REC_CHUNK_SAMPLES,
+		.first_ts = r->first_ts,
+		.count = r->count,
+	};
+	uint64_t at = r->offset;
+	int err;
+
+	if (!r->count)
+		return r->err;
+	err = array_reserve((void **)&r->index, &r->cap_index, r->nr_index + 1,
+			    sizeof(*r->index));
+	if (err)
+		return fail(r, err);
+	err = write_chunk(r, &h, r->raw.p, r->raw.len, true);
+	if (err)
+		return err;
+	r->index[r->nr_index++] = (struct index_entry){ at, r->first_ts, r->count };
+	r->raw.len = 0;
+	r->count = 0;
+	rec_codec_reset(&r->codec);
+	/* A pipe or a file system without sync is fine: nothing to wait for. */
+	if (r->regular)
+		fdatasync(r->fd);
+	return 0;
+}
+
+int schedstat_recorder_open(struct schedstat_recorder **out, int fd,
+			    const struct schedstat_topology *topo,
+			    const char *const *meta)
+{
+	struct schedstat_recorder *r;
+	uint8_t fhdr[REC_FILE_HDR_LEN];
+	struct rec_buf b = {};
+	struct rec_chunk_hdr h = {};
+	struct iovec iov;
+	struct stat st;
+	size_t nr_meta = 0;
+	int err;
+
+	*out = NULL;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	r->fd = fd;
+	r->regular = !fstat(fd, &st) && S_ISREG(st.st_mode);
+
+	memcpy(fhdr, REC_MAGIC, REC_MAGIC_LEN);
+	fhdr[12] = REC_VERSION_MAJOR;
+	fhdr[13] = 0;
+	fhdr[14] = REC_VERSION_MINOR;
+	fhdr[15] = 0;
+	{
+		uLong crc = crc32(crc32(0L, Z_NULL, 0), fhdr, 16);
+
+		for (int i = 0; i < 4; i++)
+			fhdr[16 + i] = crc >> (8 * i);
+	}
+	iov = (struct iovec){ fhdr, sizeof(fhdr) };
+	err = write_all(fd, &iov, 1);
+	if (err)
+		goto fail;
+	r->offset = sizeof(fhdr);
+
+	while (meta && meta[2 * nr_meta] && meta[2 * nr_meta + 1])
+		nr_meta++;
+	rec_put_uvar(&b, nr_meta);
+	for (size_t i = 0; i < nr_meta; i++) {
+		rec_put_str(&b, meta[2 * i]);
+		rec_put_str(&b, meta[2 * i + 1]);
+	}
+	err = b.err;
+	h.type = REC_CHUNK_META;
+	if (!err)
+		err = write_chunk(r, &h, b.p, b.len, false);
+	if (err)
+		goto fail;
+	b.len = 0;
+	err = rec_encode_topology(&b, topo);
+	h = (struct rec_chunk_hdr){ .type = REC_CHUNK_TOPOLOGY };
+	if (!err)
+		err = write_chunk(r, &h, b.p, b.len, false);
+	if (err)
+		goto fail;
+	free(b.p);
+	*out = r;
+	return 0;
+fail:
+	free(b.p);
+	free(r->zbuf);
+	free(r);
+	return err;
+}
+
+int schedstat_recorder_add_event(struct schedstat_recorder *r,
+				 const struct schedstat_event *ev)
+{
+	int err;
+
+	if (r->err)
+		return r->err;
+	err = array_reserve((void **)&r->evs, &r->cap_evs, r->nr_evs + 1,
+			    sizeof(*r->evs));
+	if (err)
+		return err;
+	r->evs[r->nr_evs++] = *ev;
+	return 0;
+}
+
+int schedstat_recorder_add_sample(struct schedstat_recorder *r,
+				  const struct schedstat_snapshot *snap)
+{
+	int err;
+
+	if (r->err)
+		return r->err;
+	if (!r->count) {
+		r->first_ts = snap->ts_ns;
+		r->codec.base_ts = snap->ts_ns;
+	}
+	err = rec_encode_sample(&r->codec, &r->raw, snap, r->evs, r->nr_evs);
+	if (err)
+		return fail(r, err);
+	r->nr_evs = 0;
+	r->count++;
+	r->nr_samples++;
+	if (snap->ts_ns + snap->interval_ns - r->first_ts >= CHUNK_SPAN_NS ||
+	    r->count >= CHUNK_MAX_SAMPLES || r->raw.len >= CHUNK_MAX_RAW)
+		return flush_samples(r);
+	return 0;
+}
+
+uint64_t schedstat_recorder_bytes(const struct schedstat_recorder *r)
+{
+	return r->offset;
+}
+
+static int write_index(struct schedstat_recorder *r)
+{
+	struct rec_chunk_hdr h = { .type = REC_CHUNK_INDEX };
+	uint64_t at = r->offset, prev_off = 0, prev_ts = 0;
+	struct rec_buf b = {};
+	uint8_t end[REC_END_PAYLOAD_LEN];
+	int err;
+
+	rec_put_uvar(&b, r->nr_index);
+	for (size_t i = 0; i < r->nr_index; i++) {
+		rec_put_uvar(&b, r->index[i].offset - prev_off);
+		rec_put_svar(&b, (int64_t)(r->index[i].first_ts - prev_ts));
+		rec_put_uvar(&b, r->index[i].count);
+		prev_off = r->index[i].offset;
+		prev_ts = r->index[i].first_ts;
+	}
+	err = b.err ? fail(r, b.err) : write_chunk(r, &h, b.p, b.len, false);
+	free(b.p);
+	if (err)
+		return err;
+	b = (struct rec_buf){ .p = end, .cap = sizeof(end) };
+	rec_put_u64le(&b, at);
+	rec_put_u64le(&b, r->nr_samples);
+	rec_put_u64le(&b, r->nr_index);
+	h = (struct rec_chunk_hdr){ .type = REC_CHUNK_END };
+	return write_chunk(r, &h, end, sizeof(end), false);
+}
+
+int schedstat_recorder_close(struct schedstat_recorder *r)
+{
+	int err;
+
+	if (!r)
+		return 0;
+	err = flush_samples(r);
+	if (!err)
+		err = write_index(r);
+	if (!err && r->regular && fdatasync(r->fd) && errno != EINVAL)
+		err = -errno;
+	rec_codec_reset(&r->codec);
+	free(r->raw.p);
+	free(r->evs);
+	free(r->index);
+	free(r->zbuf);
+	free(r);
+	return err;
+}

@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * schedtop record: the live sources, headless, into a recording that replay,
+ * report, convert and csv --from read back (docs/record-format.md).
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "recording.h"
+#include "sample_loop.h"
+
+static const char record_usage[] =
+"Usage: schedtop record -o FILE [OPTIONS]\n"
+"Sample the scheduler into a recording for replay, report, convert and csv --from.\n"
+"\n"
+"  -o, --output FILE      the recording (\"-\": standard output, e.g. adb exec-out)\n"
+"  -i, --interval MS      sample interval in milliseconds (default 1000, min 10)\n"
+"  -d, --duration SECONDS stop after this long\n"
+"  -n, --samples N        stop after N samples\n"
+"      --topology SPEC    clusters as NAME:CPULIST[@CAPACITY],..., or @FILE\n"
+"      --sysfs-root DIR   read the topology from DIR instead of /sys\n"
+"      --exact-wakeups    count every sched_waking instead of the sleeps that ended\n"
+"  -q, --quiet            no summary on standard error at the end\n"
+"  -v, --verbose          show libbpf debug output\n"
+"  -h, --help             show this help\n"
+"\n"
+"Runs until -d/-n is reached or SIGINT/SIGTERM/SIGHUP, which finish the file.\n"
+"A recorder killed outright loses at most the last second.\n";
+
+enum { OPT_TOPOLOGY = 256, OPT_SYSFS_ROOT, OPT_EXACT_WAKEUPS };
+
+static const struct option record_long_opts[] = {
+	{ "output", required_argument, NULL, 'o' },
+	{ "interval", required_argument, NULL, 'i' },
+	{ "duration", required_argument, NULL, 'd' },
+	{ "samples", required_argument, NULL, 'n' },
+	{ "topology", required_argument, NULL, OPT_TOPOLOGY },
+	{ "sysfs-root", required_argument, NULL, OPT_SYSFS_ROOT },
+	{ "exact-wakeups", no_argument, NULL, OPT_EXACT_WAKEUPS },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{}
+};
+
+static int on_sample(const struct schedstat_snapshot *snap, void *ctx)
+{
+	struct recording_out *o = ctx;
+
+	if (o->err) {
+		cli_error("recording events: %s", schedstat_strerror(o->err));
+		return EXIT_FAIL;
+	}
+	return recording_out_sample(o, snap);
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct schedstat_session_opts sopts = {};
+	struct schedstat_session *s = NULL;
+	struct recording_out out = { .fd = -1 };
+	unsigned long interval = 1000, samples = 0;
+	const char *path = NULL;
+	double seconds = 0;
+	bool quiet = false;
+	char *spec = NULL;
+	int c, err, ret = EXIT_FAIL;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:o:i:d:n:qvh", record_long_opts,
+				NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			path = optarg;
+			break;
+		case 'i':
+			if (parse_ulong(optarg, 10, 3600000, &interval))
+				return cli_usage_error("record", "bad interval '%s': milliseconds, 10 to 3600000", optarg);
+			break;
+		case 'd':
+			if (parse_seconds(optarg, &seconds))
+				return cli_usage_error("record", "bad duration '%s': seconds, more than 0", optarg);
+			break;
+		case 'n':
+			if (parse_ulong(optarg, 1, 1000000000, &samples))
+				return cli_usage_error("record", "bad sample count '%s'", optarg);
+			break;
+		case OPT_TOPOLOGY:
+			sopts.topology = optarg;
+			break;
+		case OPT_SYSFS_ROOT:
+			sopts.sysfs_root = optarg;
+			break;
+		case OPT_EXACT_WAKEUPS:
+			sopts.exact_wakeups = true;
+			break;
+		case 'q':
+			quiet = true;
+			break;
+		case 'v':
+			global_opts.verbose = true;
+			break;
+		case 'h':
+			fputs(record_usage, stdout);
+			return EXIT_OK;
+		default:
+			return cli_bad_option("record", c, argv);
+		}
+	}
+	if (optind < argc)
+		return cli_usage_error("record", "unexpected argument '%s'", argv[optind]);
+	if (!path)
+		return cli_usage_error("record", "-o FILE is required");
+	if (seconds && samples)
+		return cli_usage_error("record", "-d and -n do not go together");
+	if (seconds)
+		samples = samples_for(seconds, interval);
+	if (sopts.topology) {
+		spec = cli_topology_spec(sopts.topology);
+		if (!spec)
+			return EXIT_USAGE;
+		sopts.topology = spec;
+	}
+	/* A closed pipe (adb went away) must be an error we see, not a kill. */
+	signal(SIGPIPE, SIG_IGN);
+	sopts.on_event = recording_out_event;
+	sopts.event_ctx = &out;
+	err = cli_session_open(&s, &sopts);
+	if (err) {
+		cli_error("%s", schedstat_strerror(err));
+		goto cleanup;
+	}
+	if (recording_out_open(&out, path, schedstat_session_topology(s), interval,
+			       argc, argv))
+		goto cleanup;
+	err = sample_loop(s, interval, samples, on_sample, &out);
+	ret = err ? EXIT_FAIL : EXIT_OK;
+	if (err < 0)
+		cli_error("%s", schedstat_strerror(err));
+cleanup:
+	/* Detach first: the file's end marker is the last thing written. */
+	schedstat_session_close(s);
+	if (recording_out_close(&out))
+		ret = EXIT_FAIL;
+	else if (ret == EXIT_OK && !quiet)
+		fprintf(stderr, "schedtop: recorded %lu samples, %" PRIu64 " bytes, to %s\n",
+			out.nr_samples, out.bytes, path);
+	free(spec);
+	return ret;
+}

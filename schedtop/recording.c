@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "recording.h"
+
+static uint64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+int recording_out_open(struct recording_out *o, const char *path,
+		       const struct schedstat_topology *topo,
+		       unsigned long interval_ms, int argc, char **argv)
+{
+	char mono[24], real[24], interval[24], cmdline[512] = "";
+	struct utsname u;
+	size_t len = 0;
+	int err;
+
+	o->path = path;
+	o->topo = topo;
+	o->fd = strcmp(path, "-") ? open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)
+				  : STDOUT_FILENO;
+	if (o->fd < 0) {
+		cli_error("cannot write %s: %s", path, strerror(errno));
+		return EXIT_FAIL;
+	}
+	if (uname(&u))
+		memset(&u, 0, sizeof(u));
+	/* Both clocks at one instant: replay shows wall-clock time from it. */
+	snprintf(mono, sizeof(mono), "%" PRIu64, clock_ns(CLOCK_MONOTONIC));
+	snprintf(real, sizeof(real), "%" PRIu64, clock_ns(CLOCK_REALTIME));
+	snprintf(interval, sizeof(interval), "%lu", interval_ms);
+	for (int i = 0; i < argc && len < sizeof(cmdline) - 1; i++)
+		len += snprintf(cmdline + len, sizeof(cmdline) - len, "%s%s",
+				i ? " " : "", argv[i]);
+	{
+		char kernel[2 * sizeof(u.release) + 2];
+		const char *meta[] = {
+			"schedtop", SCHEDTOP_VERSION,
+			"kernel", kernel,
+			"machine", u.machine,
+			"host", u.nodename,
+			"interval_ms", interval,
+			"start_monotonic_ns", mono,
+			"start_realtime_ns", real,
+			"command", cmdline,
+			NULL,
+		};
+
+		snprintf(kernel, sizeof(kernel), "%s %s", u.release, u.version);
+		err = schedstat_recorder_open(&o->rec, o->fd, topo, meta);
+	}
+	if (err) {
+		cli_error("cannot write %s: %s", path, schedstat_strerror(err));
+		return EXIT_FAIL;
+	}
+	return 0;
+}
+
+void recording_out_event(const struct schedstat_event *ev, void *ctx)
+{
+	struct recording_out *o = ctx;
+	int err;
+
+	/*
+	 * Exits show up as rows, and moves within a cluster as per-task
+	 * counts; what rows cannot tell is when a task changed clusters and
+	 * when the root domain flipped overutilized.
+	 */
+	if (ev->type == SCHEDSTAT_EV_EXIT)
+		return;
+	if (ev->type == SCHEDSTAT_EV_MIGRATE &&
+	    schedstat_topology_cpu_cluster(o->topo, ev->orig_cpu) ==
+	    schedstat_topology_cpu_cluster(o->topo, ev->dest_cpu))
+		return;
+	err = o->rec ? schedstat_recorder_add_event(o->rec, ev) : 0;
+	if (err && !o->err)
+		o->err = err;
+}
+
+static void report_kept(const struct recording_out *o, int err)
+{
+	const char *what = err == -ENOSPC ? "disk full" : schedstat_strerror(err);
+
+	cli_error("writing %s: %s; what was written before stays readable "
+		  "(%lu samples taken)", o->path, what, o->nr_samples);
+}
+
+int recording_out_sample(struct recording_out *o,
+			 const struct schedstat_snapshot *snap)
+{
+	int err = schedstat_recorder_add_sample(o->rec, snap);
+
+	if (err) {
+		report_kept(o, err);
+		return EXIT_FAIL;
+	}
+	o->nr_samples++;
+	return 0;
+}
+
+int recording_out_close(struct recording_out *o)
+{
+	struct stat st;
+	int err, ret = 0;
+
+	if (!o->rec)
+		goto out;
+	err = schedstat_recorder_close(o->rec);
+	o->rec = NULL;
+	if (!fstat(o->fd, &st) && S_ISREG(st.st_mode))
+		o->bytes = st.st_size;
+	if (err) {
+		report_kept(o, err);
+		ret = EXIT_FAIL;
+	}
+out:
+	if (o->fd > STDOUT_FILENO && close(o->fd) && !ret) {
+		cli_error("writing %s: %s", o->path, strerror(errno));
+		ret = EXIT_FAIL;
+	}
+	o->fd = -1;
+	return ret;
+}
+
+int open_recording(const char *path, struct schedstat_recording **rec)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
+
+	if (fd < 0) {
+		cli_error("cannot read %s: %s", path, strerror(errno));
+		return -1;
+	}
+	err = schedstat_recording_open(rec, fd);
+	if (err) {
+		cli_error("%s: %s", path, err == -ESPIPE ?
+			  "not a regular file: save the recording first" :
+			  schedstat_strerror(err));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+bool recording_lost_text(const struct schedstat_recording_info *info,
+			 char *buf, size_t size)
+{
+	double secs = (info->last_ts_ns - info->first_ts_ns) / 1e9;
+	size_t len = 0;
+
+	if (info->finished && !info->lost_bytes && !info->bad_chunks)
+		return false;
+	if (!info->finished)
+		len += snprintf(buf + len, size - len,
+				"the recorder did not finish the file (killed, or the "
+				"device lost power): %zu samples, %.1f s, read back; "
+				"samples after that (at most 1 s) are lost",
+				info->nr_samples, secs);
+	if (info->lost_bytes && len < size)
+		len += snprintf(buf + len, size - len, "%s%" PRIu64 " bytes of "
+				"torn or damaged data dropped", len ? "; " : "",
+				info->lost_bytes);
+	if (info->bad_chunks && len < size)
+		snprintf(buf + len, size - len, "%s%u damaged chunks (%zu samples) skipped",
+			 len ? "; " : "", info->bad_chunks, info->bad_samples);
+	return true;
+}
+
+void recording_warn_lost(const char *path,
+			 const struct schedstat_recording_info *info)
+{
+	char text[512];
+
+	if (recording_lost_text(info, text, sizeof(text)))
+		cli_error("%s: %s", path, text);
+}

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Making a recording next to a live session: file, metadata, events. */
+#ifndef SCHEDTOP_RECORDING_H
+#define SCHEDTOP_RECORDING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "schedstat.h"
+
+struct recording_out {
+	const char *path;		/* "-": standard output */
+	int fd;
+	struct schedstat_recorder *rec;
+	const struct schedstat_topology *topo;
+	int err;			/* first failure adding an event */
+	unsigned long nr_samples;
+	uint64_t bytes;			/* written, once closed */
+};
+
+/*
+ * Creates @path (truncating it) and writes the header, metadata (kernel,
+ * host, start time, @interval_ms, the command line) and @topo. Reports
+ * failures itself; returns 0 or EXIT_FAIL.
+ */
+int recording_out_open(struct recording_out *o, const char *path,
+		       const struct schedstat_topology *topo,
+		       unsigned long interval_ms, int argc, char **argv);
+/* The session's on_event: keeps the events worth a record (ctx: the out). */
+void recording_out_event(const struct schedstat_event *ev, void *ctx);
+/* 0, or EXIT_FAIL after saying what went wrong and what is kept. */
+int recording_out_sample(struct recording_out *o,
+			 const struct schedstat_snapshot *snap);
+/* Finishes the file; 0 or EXIT_FAIL (reported). Safe when never opened. */
+int recording_out_close(struct recording_out *o);
+
+
+/*
+ * Opens @path as a recording; returns its descriptor (close it after the
+ * recording) or -1 after saying why not.
+ */
+int open_recording(const char *path, struct schedstat_recording **rec);
+/* A line on standard error when the recording is incomplete or damaged. */
+void recording_warn_lost(const char *path,
+			 const struct schedstat_recording_info *info);
+/* Describes what was lost in @buf; false if nothing was. */
+bool recording_lost_text(const struct schedstat_recording_info *info,
+			 char *buf, size_t size);
+
+#endif /* SCHEDTOP_RECORDING_H */
