@@ -12,6 +12,8 @@ static const struct {
 	{ "csv", cmd_csv },
 	{ "topology", cmd_topology },
 	{ "record", cmd_record },
+	{ "report", cmd_report },
+	{ "convert", cmd_convert },
 };
 
 int main(int argc, char **argv)

@@ -1,0 +1,373 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * schedtop convert --perfetto: a recording as a Chrome JSON trace, which the
+ * Perfetto UI and chrome://tracing both open. Counter tracks carry per-CPU
+ * and per-cluster util, cluster clocks and per-task util_avg/runnable_avg;
+ * instant events mark cluster changes, overutilized flips and hotplug. A
+ * counter is written only when its value changes: the viewer holds it.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "recording.h"
+
+static const char convert_usage[] =
+"Usage: schedtop convert FILE --perfetto -o OUT\n"
+"Convert a recording to the JSON trace-event format (Perfetto UI,\n"
+"chrome://tracing).\n"
+"\n"
+"      --perfetto         JSON trace events (the only format so far)\n"
+"  -o, --output OUT       where to write (\"-\": standard output)\n"
+"  -h, --help             show this help\n";
+
+enum { OPT_PERFETTO = 256 };
+
+static const struct option convert_long_opts[] = {
+	{ "perfetto", no_argument, NULL, OPT_PERFETTO },
+	{ "output", required_argument, NULL, 'o' },
+	{ "help", no_argument, NULL, 'h' },
+	{}
+};
+
+/* Pseudo-processes holding the machine-wide tracks, clear of real pids. */
+#define PID_CPUS	2147483646
+#define PID_CLUSTERS	2147483645
+
+struct last_task {
+	int32_t pid;
+	uint32_t util, runnable;
+	bool used;
+};
+
+struct conv {
+	FILE *f;
+	const struct schedstat_topology *topo;
+	uint64_t t0;
+	bool first;
+	struct last_task *tasks;	/* open addressing by pid */
+	size_t cap, nr;
+	/* Last values per CPU and cluster: cfs, rt, dl, irq, online, khz. */
+	uint32_t (*cpu_last)[6];
+	size_t nr_cpu_last;
+	double *cl_util;
+	uint32_t *cl_khz;
+};
+
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = *s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20 || c >= 0x7f)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+/* Opens one event object: the separator, phase, pid and time. */
+static void event(struct conv *cv, char ph, long pid, uint64_t ts_ns)
+{
+	fprintf(cv->f, "%s\n{\"ph\":\"%c\",\"pid\":%ld,\"ts\":%.3f", cv->first ? "" : ",",
+		ph, pid, (int64_t)(ts_ns - cv->t0) / 1e3);
+	cv->first = false;
+}
+
+static void process_name(struct conv *cv, long pid, const char *name)
+{
+	fprintf(cv->f, "%s\n{\"ph\":\"M\",\"pid\":%ld,\"name\":\"process_name\","
+		"\"args\":{\"name\":", cv->first ? "" : ",", pid);
+	json_str(cv->f, name);
+	fputs("}}", cv->f);
+	cv->first = false;
+}
+
+static struct last_task *task_slot(struct conv *cv, int32_t pid)
+{
+	size_t i;
+
+	if ((cv->nr + 1) * 2 > cv->cap) {
+		struct last_task *old = cv->tasks;
+		size_t old_cap = cv->cap;
+
+		cv->cap = old_cap ? 2 * old_cap : 1024;
+		cv->tasks = calloc(cv->cap, sizeof(*cv->tasks));
+		if (!cv->tasks)
+			return NULL;
+		for (size_t j = 0; j < old_cap; j++) {
+			if (!old[j].used)
+				continue;
+			i = ((uint32_t)old[j].pid * 2654435761u) & (cv->cap - 1);
+			while (cv->tasks[i].used)
+				i = (i + 1) & (cv->cap - 1);
+			cv->tasks[i] = old[j];
+		}
+		free(old);
+	}
+	i = ((uint32_t)pid * 2654435761u) & (cv->cap - 1);
+	while (cv->tasks[i].used && cv->tasks[i].pid != pid)
+		i = (i + 1) & (cv->cap - 1);
+	if (!cv->tasks[i].used) {
+		cv->tasks[i] = (struct last_task){ .pid = pid, .util = UINT32_MAX,
+						   .runnable = UINT32_MAX, .used = true };
+		cv->nr++;
+	}
+	return &cv->tasks[i];
+}
+
+static int tasks(struct conv *cv, const struct schedstat_snapshot *snap)
+{
+	uint64_t ts = schedstat_snapshot_ts_ns(snap);
+	const struct schedstat_task *t;
+	size_t n;
+
+	t = schedstat_snapshot_tasks(snap, &n);
+	for (size_t i = 0; i < n; i++) {
+		struct last_task *lt = task_slot(cv, t[i].pid);
+		char name[SCHEDSTAT_COMM_LEN + 16];
+
+		if (!lt)
+			return -ENOMEM;
+		if (lt->util == t[i].util_avg && lt->runnable == t[i].runnable_avg)
+			continue;
+		/* A process's threads are grouped under its tgid, as in a trace. */
+		if (lt->util == UINT32_MAX && t[i].pid == t[i].tgid)
+			process_name(cv, t[i].tgid, t[i].comm);
+		lt->util = t[i].util_avg;
+		lt->runnable = t[i].runnable_avg;
+		snprintf(name, sizeof(name), "%s %d", t[i].comm, t[i].pid);
+		event(cv, 'C', t[i].tgid, ts);
+		fputs(",\"name\":", cv->f);
+		json_str(cv->f, name);
+		fprintf(cv->f, ",\"args\":{\"util_avg\":%u,\"runnable_avg\":%u}}",
+			t[i].util_avg, t[i].runnable_avg);
+	}
+	return 0;
+}
+
+static void cpus(struct conv *cv, const struct schedstat_snapshot *snap)
+{
+	uint64_t ts = schedstat_snapshot_ts_ns(snap);
+	const struct schedstat_cpu *c;
+	size_t n;
+
+	c = schedstat_snapshot_cpus(snap, &n);
+	for (size_t i = 0; i < n && i < cv->nr_cpu_last; i++) {
+		uint32_t *last = cv->cpu_last[i];
+		uint32_t now[6] = { c[i].util_avg, c[i].rt_util, c[i].dl_util,
+				    c[i].irq_util, c[i].online, c[i].freq_khz };
+
+		if (c[i].cluster < 0)
+			continue;
+		if (c[i].hotplug_ops) {
+			event(cv, 'i', PID_CPUS, ts);
+			fprintf(cv->f, ",\"s\":\"g\",\"name\":\"cpu%d %s\",\"args\":"
+				"{\"ops\":%u,\"took_ms\":%.3f}}", c[i].cpu,
+				c[i].online ? "online" : "offline", c[i].hotplug_ops,
+				c[i].hotplug_ns / 1e6);
+		}
+		if (memcmp(now, last, 4 * sizeof(*now))) {
+			event(cv, 'C', PID_CPUS, ts);
+			fprintf(cv->f, ",\"name\":\"cpu%d util\",\"args\":{\"cfs\":%u,"
+				"\"rt\":%u,\"dl\":%u,\"irq\":%u}}", c[i].cpu, now[0],
+				now[1], now[2], now[3]);
+		}
+		if (now[4] != last[4]) {
+			event(cv, 'C', PID_CPUS, ts);
+			fprintf(cv->f, ",\"name\":\"cpu%d online\",\"args\":{\"online\":%u}}",
+				c[i].cpu, now[4]);
+		}
+		memcpy(last, now, sizeof(now));
+	}
+}
+
+static void clusters(struct conv *cv, const struct schedstat_snapshot *snap)
+{
+	uint64_t ts = schedstat_snapshot_ts_ns(snap);
+	const struct schedstat_cluster *cl;
+	size_t n;
+
+	cl = schedstat_snapshot_clusters(snap, &n);
+	for (size_t i = 0; i < n && (int)i < schedstat_topology_nr_clusters(cv->topo); i++) {
+		if (cl[i].util_pct != cv->cl_util[i]) {
+			event(cv, 'C', PID_CLUSTERS, ts);
+			fputs(",\"name\":", cv->f);
+			json_str(cv->f, cl[i].name);
+			fprintf(cv->f, ",\"args\":{\"util_pct\":%.2f,\"busy_pct\":%.2f}}",
+				cl[i].util_pct, cl[i].busy_pct);
+			cv->cl_util[i] = cl[i].util_pct;
+		}
+		if (cl[i].avail & SCHEDSTAT_AVAIL_FREQ && cl[i].freq_khz != cv->cl_khz[i]) {
+			char name[SCHEDSTAT_NAME_LEN + 16];
+
+			snprintf(name, sizeof(name), "%s freq", cl[i].name);
+			event(cv, 'C', PID_CLUSTERS, ts);
+			fputs(",\"name\":", cv->f);
+			json_str(cv->f, name);
+			fprintf(cv->f, ",\"args\":{\"khz\":%u,\"avg_khz\":%u}}",
+				cl[i].freq_khz, cl[i].freq_avg_khz);
+			cv->cl_khz[i] = cl[i].freq_khz;
+		}
+	}
+}
+
+static void instants(struct conv *cv, const struct schedstat_event *evs, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct schedstat_event *e = &evs[i];
+
+		if (e->type == SCHEDSTAT_EV_MIGRATE) {
+			int from = schedstat_topology_cpu_cluster(cv->topo, e->orig_cpu);
+			int to = schedstat_topology_cpu_cluster(cv->topo, e->dest_cpu);
+			char name[2 * SCHEDSTAT_NAME_LEN + 16];
+
+			snprintf(name, sizeof(name), "migrate %s -> %s",
+				 from >= 0 ? schedstat_topology_cluster_name(cv->topo, from) : "?",
+				 to >= 0 ? schedstat_topology_cluster_name(cv->topo, to) : "?");
+			event(cv, 'i', e->tgid, e->ts_ns);
+			fprintf(cv->f, ",\"tid\":%d,\"s\":\"p\",\"name\":", e->pid);
+			json_str(cv->f, name);
+			fputs(",\"args\":{\"comm\":", cv->f);
+			json_str(cv->f, e->comm);
+			fprintf(cv->f, ",\"pid\":%d,\"from_cpu\":%d,\"to_cpu\":%d}}", e->pid,
+				e->orig_cpu, e->dest_cpu);
+		} else if (e->type == SCHEDSTAT_EV_OVERUTILIZED) {
+			event(cv, 'i', PID_CLUSTERS, e->ts_ns);
+			fprintf(cv->f, ",\"s\":\"g\",\"name\":\"%s\"}",
+				e->overutilized ? "overutilized" : "not overutilized");
+		}
+	}
+}
+
+static int convert(struct schedstat_recording *rec, FILE *f, const char *path)
+{
+	struct schedstat_recording_info info;
+	struct conv cv = { .f = f, .first = true };
+	int nr_cl, err = 0;
+	size_t bad = 0;
+
+	schedstat_recording_info(rec, &info);
+	cv.topo = schedstat_recording_topology(rec);
+	nr_cl = schedstat_topology_nr_clusters(cv.topo);
+	cv.nr_cpu_last = schedstat_topology_nr_cpus(cv.topo);
+	cv.cpu_last = calloc(cv.nr_cpu_last, sizeof(*cv.cpu_last));
+	cv.cl_util = calloc(nr_cl, sizeof(*cv.cl_util));
+	cv.cl_khz = calloc(nr_cl, sizeof(*cv.cl_khz));
+	if (!cv.cpu_last || !cv.cl_util || !cv.cl_khz) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	/* Nothing is equal to "never written". */
+	memset(cv.cpu_last, 0xff, cv.nr_cpu_last * sizeof(*cv.cpu_last));
+	for (int k = 0; k < nr_cl; k++)
+		cv.cl_util[k] = -1;
+	fputs("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[", f);
+	process_name(&cv, PID_CPUS, "CPUs");
+	process_name(&cv, PID_CLUSTERS, "Clusters");
+	for (size_t i = 0; i < info.nr_samples && !err; i++) {
+		const struct schedstat_event *evs;
+		struct schedstat_snapshot *snap;
+		size_t nr_evs;
+
+		err = schedstat_recording_sample(rec, i, &snap, &evs, &nr_evs);
+		if (err == -EBADMSG) {
+			bad++;
+			err = 0;
+			continue;
+		}
+		if (err)
+			break;
+		/* Time 0 is the start of the first interval: its events come before. */
+		if (i == 0)
+			cv.t0 = schedstat_snapshot_ts_ns(snap) -
+				schedstat_snapshot_interval_ns(snap);
+		instants(&cv, evs, nr_evs);
+		cpus(&cv, snap);
+		clusters(&cv, snap);
+		err = tasks(&cv, snap);
+		schedstat_snapshot_free(snap);
+	}
+	fputs("\n]}\n", f);
+cleanup:
+	free(cv.tasks);
+	free(cv.cpu_last);
+	free(cv.cl_util);
+	free(cv.cl_khz);
+	if (err) {
+		cli_error("%s: %s", path, schedstat_strerror(err));
+		return EXIT_FAIL;
+	}
+	if (bad) {
+		cli_error("%s: %zu samples in damaged chunks skipped", path, bad);
+		return EXIT_FAIL;
+	}
+	return EXIT_OK;
+}
+
+int cmd_convert(int argc, char **argv)
+{
+	struct schedstat_recording *rec = NULL;
+	const char *out = NULL, *in = NULL;
+	bool perfetto = false;
+	FILE *f = NULL;
+	int c, fd = -1, ret = EXIT_FAIL;
+
+	optind = 1;
+	opterr = 0;
+	/* No '+': the recording may come before or after the options. */
+	while ((c = getopt_long(argc, argv, ":o:h", convert_long_opts, NULL)) != -1) {
+		switch (c) {
+		case OPT_PERFETTO:
+			perfetto = true;
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case 'h':
+			fputs(convert_usage, stdout);
+			return EXIT_OK;
+		default:
+			return cli_bad_option("convert", c, argv);
+		}
+	}
+	if (optind != argc - 1)
+		return cli_usage_error("convert", "give one recording");
+	in = argv[optind];
+	if (!perfetto)
+		return cli_usage_error("convert", "say which format: --perfetto");
+	if (!out)
+		return cli_usage_error("convert", "-o OUT is required (\"-\" for standard output)");
+	fd = open_recording(in, &rec);
+	if (fd < 0)
+		return EXIT_FAIL;
+	f = strcmp(out, "-") ? fopen(out, "w") : stdout;
+	if (!f) {
+		cli_error("cannot write %s: %s", out, strerror(errno));
+		goto cleanup;
+	}
+	{
+		struct schedstat_recording_info info;
+
+		schedstat_recording_info(rec, &info);
+		recording_warn_lost(in, &info);
+	}
+	ret = convert(rec, f, in);
+	if (f != stdout ? fclose(f) : fflush(f)) {
+		cli_error("writing %s: %s", out, strerror(errno));
+		ret = EXIT_FAIL;
+	}
+cleanup:
+	schedstat_recording_close(rec);
+	close(fd);
+	return ret;
+}

@@ -1,0 +1,411 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * schedtop report: the summary of a recording a person reads first. One
+ * pass over the samples gathers per-cluster utilization (mean and p95), time
+ * overutilized, per-task util and run time, migrations, hotplug and drops.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "recording.h"
+
+static const char report_usage[] =
+"Usage: schedtop report [-n N] FILE\n"
+"Summarize a recording: clusters, overutilization, busiest tasks, migrations,\n"
+"hotplug, dropped events and anything lost.\n"
+"\n"
+"  -n, --top N            tasks listed per ranking (default 10)\n"
+"  -h, --help             show this help\n";
+
+static const struct option report_long_opts[] = {
+	{ "top", required_argument, NULL, 'n' },
+	{ "help", no_argument, NULL, 'h' },
+	{}
+};
+
+struct task_sum {
+	int32_t pid, tgid;
+	char comm[SCHEDSTAT_COMM_LEN];
+	uint64_t util_sum, runnable_sum;
+	uint32_t util_max;
+	uint64_t samples;
+	uint64_t run_ns;
+	uint32_t up, down;
+};
+
+struct cluster_sum {
+	double *util;		/* util_pct per sample */
+	double busy_sum;
+	size_t n;
+	uint32_t up, down;
+	uint32_t misfit_max;
+};
+
+struct hotplug_op {
+	uint64_t ts_ns;
+	int32_t cpu;
+	bool online;
+	uint32_t ops;
+	uint64_t ns;
+};
+
+struct report {
+	const struct schedstat_topology *topo;
+	int nr_clusters;
+	struct cluster_sum *clusters;
+	struct task_sum *tasks;		/* open addressing by pid */
+	size_t cap_tasks, nr_tasks;
+	struct hotplug_op *hotplug;
+	size_t nr_hotplug, cap_hotplug;
+	uint64_t ou_ns;
+	bool ou_avail;
+	uint64_t dropped;
+	uint64_t cross_events;
+	size_t samples, bad;
+	uint64_t span_ns;
+};
+
+static size_t slot(const struct report *r, int32_t pid)
+{
+	size_t i = ((uint32_t)pid * 2654435761u) & (r->cap_tasks - 1);
+
+	while (r->tasks[i].samples && r->tasks[i].pid != pid)
+		i = (i + 1) & (r->cap_tasks - 1);
+	return i;
+}
+
+static int grow_tasks(struct report *r)
+{
+	struct task_sum *old = r->tasks;
+	size_t old_cap = r->cap_tasks;
+
+	r->cap_tasks = old_cap ? old_cap * 2 : 1024;
+	r->tasks = calloc(r->cap_tasks, sizeof(*r->tasks));
+	if (!r->tasks) {
+		r->tasks = old;
+		r->cap_tasks = old_cap;
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < old_cap; i++)
+		if (old[i].samples)
+			r->tasks[slot(r, old[i].pid)] = old[i];
+	free(old);
+	return 0;
+}
+
+static int add_task(struct report *r, const struct schedstat_task *t)
+{
+	struct task_sum *s;
+
+	if ((r->nr_tasks + 1) * 2 > r->cap_tasks && grow_tasks(r))
+		return -ENOMEM;
+	s = &r->tasks[slot(r, t->pid)];
+	if (!s->samples) {
+		r->nr_tasks++;
+		s->pid = t->pid;
+	}
+	s->tgid = t->tgid;
+	memcpy(s->comm, t->comm, sizeof(s->comm));
+	s->util_sum += t->util_avg;
+	s->runnable_sum += t->runnable_avg;
+	if (t->util_avg > s->util_max)
+		s->util_max = t->util_avg;
+	s->samples++;
+	s->run_ns += t->run_ns;
+	s->up += t->up_migrations;
+	s->down += t->down_migrations;
+	return 0;
+}
+
+static int add_sample(struct report *r, const struct schedstat_snapshot *snap,
+		      size_t nr_evs)
+{
+	const struct schedstat_cluster *cl;
+	const struct schedstat_task *t;
+	const struct schedstat_cpu *c;
+	size_t n;
+	int err;
+
+	r->dropped = schedstat_snapshot_dropped(snap);
+	r->cross_events += nr_evs;
+	cl = schedstat_snapshot_clusters(snap, &n);
+	for (size_t i = 0; i < n && (int)i < r->nr_clusters; i++) {
+		struct cluster_sum *cs = &r->clusters[i];
+
+		cs->util[cs->n++] = cl[i].util_pct;
+		cs->busy_sum += cl[i].busy_pct;
+		cs->up += cl[i].up_migrations;
+		cs->down += cl[i].down_migrations;
+		if (cl[i].misfit_tasks > cs->misfit_max)
+			cs->misfit_max = cl[i].misfit_tasks;
+	}
+	if (n && cl[0].avail & SCHEDSTAT_AVAIL_OVERUTILIZED) {
+		r->ou_avail = true;
+		r->ou_ns += cl[0].overutilized_ns;
+	}
+	c = schedstat_snapshot_cpus(snap, &n);
+	for (size_t i = 0; i < n; i++) {
+		if (!c[i].hotplug_ops)
+			continue;
+		if (r->nr_hotplug == r->cap_hotplug) {
+			size_t cap = r->cap_hotplug ? 2 * r->cap_hotplug : 16;
+			struct hotplug_op *p = realloc(r->hotplug, cap * sizeof(*p));
+
+			if (!p)
+				return -ENOMEM;
+			r->hotplug = p;
+			r->cap_hotplug = cap;
+		}
+		r->hotplug[r->nr_hotplug++] = (struct hotplug_op){
+			schedstat_snapshot_ts_ns(snap), c[i].cpu, c[i].online,
+			c[i].hotplug_ops, c[i].hotplug_ns,
+		};
+	}
+	t = schedstat_snapshot_tasks(snap, &n);
+	for (size_t i = 0; i < n; i++) {
+		err = add_task(r, &t[i]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Nearest-rank percentile of @n sorted values. */
+static double percentile(const double *v, size_t n, double p)
+{
+	size_t rank = (size_t)(p / 100.0 * n + 0.999999);
+
+	return n ? v[(rank ? rank : 1) - 1] : 0;
+}
+
+static int cmp_util(const void *a, const void *b)
+{
+	const struct task_sum *x = a, *y = b;
+	double ux = (double)x->util_sum / x->samples;
+	double uy = (double)y->util_sum / y->samples;
+
+	return ux > uy ? -1 : ux < uy;
+}
+
+static int cmp_run(const void *a, const void *b)
+{
+	const struct task_sum *x = a, *y = b;
+
+	return x->run_ns > y->run_ns ? -1 : x->run_ns < y->run_ns;
+}
+
+static void print_header(const char *path, struct schedstat_recording *rec,
+			 const struct schedstat_recording_info *info)
+{
+	const char *real = schedstat_recording_meta(rec, "start_realtime_ns");
+	const char *mono = schedstat_recording_meta(rec, "start_monotonic_ns");
+	const char *host = schedstat_recording_meta(rec, "host");
+	const char *kernel = schedstat_recording_meta(rec, "kernel");
+	const char *machine = schedstat_recording_meta(rec, "machine");
+	char when[64] = "unknown time", lost[512];
+
+	if (real && mono) {
+		/* The first sample's wall-clock time, from the pair of clocks. */
+		int64_t off = (int64_t)(info->first_ts_ns - strtoull(mono, NULL, 10));
+		time_t t = (strtoull(real, NULL, 10) + off) / 1000000000ULL;
+		struct tm tm;
+
+		if (gmtime_r(&t, &tm))
+			strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm);
+	}
+	printf("schedtop report: %s\n", path);
+	printf("  recorded   %s on %s (%s), kernel %s\n", when, host ? host : "?",
+	       machine ? machine : "?", kernel ? kernel : "?");
+	printf("  duration   %.1f s, %zu samples", (info->last_ts_ns - info->first_ts_ns) / 1e9,
+	       info->nr_samples);
+	if (schedstat_recording_meta(rec, "interval_ms"))
+		printf(" every %s ms", schedstat_recording_meta(rec, "interval_ms"));
+	printf(", %.1f KiB (%.1f KiB/s)\n", info->file_bytes / 1024.0,
+	       info->last_ts_ns > info->first_ts_ns ?
+	       info->file_bytes / 1024.0 / ((info->last_ts_ns - info->first_ts_ns) / 1e9) : 0);
+	if (recording_lost_text(info, lost, sizeof(lost)) || info->bad_samples)
+		printf("  LOST       %s\n", lost);
+	else
+		printf("  complete   nothing lost\n");
+}
+
+static void print_clusters(struct report *r)
+{
+	printf("\nClusters (utilization: cfs+rt+dl+irq util over capacity)\n");
+	printf("  %-10s %-10s %8s %10s %10s %10s %7s %7s %7s\n", "CLUSTER", "CPUS",
+	       "CAPACITY", "UTIL_MEAN", "UTIL_P95", "BUSY_MEAN", "MIGR_UP", "MIGR_DN",
+	       "MISFIT");
+	for (int k = 0; k < r->nr_clusters; k++) {
+		struct cluster_sum *cs = &r->clusters[k];
+		char cpus[SCHEDSTAT_CPULIST_LEN] = "";
+		double sum = 0;
+
+		schedstat_topology_cluster_cpulist(r->topo, k, cpus, sizeof(cpus));
+		for (size_t i = 0; i < cs->n; i++)
+			sum += cs->util[i];
+		qsort(cs->util, cs->n, sizeof(*cs->util), cmp_double);
+		printf("  %-10s %-10s %8u %9.1f%% %9.1f%% %9.1f%% %7u %7u %7u\n",
+		       schedstat_topology_cluster_name(r->topo, k), cpus,
+		       schedstat_topology_cluster_capacity(r->topo, k),
+		       cs->n ? sum / cs->n : 0, percentile(cs->util, cs->n, 95),
+		       cs->n ? cs->busy_sum / cs->n : 0, cs->up, cs->down, cs->misfit_max);
+	}
+	if (r->ou_avail)
+		printf("  overutilized %.2f s (%.1f%% of the time)\n", r->ou_ns / 1e9,
+		       r->span_ns ? 100.0 * r->ou_ns / r->span_ns : 0);
+	else
+		printf("  overutilized not available (no sched_overutilized_tp on this kernel)\n");
+	printf("  cluster changes with a timestamp (migrations, overutilized flips): %" PRIu64 "\n",
+	       r->cross_events);
+}
+
+static void print_tasks(struct report *r, struct task_sum *list, size_t n,
+			unsigned long top)
+{
+	printf("\nBusiest tasks by util (mean util_avg over the samples it was seen in)\n");
+	printf("  %-8s %-8s %-16s %9s %8s %13s %9s %5s %5s\n", "PID", "TGID", "COMM",
+	       "UTIL_MEAN", "UTIL_MAX", "RUNNABLE_MEAN", "RUN_S", "UP", "DOWN");
+	qsort(list, n, sizeof(*list), cmp_util);
+	for (size_t i = 0; i < n && i < top; i++)
+		printf("  %-8d %-8d %-16s %9.0f %8u %13.0f %9.3f %5u %5u\n", list[i].pid,
+		       list[i].tgid, list[i].comm, (double)list[i].util_sum / list[i].samples,
+		       list[i].util_max, (double)list[i].runnable_sum / list[i].samples,
+		       list[i].run_ns / 1e9, list[i].up, list[i].down);
+	printf("\nBusiest tasks by run time\n");
+	printf("  %-8s %-8s %-16s %9s %8s %9s\n", "PID", "TGID", "COMM", "RUN_S",
+	       "CPU_PCT", "UTIL_MEAN");
+	qsort(list, n, sizeof(*list), cmp_run);
+	for (size_t i = 0; i < n && i < top && list[i].run_ns; i++)
+		printf("  %-8d %-8d %-16s %9.3f %8.1f%% %9.0f\n", list[i].pid, list[i].tgid,
+		       list[i].comm, list[i].run_ns / 1e9,
+		       r->span_ns ? 100.0 * list[i].run_ns / r->span_ns : 0,
+		       (double)list[i].util_sum / list[i].samples);
+}
+
+static void print_hotplug(const struct report *r, uint64_t t0)
+{
+	printf("\nCPU hotplug: %zu operations seen\n", r->nr_hotplug);
+	for (size_t i = 0; i < r->nr_hotplug; i++) {
+		const struct hotplug_op *h = &r->hotplug[i];
+
+		printf("  at %8.3f s  cpu%-4d %-8s %u op%s, took %.1f ms\n",
+		       (h->ts_ns - t0) / 1e9, h->cpu, h->online ? "online" : "offline",
+		       h->ops, h->ops == 1 ? "" : "s", h->ns / 1e6);
+	}
+}
+
+static int report(const char *path, struct schedstat_recording *rec,
+		  unsigned long top)
+{
+	struct schedstat_recording_info info;
+	struct report r = { .topo = schedstat_recording_topology(rec) };
+	struct task_sum *list = NULL;
+	size_t n = 0;
+	int err = 0;
+
+	schedstat_recording_info(rec, &info);
+	r.nr_clusters = schedstat_topology_nr_clusters(r.topo);
+	r.clusters = calloc(r.nr_clusters, sizeof(*r.clusters));
+	if (!r.clusters)
+		goto nomem;
+	for (int k = 0; k < r.nr_clusters; k++) {
+		r.clusters[k].util = calloc(info.nr_samples, sizeof(double));
+		if (!r.clusters[k].util)
+			goto nomem;
+	}
+	for (size_t i = 0; i < info.nr_samples && !err; i++) {
+		const struct schedstat_event *evs;
+		struct schedstat_snapshot *snap;
+		size_t nr_evs = 0;
+
+		err = schedstat_recording_sample(rec, i, &snap, &evs, &nr_evs);
+		if (err == -EBADMSG) {
+			r.bad++;
+			err = 0;
+			continue;
+		}
+		if (!err) {
+			r.samples++;
+			r.span_ns += schedstat_snapshot_interval_ns(snap);
+			err = add_sample(&r, snap, nr_evs);
+			schedstat_snapshot_free(snap);
+		}
+	}
+	if (err)
+		goto fail;
+	list = malloc((r.nr_tasks ? r.nr_tasks : 1) * sizeof(*list));
+	if (!list)
+		goto nomem;
+	for (size_t i = 0; i < r.cap_tasks; i++)
+		if (r.tasks[i].samples)
+			list[n++] = r.tasks[i];
+	/* Damaged chunks are only found by decoding them: ask again. */
+	schedstat_recording_info(rec, &info);
+	print_header(path, rec, &info);
+	printf("  dropped    %" PRIu64 " events (ring buffer full) during the recording\n",
+	       r.dropped);
+	print_clusters(&r);
+	print_tasks(&r, list, n, top);
+	print_hotplug(&r, info.first_ts_ns);
+	goto cleanup;
+nomem:
+	err = -ENOMEM;
+fail:
+	cli_error("%s: %s", path, schedstat_strerror(err));
+cleanup:
+	for (int k = 0; r.clusters && k < r.nr_clusters; k++)
+		free(r.clusters[k].util);
+	free(r.clusters);
+	free(r.tasks);
+	free(r.hotplug);
+	free(list);
+	if (!err && (r.bad || fflush(stdout)))
+		return EXIT_FAIL;
+	return err ? EXIT_FAIL : EXIT_OK;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct schedstat_recording *rec = NULL;
+	unsigned long top = 10;
+	int c, fd, ret;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:n:h", report_long_opts, NULL)) != -1) {
+		switch (c) {
+		case 'n':
+			if (parse_ulong(optarg, 1, 100000, &top))
+				return cli_usage_error("report", "bad count '%s'", optarg);
+			break;
+		case 'h':
+			fputs(report_usage, stdout);
+			return EXIT_OK;
+		default:
+			return cli_bad_option("report", c, argv);
+		}
+	}
+	if (optind != argc - 1)
+		return cli_usage_error("report", "give one recording");
+	fd = open_recording(argv[optind], &rec);
+	if (fd < 0)
+		return EXIT_FAIL;
+	ret = report(argv[optind], rec, top);
+	schedstat_recording_close(rec);
+	close(fd);
+	return ret;
+}
