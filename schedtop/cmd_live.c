@@ -19,6 +19,7 @@
 
 #include "cli.h"
 #include "loop.h"
+#include "terminal.h"
 #include "tui_draw.h"
 #include "tui_view.h"
 
@@ -41,7 +42,7 @@ static const struct option live_long_opts[] = {
 static SCREEN *screen;
 
 /* Also reached from atexit() and fatal signals: leave the terminal usable. */
-static void restore_terminal(void)
+void restore_terminal(void)
 {
 	if (screen && !isendwin())
 		endwin();
@@ -59,7 +60,7 @@ static void on_fatal_signal(int sig)
  * fallback, else a clear message. setupterm() is asked first because
  * newterm() would print its own error and exit.
  */
-static int open_terminal(struct tui_style *style)
+int open_terminal(struct tui_style *style)
 {
 	static const char *const fallbacks[] = { "xterm", "vt100", "linux", NULL };
 	const char *term = getenv("TERM");
@@ -303,9 +304,15 @@ cleanup:
 	schedstat_session_close(lv.session);
 	view_free(&lv.view);
 	free(spec);
+	close_terminal();
+	return ret;
+}
+
+void close_terminal(void)
+{
+	restore_terminal();
 	if (screen) {
 		delscreen(screen);
 		screen = NULL;
 	}
-	return ret;
 }

@@ -14,6 +14,7 @@ static const struct {
 	{ "record", cmd_record },
 	{ "report", cmd_report },
 	{ "convert", cmd_convert },
+	{ "replay", cmd_replay },
 };
 
 int main(int argc, char **argv)

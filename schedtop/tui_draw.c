@@ -375,13 +375,19 @@ static void draw_status(const struct view *v, const struct schedstat_snapshot *s
 	fill_line(LINES - 1, C_STATUS);
 	if (v->input != INPUT_NONE) {
 		snprintf(s, sizeof(s), "%s: %s_", v->input == INPUT_FILTER ?
-			 "Filter (comm or pid)" : "Search", v->input_buf);
+			 "Filter (comm or pid)" : v->input == INPUT_SEEK ?
+			 "Go to (seconds, M:SS)" : "Search", v->input_buf);
 		put(LINES - 1, 0, C_STATUS, s);
 		return;
 	}
+	if (v->message) {
+		put(LINES - 1, 0, C_STATUS, v->message);
+		return;
+	}
 	schedstat_snapshot_tasks(snap, &nt);
-	snprintf(s, sizeof(s), " %lu ms | %zu tasks | dropped %llu | sort %s%s%s%s%s"
-		 " | h help  q quit", v->interval_ms, nt,
+	snprintf(s, sizeof(s), "%s%s%lu ms | %zu tasks | dropped %llu | sort %s%s%s%s%s"
+		 " | h help  q quit", v->replay_status, v->replay ? " | " : " ",
+		 v->interval_ms, nt,
 		 (unsigned long long)schedstat_snapshot_dropped(snap), sort->title,
 		 (sort->sort_desc != v->sort_invert) ? " v" : " ^",
 		 v->filter[0] ? " | filter " : "", v->filter,
@@ -404,11 +410,19 @@ static void draw_help(const struct view *v)
 		"+ -          sample interval",
 		"arrows PgUp PgDn Home End   move",
 	};
+	static const char *const replay_keys[] = {
+		". ->  , <-   replay: one sample forward / back (pauses)",
+		"[ ]          10 s back / forward;  { } start / end",
+		": TIME       go to seconds, M:SS or H:MM:SS from the start",
+		"+ -          replay speed x0.25 .. x16 (not the interval)",
+	};
 	int y = 0;
 
 	put(y++, 0, C_TITLE, "schedtop keys");
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]) && y < LINES - 1; i++)
 		put(y++, 2, C_NORMAL, keys[i]);
+	for (size_t i = 0; v->replay && i < sizeof(replay_keys) / sizeof(replay_keys[0]) && y < LINES - 1; i++)
+		put(y++, 2, C_NORMAL, replay_keys[i]);
 	y++;
 	put(y++, 0, C_TITLE, "Task columns");
 	for (size_t i = 0; i < v->table->nr_cols && y < LINES - 1; i++) {

@@ -36,6 +36,15 @@ void view_free(struct view *v)
 	memset(v, 0, sizeof(*v));
 }
 
+void view_forget(struct view *v)
+{
+	if (v->hist)
+		memset(v->hist, 0, v->hist_cap * sizeof(*v->hist));
+	v->hist_used = 0;
+	v->nr_exited = 0;
+	memset(v->clusters, 0, sizeof(v->clusters));
+}
+
 const struct column *view_sort_column(const struct view *v)
 {
 	return &v->table->cols[v->sort_col];
@@ -336,6 +345,25 @@ static void step_sort(struct view *v, int dir)
 	v->sort_invert = false;
 }
 
+/* "90", "1:30" or "1:02:03": seconds from the start of the recording. */
+static int parse_seek(const char *s, double *out)
+{
+	double t = 0, part;
+	char *end;
+
+	do {
+		part = strtod(s, &end);
+		if (end == s || part < 0)
+			return -EINVAL;
+		t = t * 60 + part;
+		s = end + (*end == ':');
+	} while (*end == ':');
+	if (*end)
+		return -EINVAL;
+	*out = t;
+	return 0;
+}
+
 static enum view_action input_key(struct view *v, int key)
 {
 	size_t len = strlen(v->input_buf);
@@ -348,7 +376,15 @@ static enum view_action input_key(struct view *v, int key)
 	case '\n':
 	case '\r':
 	case VK_ENTER:
-		if (v->input == INPUT_FILTER) {
+		if (v->input == INPUT_SEEK) {
+			bool ok = !parse_seek(v->input_buf, &v->seek_s);
+
+			v->input = INPUT_NONE;
+			if (ok)
+				return ACT_SEEK_TO;
+			v->message = "seek to: seconds, M:SS or H:MM:SS from the start";
+			return ACT_REDRAW;
+		} else if (v->input == INPUT_FILTER) {
 			memcpy(v->filter, v->input_buf, sizeof(v->filter));
 		} else {
 			/* Search: jump to the first matching row. */
@@ -398,6 +434,47 @@ static enum view_action change_interval(struct view *v, int dir)
 
 static enum view_action handle_key(struct view *v, int key, size_t page);
 
+static enum view_action replay_key(struct view *v, int key)
+{
+	switch (key) {
+	case '.':
+	case VK_RIGHT:
+		v->paused = true;
+		return ACT_STEP_FWD;
+	case ',':
+	case VK_LEFT:
+		v->paused = true;
+		return ACT_STEP_BACK;
+	case '{':
+		return ACT_SEEK_START;
+	case '}':
+		return ACT_SEEK_END;
+	case '[':
+		v->seek_s = -10;
+		return ACT_SEEK_BY;
+	case ']':
+		v->seek_s = 10;
+		return ACT_SEEK_BY;
+	case ':':
+		v->input = INPUT_SEEK;
+		v->input_buf[0] = '\0';
+		return ACT_REDRAW;
+	case '+':
+	case '=':
+		if (v->speed_x4 >= 64)
+			return ACT_NONE;
+		v->speed_x4 *= 2;
+		return ACT_SPEED;
+	case '-':
+		if (v->speed_x4 <= 1)
+			return ACT_NONE;
+		v->speed_x4 /= 2;
+		return ACT_SPEED;
+	default:
+		return ACT_NONE;
+	}
+}
+
 enum view_action view_key(struct view *v, int key, size_t page)
 {
 	enum view_action a = handle_key(v, key, page);
@@ -420,6 +497,12 @@ static enum view_action handle_key(struct view *v, int key, size_t page)
 			return ACT_REDRAW;
 		}
 		return ACT_NONE;
+	}
+	if (v->replay) {
+		enum view_action a = replay_key(v, key);
+
+		if (a != ACT_NONE)
+			return a;
 	}
 	switch (key) {
 	case 'q':

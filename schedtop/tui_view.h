@@ -34,6 +34,7 @@ enum view_input {
 	INPUT_NONE,
 	INPUT_SEARCH,
 	INPUT_FILTER,
+	INPUT_SEEK,		/* replay: a time to go to */
 };
 
 #define VIEW_TEXT_LEN	32
@@ -82,6 +83,12 @@ struct view {
 	int32_t detail_pid;
 	const char *message;		/* one-shot status message */
 
+	/* Replaying a recording: keys move through time instead of sampling. */
+	bool replay;
+	unsigned int speed_x4;		/* replay speed times 4: 1 (x0.25) .. 64 (x16) */
+	double seek_s;			/* ACT_SEEK_BY: seconds; ACT_SEEK_TO: from start */
+	char replay_status[96];		/* position and time, drawn on the status line */
+
 	/* Rows of the current frame, sorted and filtered. */
 	struct view_row *rows;
 	size_t nr_rows, cap_rows;
@@ -102,10 +109,20 @@ enum view_action {
 	ACT_REDRAW,
 	ACT_QUIT,
 	ACT_INTERVAL,		/* interval_ms changed: re-arm the timer */
+	/* Replay only. */
+	ACT_STEP_FWD,		/* one sample on (and pause) */
+	ACT_STEP_BACK,		/* one sample back (and pause) */
+	ACT_SEEK_START,
+	ACT_SEEK_END,
+	ACT_SEEK_BY,		/* seek_s seconds from here */
+	ACT_SEEK_TO,		/* seek_s seconds from the start */
+	ACT_SPEED,		/* speed_x4 changed */
 };
 
 int view_init(struct view *v, unsigned long interval_ms);
 void view_free(struct view *v);
+/* Forget history and exited tasks (a jump in a replay); keeps the settings. */
+void view_forget(struct view *v);
 /* Take a new snapshot into history and the exited-task list. */
 int view_update(struct view *v, const struct schedstat_snapshot *snap);
 /* Rebuild rows from @snap: filter, sort, exited tasks; keeps the selection. */

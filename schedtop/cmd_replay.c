@@ -1,0 +1,359 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * schedtop replay: the live view over a recording. The same screens and
+ * keys, plus moving through time: pause, step, seek, speed. A jump rebuilds
+ * the sparklines from the samples before the new position, so what is on
+ * screen is what the live view showed at that moment.
+ */
+#include <curses.h>
+#include <errno.h>
+#include <getopt.h>
+#include <locale.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "loop.h"
+#include "recording.h"
+#include "terminal.h"
+#include "tui_draw.h"
+#include "tui_view.h"
+
+static const char replay_usage[] =
+"Usage: schedtop replay [OPTIONS] FILE\n"
+"Show a recording in the live view, with the live view's keys and more:\n"
+"space pause, . , step, [ ] 10 s, { } start/end, : go to a time, + - speed.\n"
+"\n"
+"  -s, --speed X          x0.25, x0.5, x1 (default), x2 ... x16\n"
+"      --start TIME       begin at TIME from the start (seconds or M:SS)\n"
+"  -f, --filter TEXT      show only tasks whose name contains TEXT (or a pid)\n"
+"  -h, --help             show this help\n";
+
+enum { OPT_START = 256 };
+
+static const struct option replay_long_opts[] = {
+	{ "speed", required_argument, NULL, 's' },
+	{ "start", required_argument, NULL, OPT_START },
+	{ "filter", required_argument, NULL, 'f' },
+	{ "help", no_argument, NULL, 'h' },
+	{}
+};
+
+struct replay {
+	struct schedstat_recording *rec;
+	struct schedstat_recording_info info;
+	size_t idx;				/* sample shown */
+	struct schedstat_snapshot *snap;	/* that sample */
+	struct view view;
+	struct tui_style style;
+	struct loop loop;
+	unsigned long interval_ms;		/* the recording's */
+	bool have_wall;
+	int64_t wall_minus_mono;		/* realtime - monotonic, ns */
+};
+
+/* Pace of the timer: the recording's interval over the speed. */
+static unsigned long tick_ms(const struct replay *rp)
+{
+	unsigned long ms = rp->interval_ms * 4 / rp->view.speed_x4;
+
+	return ms < 10 ? 10 : ms;
+}
+
+static void describe(struct replay *rp)
+{
+	struct view *v = &rp->view;
+	uint64_t ts = schedstat_snapshot_ts_ns(rp->snap);
+	double at = (ts - rp->info.first_ts_ns) / 1e9;
+	double len = (rp->info.last_ts_ns - rp->info.first_ts_ns) / 1e9;
+	char when[32] = "";
+
+	if (rp->have_wall) {
+		time_t t = (int64_t)(ts + rp->wall_minus_mono) / 1000000000LL;
+		struct tm tm;
+
+		if (localtime_r(&t, &tm))
+			strftime(when, sizeof(when), " %H:%M:%S", &tm);
+	}
+	snprintf(v->replay_status, sizeof(v->replay_status),
+		 " REPLAY %zu/%zu %.1f/%.1f s x%g%s", rp->idx + 1,
+		 rp->info.nr_samples, at, len, v->speed_x4 / 4.0, when);
+}
+
+/*
+ * Show sample @idx. The next one feeds the view like a live sample; any
+ * other position refills the view's history from the samples before it. A
+ * damaged chunk is stepped over in the direction of travel.
+ */
+static int go_to(struct replay *rp, size_t idx, int dir)
+{
+	size_t n = rp->info.nr_samples, from;
+	struct schedstat_snapshot *snap = NULL;
+	int err;
+
+	for (;;) {
+		err = schedstat_recording_sample(rp->rec, idx, &snap, NULL, NULL);
+		if (err != -EBADMSG)
+			break;
+		rp->view.message = "damaged part of the recording skipped";
+		if ((dir < 0 && idx == 0) || (dir >= 0 && idx + 1 >= n))
+			return 0;
+		idx += dir < 0 ? -1 : 1;
+	}
+	if (err)
+		return err;
+	if (!rp->snap || idx != rp->idx + 1) {
+		view_forget(&rp->view);
+		from = idx >= HIST_LEN ? idx - HIST_LEN + 1 : 0;
+		for (size_t i = from; i < idx; i++) {
+			struct schedstat_snapshot *old;
+
+			if (schedstat_recording_sample(rp->rec, i, &old, NULL, NULL))
+				continue;
+			err = view_update(&rp->view, old);
+			schedstat_snapshot_free(old);
+			if (err)
+				break;
+		}
+	}
+	if (!err)
+		err = view_update(&rp->view, snap);
+	if (err) {
+		schedstat_snapshot_free(snap);
+		return err;
+	}
+	schedstat_snapshot_free(rp->snap);
+	rp->snap = snap;
+	rp->idx = idx;
+	describe(rp);
+	return 0;
+}
+
+static void redraw(struct replay *rp)
+{
+	view_rows(&rp->view, rp->snap, schedstat_snapshot_ts_ns(rp->snap));
+	tui_draw(&rp->view, rp->snap, schedstat_recording_topology(rp->rec),
+		 &rp->style);
+}
+
+static int seek(struct replay *rp, uint64_t ts_ns, int dir)
+{
+	return go_to(rp, schedstat_recording_find(rp->rec, ts_ns), dir);
+}
+
+static int act(struct replay *rp, enum view_action a)
+{
+	struct view *v = &rp->view;
+	uint64_t t0 = rp->info.first_ts_ns;
+	uint64_t now = rp->snap ? schedstat_snapshot_ts_ns(rp->snap) : t0;
+	int64_t by;
+
+	switch (a) {
+	case ACT_STEP_FWD:
+		return rp->idx + 1 < rp->info.nr_samples ? go_to(rp, rp->idx + 1, 1) : 0;
+	case ACT_STEP_BACK:
+		return rp->idx ? go_to(rp, rp->idx - 1, -1) : 0;
+	case ACT_SEEK_START:
+		return go_to(rp, 0, 1);
+	case ACT_SEEK_END:
+		return go_to(rp, rp->info.nr_samples - 1, -1);
+	case ACT_SEEK_BY:
+		by = v->seek_s * 1e9;
+		if (by < 0 && (uint64_t)-by > now - t0)
+			return go_to(rp, 0, 1);
+		return seek(rp, now + by, by < 0 ? -1 : 1);
+	case ACT_SEEK_TO:
+		return seek(rp, t0 + (uint64_t)(v->seek_s * 1e9), 1);
+	case ACT_SPEED:
+		return loop_set_interval(&rp->loop, tick_ms(rp));
+	default:
+		return 0;
+	}
+}
+
+/* Returns 1 to quit. */
+static int keys(struct replay *rp, int *err)
+{
+	bool dirty = false;
+	int key;
+
+	while ((key = getch()) != ERR) {
+		enum view_action a;
+
+		if (key == KEY_RESIZE) {
+			dirty = true;
+			continue;
+		}
+		rp->view.message = NULL;
+		a = view_key(&rp->view, key, tui_draw_page(&rp->view, rp->snap));
+		if (a == ACT_QUIT)
+			return 1;
+		*err = act(rp, a);
+		if (*err)
+			return 1;
+		if (a == ACT_SPEED || a == ACT_REDRAW)
+			describe(rp);
+		dirty |= a != ACT_NONE;
+	}
+	if (dirty)
+		redraw(rp);
+	return 0;
+}
+
+static int run(struct replay *rp)
+{
+	static const int signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGWINCH, 0 };
+	int fds[] = { STDIN_FILENO, -1 };
+	int err;
+
+	err = loop_open(&rp->loop, signals, fds, tick_ms(rp));
+	if (err)
+		return err;
+	redraw(rp);
+	for (;;) {
+		struct epoll_event evs[4];
+		int n = epoll_wait(rp->loop.epfd, evs, 4, -1);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		for (int i = 0; i < n; i++) {
+			int fd = evs[i].data.fd, sig;
+
+			if (fd == rp->loop.sigfd) {
+				sig = loop_signal(&rp->loop);
+				if (sig != SIGWINCH && sig)
+					return 0;
+				endwin();
+				refresh();
+				redraw(rp);
+			} else if (fd == rp->loop.timerfd) {
+				if (!loop_ticks(&rp->loop) || rp->view.paused)
+					continue;
+				if (rp->idx + 1 >= rp->info.nr_samples) {
+					rp->view.paused = true;
+					rp->view.message = "end of the recording: { start, [ back, q quit";
+				} else {
+					err = go_to(rp, rp->idx + 1, 1);
+					if (err)
+						return err;
+				}
+				redraw(rp);
+			} else if (fd == STDIN_FILENO) {
+				if (keys(rp, &err))
+					return err;
+			}
+		}
+	}
+}
+
+static int parse_speed(const char *s, unsigned int *x4)
+{
+	char *end;
+	double x;
+
+	if (*s == 'x')
+		s++;
+	x = strtod(s, &end);
+	if (end == s || *end)
+		return -EINVAL;
+	for (unsigned int v = 1; v <= 64; v *= 2) {
+		if (x == v / 4.0) {
+			*x4 = v;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+static void wall_clock(struct replay *rp)
+{
+	const char *real = schedstat_recording_meta(rp->rec, "start_realtime_ns");
+	const char *mono = schedstat_recording_meta(rp->rec, "start_monotonic_ns");
+
+	if (!real || !mono)
+		return;
+	rp->wall_minus_mono = (int64_t)(strtoull(real, NULL, 10) - strtoull(mono, NULL, 10));
+	rp->have_wall = true;
+}
+
+int cmd_replay(int argc, char **argv)
+{
+	struct replay rp = { .loop = LOOP_INIT };
+	const char *filter = NULL, *start = NULL, *meta;
+	unsigned int speed_x4 = 4;
+	int c, fd = -1, err, ret = EXIT_FAIL;
+	unsigned long ms;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":s:f:h", replay_long_opts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			if (parse_speed(optarg, &speed_x4))
+				return cli_usage_error("replay", "bad speed '%s': x0.25, x0.5, x1, x2 ... x16", optarg);
+			break;
+		case OPT_START:
+			start = optarg;
+			break;
+		case 'f':
+			if (strlen(optarg) >= VIEW_TEXT_LEN)
+				return cli_usage_error("replay", "filter too long");
+			filter = optarg;
+			break;
+		case 'h':
+			fputs(replay_usage, stdout);
+			return EXIT_OK;
+		default:
+			return cli_bad_option("replay", c, argv);
+		}
+	}
+	if (optind != argc - 1)
+		return cli_usage_error("replay", "give one recording");
+	fd = open_recording(argv[optind], &rp.rec);
+	if (fd < 0)
+		return EXIT_FAIL;
+	schedstat_recording_info(rp.rec, &rp.info);
+	recording_warn_lost(argv[optind], &rp.info);
+	meta = schedstat_recording_meta(rp.rec, "interval_ms");
+	rp.interval_ms = meta && !parse_ulong(meta, 1, 3600000, &ms) ? ms : 1000;
+	wall_clock(&rp);
+	setlocale(LC_ALL, "");
+	view_init(&rp.view, rp.interval_ms);
+	rp.view.replay = true;
+	rp.view.speed_x4 = speed_x4;
+	if (filter)
+		strcpy(rp.view.filter, filter);
+	if (start) {
+		memcpy(rp.view.input_buf, start, strnlen(start, VIEW_TEXT_LEN - 1));
+		rp.view.input = INPUT_SEEK;
+		if (view_key(&rp.view, '\n', 0) != ACT_SEEK_TO) {
+			ret = cli_usage_error("replay", "bad start '%s': seconds or M:SS", start);
+			goto cleanup;
+		}
+	}
+	if (open_terminal(&rp.style))
+		goto cleanup;
+	err = start ? act(&rp, ACT_SEEK_TO) : go_to(&rp, 0, 1);
+	if (!err)
+		err = run(&rp);
+	restore_terminal();
+	if (err)
+		cli_error("%s: %s", argv[optind], schedstat_strerror(err));
+	else
+		ret = EXIT_OK;
+cleanup:
+	close_terminal();
+	loop_close(&rp.loop);
+	schedstat_snapshot_free(rp.snap);
+	view_free(&rp.view);
+	schedstat_recording_close(rp.rec);
+	close(fd);
+	return ret;
+}
