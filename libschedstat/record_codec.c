@@ -148,7 +148,8 @@ void rec_get_str(struct rec_cur *c, char *dst, size_t size)
 		return;
 	}
 	memcpy(dst, c->p, len);
-	dst[len] = '\0';
+	/* All of the rest: a row decoded over an older one keeps no tail of it. */
+	memset(dst + len, 0, size - len);
 	c->p += len;
 }
 

@@ -274,7 +274,7 @@ static int load_chunk(struct schedstat_recording *r, size_t k)
 	drop_cache(r);
 	if (ch->bad)
 		return -EBADMSG;
-	err = chunk_at(r, ch->offset, &h);
+	err = chunk_at(r, ch->offset, &h) ? -EBADMSG : 0;
 	if (!err && (h.type != REC_CHUNK_SAMPLES || h.count != ch->count))
 		err = -EBADMSG;
 	if (!err)
