@@ -72,7 +72,7 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(UNIT_SRCS))
 APP_TESTABLE := $(filter-out $(OBJ)/schedtop/main.o,$(APP_OBJS))
 
 .DELETE_ON_ERROR:
-.PHONY: all check unit bench clean docs
+.PHONY: all check unit bench clean docs fuzz
 
 all: $(OUT)/schedtop
 
@@ -114,7 +114,21 @@ $(OUT)/bench/tui_render: bench/tui_render.c $(OUT)/libschedstat.a $(APP_TESTABLE
 	$(Q)$(CC) $(CFLAGS) -Ischedtop -o $@ $< $(APP_TESTABLE) \
 		$(OUT)/libschedstat.a $(LDLIBS) -lm
 
-check: all unit
+# The recording reader under libFuzzer, ASan and UBSan (clang); its own
+# objects, as the library's are not instrumented.
+FUZZ_LIB_SRCS := $(addprefix libschedstat/,record_codec.c record_reader.c \
+	topology.c cpulist.c sysfs.c snapshot.c util.c errors.c)
+FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	-std=gnu11 -D_GNU_SOURCE -Ilibschedstat -Ibpf -I$(OUT)
+
+$(OUT)/fuzz/fuzz_recording: tests/fuzz/fuzz_recording.c $(FUZZ_LIB_SRCS) $(wildcard libschedstat/*.h)
+	$(call msg,FUZZ,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_LIB_SRCS) -lz
+
+fuzz: $(OUT)/fuzz/fuzz_recording
+
+check: all unit fuzz
 	$(Q)tests/run
 
 bench: all $(OUT)/bench/tui_render

@@ -528,6 +528,15 @@ static void fill_derived(struct schedstat_snapshot *s)
 
 /* ---- snapshots ---------------------------------------------------- */
 
+size_t rec_snapshot_bytes(const struct schedstat_snapshot *s)
+{
+	size_t bytes = 0;
+
+	for (size_t k = 0; k < ARRAY_SIZE(row_kinds); k++)
+		bytes += *snap_nr(s, &row_kinds[k]) * row_kinds[k].size;
+	return bytes;
+}
+
 struct schedstat_snapshot *rec_snapshot_copy(const struct schedstat_snapshot *s)
 {
 	struct schedstat_snapshot *d = calloc(1, sizeof(*d));
@@ -656,8 +665,12 @@ int rec_decode_sample(struct rec_codec *cx, struct rec_cur *c,
 	/* An event takes at least nine bytes. */
 	nr = rec_get_count(c, 9);
 	err = c->err;
-	if (!err && nr)
+	if (!err && nr > cx->budget / sizeof(**evs))
+		err = -EBADMSG;
+	if (!err && nr) {
+		cx->budget -= nr * sizeof(**evs);
 		err = array_reserve((void **)evs, cap, *nr_evs + nr, sizeof(**evs));
+	}
 	for (size_t i = 0; i < nr && !err; i++) {
 		decode_event(c, &(*evs)[(*nr_evs)++], s->ts_ns);
 		err = c->err;
@@ -671,8 +684,11 @@ int rec_decode_sample(struct rec_codec *cx, struct rec_cur *c,
 		/* Every row takes at least its mask byte. */
 		nr = rec_get_count(c, 1);
 		err = c->err;
+		if (!err && nr > cx->budget / rk->size)
+			err = -EBADMSG;
 		if (err || !nr)
 			continue;
+		cx->budget -= nr * rk->size;
 		rows = calloc(nr, rk->size);
 		if (!rows) {
 			err = -ENOMEM;

@@ -28,6 +28,8 @@
 #define REC_CHUNK_HDR_LEN	32
 /* No chunk is larger: a length above it is corruption, not a big chunk. */
 #define REC_CHUNK_MAX		(64u << 20)
+/* Nor holds more samples (writers use far fewer: a chunk is about 1 s). */
+#define REC_CHUNK_MAX_SAMPLES	4096
 
 enum rec_chunk_type {
 	REC_CHUNK_META = 1,
@@ -96,7 +98,22 @@ size_t rec_get_count(struct rec_cur *c, size_t min_item_len);
 struct rec_codec {
 	struct schedstat_snapshot *prev;	/* owned */
 	uint64_t base_ts;			/* the chunk's first_ts */
+	/*
+	 * Reading: bytes of rows and events a chunk may still decode into. A
+	 * row can be one byte of input, and inflating multiplies that again:
+	 * without a cap a small damaged file could ask for gigabytes.
+	 */
+	size_t budget;
 };
+
+/*
+ * A writer starts a new chunk once the rows of its samples reach this many
+ * bytes in memory; a reader refuses a chunk that would take more than twice
+ * as much (the last sample may overshoot by one sample's worth).
+ */
+#define REC_CHUNK_DECODED_MAX	(32u << 20)
+/* The fewest bytes a sample takes: ts, interval, avail, dropped, events, 6 tables. */
+#define REC_SAMPLE_MIN_LEN	11
 
 int rec_encode_sample(struct rec_codec *cx, struct rec_buf *b,
 		      const struct schedstat_snapshot *snap,
@@ -109,6 +126,8 @@ int rec_decode_sample(struct rec_codec *cx, struct rec_cur *c,
 void rec_codec_reset(struct rec_codec *cx);
 
 struct schedstat_snapshot *rec_snapshot_copy(const struct schedstat_snapshot *s);
+/* Bytes of the rows of @s, as a reader's budget counts them. */
+size_t rec_snapshot_bytes(const struct schedstat_snapshot *s);
 
 int rec_encode_topology(struct rec_buf *b, const struct schedstat_topology *topo);
 int rec_decode_topology(struct rec_cur *c, struct schedstat_topology **out);

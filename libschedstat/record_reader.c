@@ -191,7 +191,9 @@ static int scan(struct schedstat_recording *r, uint64_t off)
 			off = next;
 			continue;
 		}
-		if (h.type == REC_CHUNK_SAMPLES) {
+		if (h.type == REC_CHUNK_SAMPLES && (!h.count || h.count > REC_CHUNK_MAX_SAMPLES)) {
+			r->info.bad_chunks++;
+		} else if (h.type == REC_CHUNK_SAMPLES) {
 			err = add_chunk(r, off, h.first_ts, h.count);
 			if (err)
 				return err;
@@ -234,7 +236,7 @@ static int read_index(struct schedstat_recording *r, uint64_t head_end)
 		/* Chunks in order, inside the samples' part of the file. */
 		if (c.err || off < head_end || off + REC_CHUNK_HDR_LEN > idx_off ||
 		    (r->nr_chunks && off <= r->chunks[r->nr_chunks - 1].offset) ||
-		    !count || count > REC_CHUNK_MAX)
+		    !count || count > REC_CHUNK_MAX_SAMPLES)
 			return -EBADMSG;
 		err = add_chunk(r, off, ts, count);
 		if (err)
@@ -271,11 +273,12 @@ static int load_chunk(struct schedstat_recording *r, size_t k)
 
 	if (r->cached == k)
 		return 0;
-	drop_cache(r);
 	if (ch->bad)
 		return -EBADMSG;
+	drop_cache(r);
 	err = chunk_at(r, ch->offset, &h) ? -EBADMSG : 0;
-	if (!err && (h.type != REC_CHUNK_SAMPLES || h.count != ch->count))
+	if (!err && (h.type != REC_CHUNK_SAMPLES || h.count != ch->count ||
+		     h.count > h.raw_len / REC_SAMPLE_MIN_LEN))
 		err = -EBADMSG;
 	if (!err)
 		err = chunk_payload(r, ch->offset, &h, &buf);
@@ -289,6 +292,7 @@ static int load_chunk(struct schedstat_recording *r, size_t k)
 	}
 	r->cached = k;
 	cx.base_ts = h.first_ts;
+	cx.budget = 2 * REC_CHUNK_DECODED_MAX;
 	c = (struct rec_cur){ buf, buf + h.raw_len, 0 };
 	for (uint32_t i = 0; i < ch->count && !err; i++) {
 		r->ev_start[i] = r->nr_evs;
@@ -469,8 +473,8 @@ int schedstat_recording_sample(struct schedstat_recording *r, size_t idx,
 	if (!*out)
 		return -ENOMEM;
 	if (evs) {
-		*evs = r->evs + r->ev_start[i];
 		*nr_evs = r->ev_start[i + 1] - r->ev_start[i];
+		*evs = *nr_evs ? r->evs + r->ev_start[i] : NULL;
 	}
 	return 0;
 }

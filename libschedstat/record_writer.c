@@ -36,6 +36,7 @@ struct schedstat_recorder {
 	struct rec_buf raw;	/* samples of the chunk being built */
 	uint64_t first_ts;
 	uint32_t count;
+	size_t decoded;		/* bytes its samples take in a reader's memory */
 	struct schedstat_event *evs;	/* events since the last sample */
 	size_t nr_evs, cap_evs;
 	struct index_entry *index;
@@ -152,6 +153,7 @@ static int flush_samples(struct schedstat_recorder *r)
 	r->index[r->nr_index++] = (struct index_entry){ at, r->first_ts, r->count };
 	r->raw.len = 0;
 	r->count = 0;
+	r->decoded = 0;
 	rec_codec_reset(&r->codec);
 	/* A pipe or a file system without sync is fine: nothing to wait for. */
 	if (r->regular)
@@ -255,11 +257,13 @@ int schedstat_recorder_add_sample(struct schedstat_recorder *r,
 	err = rec_encode_sample(&r->codec, &r->raw, snap, r->evs, r->nr_evs);
 	if (err)
 		return fail(r, err);
+	r->decoded += r->nr_evs * sizeof(*r->evs) + rec_snapshot_bytes(snap);
 	r->nr_evs = 0;
 	r->count++;
 	r->nr_samples++;
 	if (snap->ts_ns + snap->interval_ns - r->first_ts >= CHUNK_SPAN_NS ||
-	    r->count >= CHUNK_MAX_SAMPLES || r->raw.len >= CHUNK_MAX_RAW)
+	    r->count >= CHUNK_MAX_SAMPLES || r->raw.len >= CHUNK_MAX_RAW ||
+	    r->decoded >= REC_CHUNK_DECODED_MAX)
 		return flush_samples(r);
 	return 0;
 }

@@ -373,6 +373,8 @@ cleanup:
 	free(r.tasks);
 	free(r.hotplug);
 	free(list);
+	if (!err && r.bad)
+		cli_error("%s: %zu samples in damaged chunks skipped", path, r.bad);
 	if (!err && (r.bad || fflush(stdout)))
 		return EXIT_FAIL;
 	return err ? EXIT_FAIL : EXIT_OK;

@@ -78,15 +78,16 @@ void recording_out_event(const struct schedstat_event *ev, void *ctx)
 	/*
 	 * Exits show up as rows, and moves within a cluster as per-task
 	 * counts; what rows cannot tell is when a task changed clusters and
-	 * when the root domain flipped overutilized.
+	 * when the root domain flipped overutilized. Events the session
+	 * delivers while opening come before the recording: not part of it.
 	 */
-	if (ev->type == SCHEDSTAT_EV_EXIT)
+	if (ev->type == SCHEDSTAT_EV_EXIT || !o->rec)
 		return;
 	if (ev->type == SCHEDSTAT_EV_MIGRATE &&
 	    schedstat_topology_cpu_cluster(o->topo, ev->orig_cpu) ==
 	    schedstat_topology_cpu_cluster(o->topo, ev->dest_cpu))
 		return;
-	err = o->rec ? schedstat_recorder_add_event(o->rec, ev) : 0;
+	err = schedstat_recorder_add_event(o->rec, ev);
 	if (err && !o->err)
 		o->err = err;
 }
@@ -106,6 +107,7 @@ int recording_out_sample(struct recording_out *o,
 
 	if (err) {
 		report_kept(o, err);
+		o->failed = true;
 		return EXIT_FAIL;
 	}
 	o->nr_samples++;
@@ -124,7 +126,9 @@ int recording_out_close(struct recording_out *o)
 	if (!fstat(o->fd, &st) && S_ISREG(st.st_mode))
 		o->bytes = st.st_size;
 	if (err) {
-		report_kept(o, err);
+		/* The same sticky error as the failed sample: said once. */
+		if (!o->failed)
+			report_kept(o, err);
 		ret = EXIT_FAIL;
 	}
 out:

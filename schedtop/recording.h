@@ -14,6 +14,7 @@ struct recording_out {
 	struct schedstat_recorder *rec;
 	const struct schedstat_topology *topo;
 	int err;			/* first failure adding an event */
+	bool failed;			/* a write error was reported */
 	unsigned long nr_samples;
 	uint64_t bytes;			/* written, once closed */
 };

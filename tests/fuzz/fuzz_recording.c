@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libFuzzer target for the recording reader: any bytes, opened as a file,
+ * read sample by sample, must give an error or data, never a crash, a leak
+ * or undefined behaviour (built with ASan and UBSan, see the Makefile).
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "schedstat.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct schedstat_recording *rec;
+	struct schedstat_recording_info info;
+	int fd = memfd_create("fuzz", MFD_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	if (write(fd, data, size) != (ssize_t)size || schedstat_recording_open(&rec, fd)) {
+		close(fd);
+		return 0;
+	}
+	close(fd);
+	schedstat_recording_info(rec, &info);
+	schedstat_recording_meta(rec, "kernel");
+	for (size_t i = 0; i < info.nr_samples; i++) {
+		const struct schedstat_event *evs;
+		struct schedstat_snapshot *snap;
+		size_t nr_evs, n;
+
+		if (schedstat_recording_sample(rec, i, &snap, &evs, &nr_evs))
+			continue;
+		schedstat_snapshot_tasks(snap, &n);
+		schedstat_snapshot_free(snap);
+	}
+	schedstat_recording_find(rec, info.last_ts_ns / 2);
+	schedstat_recording_close(rec);
+	return 0;
+}

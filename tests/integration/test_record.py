@@ -1,0 +1,276 @@
+"""Recordings: record, csv --from, report, convert and bad input, for real.
+
+Workloads are rt-app tasks with known duty cycles; the truth for "what was
+recorded" is the CSV the same run wrote live (csv --record), byte for byte.
+"""
+import json
+import os
+import random
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+
+from harness import (SRC, RtApp, Skip, check, parse_csv, periodic, run,
+                     schedstat, schedtop, start_schedtop, test)
+
+TOPO = "LITTLE:0@446,big:1@1024"
+TMP = tempfile.mkdtemp(prefix="schedtop-rec-")
+ARM_BIN = os.path.join(SRC, "build-arm64", "schedtop")
+
+
+def path(name):
+    return os.path.join(TMP, name)
+
+
+def ok(r, what):
+    check(r.returncode == 0, "%s exited %d: %s" %
+          (what, r.returncode, r.stderr.decode(errors="replace")[-800:]))
+    return r.stdout
+
+
+def mover(duty=0.3):
+    """An rt-app task that alternates between cpu0 and cpu1 every 100 ms."""
+    run_us = int(16000 * duty)
+    phase = {"loop": 6, "run": run_us, "timer": {"ref": "t", "period": 16000}}
+    return {"loop": -1, "phases": {
+        "p0": dict(phase, cpus=[0]), "p1": dict(phase, cpus=[1])}}
+
+
+# One recording of an rt-app workload, shared by the tests that read it.
+_rec = {}
+
+
+def rtapp_recording():
+    if _rec:
+        return _rec
+    os.sched_setaffinity(0, {0})
+    tasks = {"rec_light": periodic(0, 0.25, name="rec_light"),
+             "rec_heavy": periodic(1, 0.6, name="rec_heavy"),
+             "rec_mover": mover()}
+    rt = RtApp(tasks, duration=8)
+    try:
+        time.sleep(1.0)                 # past the first activation's ramp
+        s1 = {n: schedstat(t)[0] for n, t in rt.tids.items()}
+        t1 = time.monotonic()
+        live = ok(schedtop("csv", "-t", "task", "-i", "100", "-d", "4",
+                           "--topology", TOPO, "--record", path("rt.rec")),
+                  "csv --record")
+        t2 = time.monotonic()
+        s2 = {n: schedstat(t)[0] for n, t in rt.tids.items()}
+    finally:
+        rt.stop()
+    _rec.update(live=live, tids=rt.tids,
+                duty={n: (s2[n] - s1[n]) / 1e9 / (t2 - t1) for n in tasks})
+    return _rec
+
+
+@test(root=True)
+def csv_from_gives_the_rows_the_live_run_gave():
+    rec = rtapp_recording()
+    again = ok(schedtop("csv", "--from", path("rt.rec"), "-t", "task"),
+               "csv --from")
+    rows = parse_csv(again)
+    check(len(rows) > 1000, "only %d rows" % len(rows))
+    check(again == rec["live"], "csv --from differs from the live CSV "
+          "(%d vs %d bytes)" % (len(again), len(rec["live"])))
+    names = {r["comm"] for r in rows}
+    check({"rec_light", "rec_heavy", "rec_mover"} <= names,
+          "rt-app tasks missing from the recording")
+    print("# %d rows, identical to the live run's" % len(rows))
+    # Filters work on recordings as on the live run.
+    tid = rec["tids"]["rec_heavy"]
+    mine = parse_csv(ok(schedtop("csv", "--from", path("rt.rec"), "-p", str(tid)),
+                        "csv --from -p"))
+    check(mine and all(int(r["pid"]) == tid for r in mine), "-p on --from")
+
+
+@test(root=True)
+def every_table_round_trips():
+    for table in ("cluster", "cpu", "group", "migration", "freq"):
+        live = ok(schedtop("csv", "-t", table, "-i", "50", "-n", "12",
+                           "--topology", TOPO, "--record", path("t.rec")),
+                  "csv -t " + table)
+        again = ok(schedtop("csv", "--from", path("t.rec"), "-t", table),
+                   "csv --from -t " + table)
+        check(again == live, "table %s differs after the round trip" % table)
+
+
+@test(root=True)
+def report_names_the_rtapp_tasks():
+    rec = rtapp_recording()
+    out = ok(schedtop("report", "-n", "1000", path("rt.rec")), "report").decode()
+    print("\n".join("# " + l for l in out.splitlines()[:14]))
+    check("complete   nothing lost" in out, "report says data was lost")
+    check("LITTLE" in out and "big" in out, "clusters missing")
+    by_util = out.split("Busiest tasks by util")[1].split("Busiest tasks by run")[0]
+    for name in ("rec_light", "rec_heavy"):
+        line = next((l for l in by_util.splitlines() if " %s " % name in l), None)
+        check(line, "%s not among the busiest by util" % name)
+        util = float(line.split()[3])
+        want = rec["duty"][name] * 1024
+        print("# %s: report util_mean %.0f, duty*1024 %.0f" % (name, util, want))
+        check(abs(util - want) <= 60, "%s: util %.0f vs %.0f" % (name, util, want))
+    by_run = out.split("Busiest tasks by run time")[1]
+    first = by_run.splitlines()[2].split()
+    check(first[2] == "rec_heavy", "busiest by run time is %s" % first[2])
+    mover_line = next(l for l in by_util.splitlines() if " rec_mover " in l)
+    up, down = int(mover_line.split()[-2]), int(mover_line.split()[-1])
+    check(up >= 10 and down >= 10, "rec_mover: %d up, %d down migrations" % (up, down))
+
+
+@test(root=True)
+def perfetto_trace_has_the_tracks():
+    rec = rtapp_recording()
+    ok(schedtop("convert", path("rt.rec"), "--perfetto", "-o", path("rt.json")),
+       "convert")
+    with open(path("rt.json")) as f:
+        trace = json.load(f)
+    evs = trace["traceEvents"]
+    counters = {(e["pid"], e["name"]) for e in evs if e["ph"] == "C"}
+    names = {n for _, n in counters}
+    check({"cpu0 util", "cpu1 util", "LITTLE", "big"} <= names,
+          "CPU/cluster counter tracks missing: %s" % sorted(names)[:10])
+    for task in ("rec_light", "rec_heavy"):
+        tid = rec["tids"][task]
+        track = "%s %d" % (task, tid)
+        vals = [e["args"]["util_avg"] for e in evs
+                if e["ph"] == "C" and e["name"] == track]
+        check(vals, "no util track for %s" % track)
+        check(all("runnable_avg" in e["args"] for e in evs
+                  if e["ph"] == "C" and e["name"] == track), "runnable missing")
+    moves = [e for e in evs if e["ph"] == "i" and e["name"].startswith("migrate")
+             and e["args"]["comm"] == "rec_mover"]
+    check(len(moves) >= 10, "only %d cluster-change instants for rec_mover" % len(moves))
+    ts = [e["ts"] for e in evs if "ts" in e]
+    check(min(ts) >= 0 and max(ts) < 10e6, "timestamps out of range")
+    print("# %d events, %d counter tracks, %d migrations of rec_mover" %
+          (len(evs), len(counters), len(moves)))
+
+
+@test(root=True)
+def sigkill_loses_at_most_the_last_chunk():
+    p = start_schedtop("record", "-o", path("killed.rec"), "-i", "100",
+                       "--topology", TOPO)
+    time.sleep(3.6)
+    p.send_signal(signal.SIGKILL)
+    p.wait()
+    r = schedtop("report", path("killed.rec"))
+    out = ok(r, "report on a killed recording").decode()
+    check("did not finish" in out, "report does not say the file is unfinished")
+    first = out.split("duration")[1].split()
+    samples = int(first[2])
+    check(20 <= samples <= 36, "%d samples survived 3.6 s at 100 ms" % samples)
+    rows = parse_csv(ok(schedtop("csv", "--from", path("killed.rec"), "-t", "cluster"),
+                        "csv --from on a killed recording"))
+    check(len(rows) == samples * 2, "%d cluster rows for %d samples" % (len(rows), samples))
+    print("# killed after 3.6 s: %d samples readable" % samples)
+
+
+@test(root=True)
+def sigterm_and_sigint_finish_the_file():
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        p = start_schedtop("record", "-o", path("term.rec"), "-i", "100", "-q")
+        time.sleep(1.5)
+        p.send_signal(sig)
+        _, err = p.communicate(timeout=10)
+        check(p.returncode == 0, "record exited %d on signal %d: %s" %
+              (p.returncode, sig, err))
+        out = ok(schedtop("report", path("term.rec")), "report").decode()
+        check("complete   nothing lost" in out, "not finished after signal %d" % sig)
+
+
+def damaged_variants(data):
+    rnd = random.Random(7)
+    for _ in range(60):
+        d = bytearray(data)
+        for _ in range(rnd.choice([1, 1, 2, 8])):
+            d[rnd.randrange(len(d))] ^= 1 << rnd.randrange(8)
+        yield "flip", bytes(d)
+    for _ in range(30):
+        yield "cut", data[:rnd.randrange(len(data))]
+
+
+@test(root=True)
+def damaged_files_give_errors_never_crashes():
+    ok(schedtop("record", "-o", path("good.rec"), "-i", "50", "-n", "30", "-q"),
+       "record")
+    with open(path("good.rec"), "rb") as f:
+        data = f.read()
+    rcs = {}
+    for kind, d in damaged_variants(data):
+        with open(path("bad.rec"), "wb") as f:
+            f.write(d)
+        for cmd in (["csv", "--from", path("bad.rec"), "-t", "cluster"],
+                    ["report", path("bad.rec")],
+                    ["convert", path("bad.rec"), "--perfetto", "-o", os.devnull]):
+            r = schedtop(*cmd)
+            check(r.returncode in (0, 1), "%s on a %s file: exit %d (crash?)\n%s" %
+                  (cmd[0], kind, r.returncode, r.stderr.decode(errors="replace")))
+            if r.returncode:
+                check(r.stderr.startswith(b"schedtop: "), "no message: %r" % r.stderr)
+            rcs[r.returncode] = rcs.get(r.returncode, 0) + 1
+    print("# 90 damaged files x 3 commands: exit codes %s" % rcs)
+
+    def error_of(content):
+        with open(path("odd.rec"), "wb") as f:
+            f.write(content)
+        r = schedtop("report", path("odd.rec"))
+        check(r.returncode == 1, "report accepted a bad file")
+        return r.stderr.decode()
+    check("not a schedtop recording" in error_of(b"ts_ns,pid\r\n1,2\r\n"), "foreign")
+    check("exec-out" in error_of(data.replace(b"\r\n", b"\n")), "mangled")
+    future = bytearray(data)
+    future[12] = 9
+    import zlib
+    future[16:20] = zlib.crc32(bytes(future[:16])).to_bytes(4, "little")
+    check("newer schedtop" in error_of(bytes(future)), "future version")
+
+
+@test(root=True)
+def full_disk_is_a_clear_error_and_keeps_the_samples():
+    mnt = path("small")
+    os.makedirs(mnt)
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=48k", "tmpfs", mnt], check=True)
+    try:
+        r = schedtop("record", "-o", os.path.join(mnt, "full.rec"), "-i", "20",
+                     "-d", "60", timeout=90)
+        err = r.stderr.decode()
+        check(r.returncode == 1, "record on a full disk exited %d" % r.returncode)
+        check("disk full" in err and "stays readable" in err, "message: %s" % err)
+        out = ok(schedtop("report", os.path.join(mnt, "full.rec")),
+                 "report on the full-disk recording").decode()
+        samples = int(out.split("duration")[1].split()[2])
+        check(samples >= 10, "only %d samples kept" % samples)
+        print("# disk full after %d samples: %s" % (samples, err.strip().replace("\n", " ")))
+    finally:
+        subprocess.run(["umount", mnt])
+    r = schedtop("record", "-o", "/nonexistent/dir/x.rec", "-n", "1")
+    check(r.returncode == 1 and b"cannot write /nonexistent/dir/x.rec" in r.stderr,
+          "unwritable path: %r" % r.stderr)
+
+
+@test(root=True)
+def arm64_binary_reads_a_host_recording():
+    if not shutil.which("qemu-aarch64-static") or not shutil.which("aarch64-linux-gnu-gcc"):
+        raise Skip("not installed: qemu-user-static, gcc-aarch64-linux-gnu "
+                   "(scripts/install-deps --arm64)")
+    b = subprocess.run(["make", "-s", "-C", SRC, "ARCH=arm64"], capture_output=True)
+    check(b.returncode == 0, "make ARCH=arm64 failed:\n" + b.stderr.decode()[-2000:])
+    ok(schedtop("record", "-o", path("host.rec"), "-i", "50", "-n", "25", "-q",
+                "--topology", TOPO), "record")
+    for table in ("task", "cluster"):
+        host = ok(schedtop("csv", "--from", path("host.rec"), "-t", table), "host")
+        arm = subprocess.run(["qemu-aarch64-static", ARM_BIN, "csv", "--from",
+                              path("host.rec"), "-t", table], capture_output=True,
+                             timeout=120)
+        ok(arm, "arm64 csv --from")
+        check(arm.stdout == host, "arm64 reads the %s table differently" % table)
+
+
+if __name__ == "__main__":
+    try:
+        run()
+    finally:
+        shutil.rmtree(TMP, ignore_errors=True)
