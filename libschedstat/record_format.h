@@ -14,11 +14,11 @@
 #include "model.h"
 
 /*
- * PNG-style magic: the high byte catches 7-bit channels, "\r\n" and "\n"
- * catch newline translation (a recording streamed through "adb shell"
- * rather than "adb exec-out"), 0x1a stops DOS type.
+ * PNG-style magic: the high byte catches 7-bit channels, "\r\n" newline
+ * translation either way (a recording streamed through "adb shell" rather
+ * than "adb exec-out"), 0x1a stops DOS type.
  */
-#define REC_MAGIC		"\x89SCHEDTOP\r\n\x1a\n"
+#define REC_MAGIC		"\x89SCHEDTOP\r\n\x1a"
 #define REC_MAGIC_LEN		12
 #define REC_FILE_HDR_LEN	20
 #define REC_VERSION_MAJOR	1

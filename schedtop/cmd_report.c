@@ -209,7 +209,7 @@ static int cmp_run(const void *a, const void *b)
 }
 
 static void print_header(const char *path, struct schedstat_recording *rec,
-			 const struct schedstat_recording_info *info)
+			 const struct schedstat_recording_info *info, uint64_t span_ns)
 {
 	const char *real = schedstat_recording_meta(rec, "start_realtime_ns");
 	const char *mono = schedstat_recording_meta(rec, "start_monotonic_ns");
@@ -230,13 +230,12 @@ static void print_header(const char *path, struct schedstat_recording *rec,
 	printf("schedtop report: %s\n", path);
 	printf("  recorded   %s on %s (%s), kernel %s\n", when, host ? host : "?",
 	       machine ? machine : "?", kernel ? kernel : "?");
-	printf("  duration   %.1f s, %zu samples", (info->last_ts_ns - info->first_ts_ns) / 1e9,
-	       info->nr_samples);
+	/* From the start of the first interval to the last sample. */
+	printf("  duration   %.1f s, %zu samples", span_ns / 1e9, info->nr_samples);
 	if (schedstat_recording_meta(rec, "interval_ms"))
 		printf(" every %s ms", schedstat_recording_meta(rec, "interval_ms"));
 	printf(", %.1f KiB (%.1f KiB/s)\n", info->file_bytes / 1024.0,
-	       info->last_ts_ns > info->first_ts_ns ?
-	       info->file_bytes / 1024.0 / ((info->last_ts_ns - info->first_ts_ns) / 1e9) : 0);
+	       span_ns ? info->file_bytes / 1024.0 / (span_ns / 1e9) : 0);
 	if (recording_lost_text(info, lost, sizeof(lost)) || info->bad_samples)
 		printf("  LOST       %s\n", lost);
 	else
@@ -355,7 +354,7 @@ static int report(const char *path, struct schedstat_recording *rec,
 			list[n++] = r.tasks[i];
 	/* Damaged chunks are only found by decoding them: ask again. */
 	schedstat_recording_info(rec, &info);
-	print_header(path, rec, &info);
+	print_header(path, rec, &info, r.span_ns);
 	printf("  dropped    %" PRIu64 " events (ring buffer full) during the recording\n",
 	       r.dropped);
 	print_clusters(&r);
