@@ -434,44 +434,49 @@ static enum view_action change_interval(struct view *v, int dir)
 
 static enum view_action handle_key(struct view *v, int key, size_t page);
 
-static enum view_action replay_key(struct view *v, int key)
+/* Keys a replay takes for itself; false for the live view's keys. */
+static bool replay_key(struct view *v, int key, enum view_action *a)
 {
 	switch (key) {
 	case '.':
 	case VK_RIGHT:
 		v->paused = true;
-		return ACT_STEP_FWD;
+		*a = ACT_STEP_FWD;
+		return true;
 	case ',':
 	case VK_LEFT:
 		v->paused = true;
-		return ACT_STEP_BACK;
+		*a = ACT_STEP_BACK;
+		return true;
 	case '{':
-		return ACT_SEEK_START;
+		*a = ACT_SEEK_START;
+		return true;
 	case '}':
-		return ACT_SEEK_END;
+		*a = ACT_SEEK_END;
+		return true;
 	case '[':
-		v->seek_s = -10;
-		return ACT_SEEK_BY;
 	case ']':
-		v->seek_s = 10;
-		return ACT_SEEK_BY;
+		v->seek_s = key == '[' ? -10 : 10;
+		*a = ACT_SEEK_BY;
+		return true;
 	case ':':
 		v->input = INPUT_SEEK;
 		v->input_buf[0] = '\0';
-		return ACT_REDRAW;
+		*a = ACT_REDRAW;
+		return true;
 	case '+':
 	case '=':
-		if (v->speed_x4 >= 64)
-			return ACT_NONE;
-		v->speed_x4 *= 2;
-		return ACT_SPEED;
+		*a = v->speed_x4 < 64 ? ACT_SPEED : ACT_NONE;
+		if (*a == ACT_SPEED)
+			v->speed_x4 *= 2;
+		return true;
 	case '-':
-		if (v->speed_x4 <= 1)
-			return ACT_NONE;
-		v->speed_x4 /= 2;
-		return ACT_SPEED;
+		*a = v->speed_x4 > 1 ? ACT_SPEED : ACT_NONE;
+		if (*a == ACT_SPEED)
+			v->speed_x4 /= 2;
+		return true;
 	default:
-		return ACT_NONE;
+		return false;
 	}
 }
 
@@ -499,9 +504,9 @@ static enum view_action handle_key(struct view *v, int key, size_t page)
 		return ACT_NONE;
 	}
 	if (v->replay) {
-		enum view_action a = replay_key(v, key);
+		enum view_action a;
 
-		if (a != ACT_NONE)
+		if (replay_key(v, key, &a))
 			return a;
 	}
 	switch (key) {

@@ -262,6 +262,60 @@ static void selection_survives_new_snapshot(void **state)
 	assert_true(f->view.selected < f->view.nr_rows);
 }
 
+static void type(struct view *v, const char *text)
+{
+	for (; *text; text++)
+		view_key(v, *text, 10);
+}
+
+/* Replay: keys move through time; speed replaces the interval. */
+static void replay_keys(void **state)
+{
+	struct fixture *f = *state;
+	struct view *v = &f->view;
+
+	v->replay = true;
+	v->speed_x4 = 4;
+	assert_int_equal(view_key(v, '.', 10), ACT_STEP_FWD);
+	assert_true(v->paused);
+	v->paused = false;
+	assert_int_equal(view_key(v, VK_LEFT, 10), ACT_STEP_BACK);
+	assert_true(v->paused);
+	assert_int_equal(view_key(v, '{', 10), ACT_SEEK_START);
+	assert_int_equal(view_key(v, '}', 10), ACT_SEEK_END);
+	assert_int_equal(view_key(v, ']', 10), ACT_SEEK_BY);
+	assert_true(v->seek_s == 10);
+	assert_int_equal(view_key(v, '[', 10), ACT_SEEK_BY);
+	assert_true(v->seek_s == -10);
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(view_key(v, '+', 10), ACT_SPEED);
+	assert_int_equal(v->speed_x4, 64);
+	assert_int_equal(view_key(v, '+', 10), ACT_NONE);
+	for (int i = 0; i < 6; i++)
+		assert_int_equal(view_key(v, '-', 10), ACT_SPEED);
+	assert_int_equal(v->speed_x4, 1);
+	assert_int_equal(view_key(v, '-', 10), ACT_NONE);
+	assert_int_equal(v->interval_ms, 1000);
+
+	view_key(v, ':', 10);
+	assert_int_equal(v->input, INPUT_SEEK);
+	type(v, "1:02:03.5");
+	assert_int_equal(view_key(v, '\n', 10), ACT_SEEK_TO);
+	assert_true(v->seek_s == 3723.5);
+	view_key(v, ':', 10);
+	type(v, "90");
+	assert_int_equal(view_key(v, '\r', 10), ACT_SEEK_TO);
+	assert_true(v->seek_s == 90);
+	view_key(v, ':', 10);
+	type(v, "1:x");
+	assert_int_equal(view_key(v, '\n', 10), ACT_REDRAW);
+	assert_non_null(v->message);
+	/* Live, the same keys do what they always did. */
+	v->replay = false;
+	assert_int_equal(view_key(v, '+', 10), ACT_INTERVAL);
+	assert_int_equal(view_key(v, '.', 10), ACT_NONE);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void)
@@ -275,6 +329,7 @@ int main(void)
 		T(pause_tree_groups_interval),
 		T(history_survives_pid_churn),
 		T(selection_survives_new_snapshot),
+		T(replay_keys),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
