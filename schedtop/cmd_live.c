@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <term.h>
 #include <unistd.h>
 
@@ -21,6 +20,7 @@
 #include "loop.h"
 #include "terminal.h"
 #include "tui_draw.h"
+#include "tui_loop.h"
 #include "tui_view.h"
 
 enum { OPT_TOPOLOGY = 256, OPT_SYSFS_ROOT, OPT_EXACT_WAKEUPS };
@@ -115,16 +115,19 @@ struct live {
 	struct loop loop;
 };
 
-static void redraw(struct live *lv)
+static void redraw(void *ctx)
 {
+	struct live *lv = ctx;
+
 	if (lv->snap)
 		view_rows(&lv->view, lv->snap, schedstat_snapshot_ts_ns(lv->snap));
 	tui_draw(&lv->view, lv->snap, schedstat_session_topology(lv->session),
 		 &lv->style);
 }
 
-static int sample(struct live *lv)
+static int sample(void *ctx)
 {
+	struct live *lv = ctx;
 	struct schedstat_snapshot *snap;
 	int err = schedstat_session_sample(lv->session, &snap);
 
@@ -141,9 +144,18 @@ static int sample(struct live *lv)
 	return err;
 }
 
-/* Returns 1 to quit. */
-static int keys(struct live *lv)
+static int poll_events(void *ctx)
 {
+	struct live *lv = ctx;
+	int err = schedstat_session_poll(lv->session);
+
+	return err < 0 ? err : 0;
+}
+
+/* Returns 1 to quit. */
+static int keys(void *ctx)
+{
+	struct live *lv = ctx;
 	bool dirty = false;
 	int key;
 
@@ -168,56 +180,20 @@ static int keys(struct live *lv)
 
 static int run(struct live *lv)
 {
-	static const int signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGWINCH, 0 };
-	int fds[] = { STDIN_FILENO, schedstat_session_event_fd(lv->session), -1 };
+	static const struct tui_loop_ops ops = {
+		.tick = sample, .keys = keys, .other = poll_events, .redraw = redraw,
+	};
+	unsigned long interval = lv->view.interval_ms;
 	int err;
 
-	err = loop_open(&lv->loop, signals, fds, lv->view.interval_ms);
 	/*
 	 * A person waits for the first frame: take the first sample soon
 	 * (its deltas cover less than an interval; percentages still hold).
 	 */
-	if (!err && lv->view.interval_ms > FIRST_SAMPLE_MS)
-		err = loop_set_timer(&lv->loop, FIRST_SAMPLE_MS, lv->view.interval_ms);
-	if (err)
-		return err;
-	redraw(lv);
-	for (;;) {
-		struct epoll_event evs[4];
-		int n = epoll_wait(lv->loop.epfd, evs, 4, -1);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		for (int i = 0; i < n; i++) {
-			int fd = evs[i].data.fd, sig;
-
-			if (fd == lv->loop.sigfd) {
-				sig = loop_signal(&lv->loop);
-				if (sig != SIGWINCH && sig)
-					return 0;
-				/* The signal is ours, not ncurses': tell it. */
-				endwin();
-				refresh();
-				redraw(lv);
-			} else if (fd == lv->loop.timerfd) {
-				if (!loop_ticks(&lv->loop))
-					continue;
-				err = sample(lv);
-				if (err)
-					return err;
-				redraw(lv);
-			} else if (fd == STDIN_FILENO) {
-				if (keys(lv))
-					return 0;
-			} else {
-				err = schedstat_session_poll(lv->session);
-				if (err < 0)
-					return err;
-			}
-		}
-	}
+	err = tui_loop_open(&lv->loop, schedstat_session_event_fd(lv->session),
+			    interval > FIRST_SAMPLE_MS ? FIRST_SAMPLE_MS : interval,
+			    interval);
+	return err ? err : tui_loop_run(&lv->loop, &ops, lv);
 }
 
 int cmd_live(int argc, char **argv)

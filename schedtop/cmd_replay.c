@@ -9,11 +9,9 @@
 #include <errno.h>
 #include <getopt.h>
 #include <locale.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -22,6 +20,7 @@
 #include "recording.h"
 #include "terminal.h"
 #include "tui_draw.h"
+#include "tui_loop.h"
 #include "tui_view.h"
 
 static const char replay_usage[] =
@@ -134,8 +133,10 @@ static int go_to(struct replay *rp, size_t idx, int dir)
 	return 0;
 }
 
-static void redraw(struct replay *rp)
+static void redraw(void *ctx)
 {
+	struct replay *rp = ctx;
+
 	view_rows(&rp->view, rp->snap, schedstat_snapshot_ts_ns(rp->snap));
 	tui_draw(&rp->view, rp->snap, schedstat_recording_topology(rp->rec),
 		 &rp->style);
@@ -176,11 +177,12 @@ static int act(struct replay *rp, enum view_action a)
 	}
 }
 
-/* Returns 1 to quit. */
-static int keys(struct replay *rp, int *err)
+/* Returns 1 to quit, or an error. */
+static int keys(void *ctx)
 {
+	struct replay *rp = ctx;
 	bool dirty = false;
-	int key;
+	int key, err;
 
 	while ((key = getch()) != ERR) {
 		enum view_action a;
@@ -193,9 +195,9 @@ static int keys(struct replay *rp, int *err)
 		a = view_key(&rp->view, key, tui_draw_page(&rp->view, rp->snap));
 		if (a == ACT_QUIT)
 			return 1;
-		*err = act(rp, a);
-		if (*err)
-			return 1;
+		err = act(rp, a);
+		if (err)
+			return err;
 		if (a == ACT_SPEED || a == ACT_REDRAW)
 			describe(rp);
 		dirty |= a != ACT_NONE;
@@ -205,52 +207,33 @@ static int keys(struct replay *rp, int *err)
 	return 0;
 }
 
+/* The next sample at the replay's pace; at the end, pause there. */
+static int tick(void *ctx)
+{
+	struct replay *rp = ctx;
+
+	if (rp->view.paused)
+		return 0;
+	if (rp->idx + 1 < rp->info.nr_samples)
+		return go_to(rp, rp->idx + 1, 1);
+	rp->view.paused = true;
+	rp->view.message = "end of the recording: { start, [ back, q quit";
+	return 0;
+}
+
+static int no_other(void *ctx)
+{
+	return 0;
+}
+
 static int run(struct replay *rp)
 {
-	static const int signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGWINCH, 0 };
-	int fds[] = { STDIN_FILENO, -1 };
-	int err;
+	static const struct tui_loop_ops ops = {
+		.tick = tick, .keys = keys, .other = no_other, .redraw = redraw,
+	};
+	int err = tui_loop_open(&rp->loop, -1, tick_ms(rp), tick_ms(rp));
 
-	err = loop_open(&rp->loop, signals, fds, tick_ms(rp));
-	if (err)
-		return err;
-	redraw(rp);
-	for (;;) {
-		struct epoll_event evs[4];
-		int n = epoll_wait(rp->loop.epfd, evs, 4, -1);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		for (int i = 0; i < n; i++) {
-			int fd = evs[i].data.fd, sig;
-
-			if (fd == rp->loop.sigfd) {
-				sig = loop_signal(&rp->loop);
-				if (sig != SIGWINCH && sig)
-					return 0;
-				endwin();
-				refresh();
-				redraw(rp);
-			} else if (fd == rp->loop.timerfd) {
-				if (!loop_ticks(&rp->loop) || rp->view.paused)
-					continue;
-				if (rp->idx + 1 >= rp->info.nr_samples) {
-					rp->view.paused = true;
-					rp->view.message = "end of the recording: { start, [ back, q quit";
-				} else {
-					err = go_to(rp, rp->idx + 1, 1);
-					if (err)
-						return err;
-				}
-				redraw(rp);
-			} else if (fd == STDIN_FILENO) {
-				if (keys(rp, &err))
-					return err;
-			}
-		}
-	}
+	return err ? err : tui_loop_run(&rp->loop, &ops, rp);
 }
 
 static int parse_speed(const char *s, unsigned int *x4)
