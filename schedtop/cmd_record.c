@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "recording.h"
@@ -119,6 +120,8 @@ int cmd_record(int argc, char **argv)
 		return cli_usage_error("record", "-o FILE is required");
 	if (seconds && samples)
 		return cli_usage_error("record", "-d and -n do not go together");
+	if (!strcmp(path, "-") && isatty(STDOUT_FILENO))
+		return cli_usage_error("record", "a recording is binary: -o - wants a pipe or a file, not a terminal");
 	if (seconds)
 		samples = samples_for(seconds, interval);
 	if (sopts.topology) {
@@ -148,9 +151,11 @@ cleanup:
 	schedstat_session_close(s);
 	if (recording_out_close(&out))
 		ret = EXIT_FAIL;
-	else if (ret == EXIT_OK && !quiet)
+	else if (ret == EXIT_OK && !quiet && out.bytes)
 		fprintf(stderr, "schedtop: recorded %lu samples, %" PRIu64 " bytes, to %s\n",
 			out.nr_samples, out.bytes, path);
+	else if (ret == EXIT_OK && !quiet)
+		fprintf(stderr, "schedtop: recorded %lu samples\n", out.nr_samples);
 	free(spec);
 	return ret;
 }
