@@ -180,12 +180,16 @@ static int scan(struct schedstat_recording *r, uint64_t off)
 		uint64_t next;
 		int err = chunk_at(r, off, &h);
 
-		if (err == -ENODATA || (err && (next = resync(r, off + 1)) >= r->size)) {
-			/* A torn last chunk, or garbage to the end. */
-			r->info.lost_bytes = r->size - off;
-			return 0;
-		}
+		/*
+		 * A damaged length can point past the end as a torn write
+		 * does: only if no whole chunk follows is it the torn end.
+		 */
 		if (err) {
+			next = resync(r, off + 1);
+			if (next >= r->size) {
+				r->info.lost_bytes += r->size - off;
+				return 0;
+			}
 			r->info.bad_chunks++;
 			r->info.lost_bytes += next - off;
 			off = next;

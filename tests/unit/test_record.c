@@ -307,44 +307,52 @@ static bool near_chunk_end(const struct fixture *fx, size_t len)
  * Cut after every byte: either a clear error (nothing whole to read) or
  * the samples of the whole chunks, exactly, with the rest counted as lost.
  */
+/* Opens the first @len bytes; returns the samples read back, or -1. */
+static long open_cut(const struct fixture *fx, size_t len, bool check_rows)
+{
+	struct schedstat_recording *rec;
+	struct schedstat_recording_info info;
+	int err = open_bytes(fx->file, len, &rec);
+
+	if (err) {
+		assert_true(err == -SCHEDSTAT_ERR_REC_EMPTY ||
+			    err == -SCHEDSTAT_ERR_REC_CORRUPT ||
+			    err == -SCHEDSTAT_ERR_REC_FOREIGN);
+		return -1;
+	}
+	schedstat_recording_info(rec, &info);
+	assert_false(info.finished);
+	assert_int_equal(info.nr_samples % 10, 0);	/* whole chunks */
+	assert_int_equal(info.bad_chunks, 0);
+	for (size_t i = 0; check_rows && i < info.nr_samples; i++) {
+		struct schedstat_snapshot *s;
+
+		assert_int_equal(schedstat_recording_sample(rec, i, &s, NULL, NULL), 0);
+		assert_same(s, fx->snaps[i]);
+		schedstat_snapshot_free(s);
+	}
+	schedstat_recording_close(rec);
+	return info.nr_samples;
+}
+
 static void truncation_keeps_whole_chunks(void **state)
 {
 	struct fixture *fx = *state;
-	size_t last_nr = 0;
+	long last_nr = 0;
 
 	for (size_t len = 0; len < fx->size; len++) {
+		long nr;
+
 		/* Every byte of the head and near chunk ends; a stride elsewhere. */
 		if (len >= 512 && !near_chunk_end(fx, len) && len % 31)
 			continue;
-		{
-		struct schedstat_recording *rec;
-		struct schedstat_recording_info info;
-		int err = open_bytes(fx->file, len, &rec);
-
-		if (err) {
-			assert_true(err == -SCHEDSTAT_ERR_REC_EMPTY ||
-				    err == -SCHEDSTAT_ERR_REC_CORRUPT ||
-				    err == -SCHEDSTAT_ERR_REC_FOREIGN);
+		nr = open_cut(fx, len, len % 97 == 0);
+		if (nr < 0) {
 			assert_int_equal(last_nr, 0);
 			continue;
 		}
-		schedstat_recording_info(rec, &info);
-		assert_false(info.finished);
-		assert_true(info.nr_samples >= last_nr);
-		assert_int_equal(info.nr_samples % 10, 0);	/* whole chunks */
-		assert_int_equal(info.bad_chunks, 0);
-		last_nr = info.nr_samples;
-		if (len % 97 == 0) {
-			for (size_t i = 0; i < info.nr_samples; i++) {
-				struct schedstat_snapshot *s;
-
-				assert_int_equal(schedstat_recording_sample(rec, i, &s, NULL, NULL), 0);
-				assert_same(s, fx->snaps[i]);
-				schedstat_snapshot_free(s);
-			}
-		}
-		schedstat_recording_close(rec);
-		}
+		assert_true(nr >= last_nr);
+		last_nr = nr;
 	}
 	assert_int_equal(last_nr, NR_SAMPLES);
 }
@@ -389,6 +397,40 @@ static void flipped_bytes_are_caught(void **state)
 			    !info.finished || info.nr_samples == NR_SAMPLES);
 		schedstat_recording_close(rec);
 	}
+	free(copy);
+}
+
+/*
+ * An unfinished file whose second chunk has a length pointing past the end:
+ * that chunk is lost, the chunks after it are not.
+ */
+static void damaged_length_loses_one_chunk(void **state)
+{
+	struct fixture *fx = *state;
+	struct schedstat_recording *rec;
+	struct schedstat_recording_info info;
+	size_t off = REC_FILE_HDR_LEN, chunk = 0, len = fx->size - REC_END_CHUNK_LEN;
+	uint8_t *copy = malloc(fx->size);
+
+	memcpy(copy, fx->file, fx->size);
+	/* Walk to the second SAMPLES chunk (after META and TOPOLOGY). */
+	while (chunk++ < 3)
+		off += REC_CHUNK_HDR_LEN + (copy[off + 8] | copy[off + 9] << 8 |
+					    copy[off + 10] << 16);
+	copy[off + 11] = 0x7f;
+	assert_int_equal(open_bytes(copy, len, &rec), 0);
+	schedstat_recording_info(rec, &info);
+	assert_false(info.finished);
+	assert_int_equal(info.bad_chunks, 1);
+	assert_int_equal(info.nr_samples, NR_SAMPLES - 10);
+	for (size_t i = 0; i < info.nr_samples; i++) {
+		struct schedstat_snapshot *s;
+
+		assert_int_equal(schedstat_recording_sample(rec, i, &s, NULL, NULL), 0);
+		assert_same(s, fx->snaps[i < 10 ? i : i + 10]);
+		schedstat_snapshot_free(s);
+	}
+	schedstat_recording_close(rec);
 	free(copy);
 }
 
@@ -464,6 +506,7 @@ int main(void)
 		cmocka_unit_test(delta_coding_is_compact),
 		cmocka_unit_test(truncation_keeps_whole_chunks),
 		cmocka_unit_test(flipped_bytes_are_caught),
+		cmocka_unit_test(damaged_length_loses_one_chunk),
 		cmocka_unit_test(foreign_mangled_and_future_files),
 		cmocka_unit_test(varints_and_header_bytes),
 	};
