@@ -30,6 +30,7 @@ const char schedtop_usage[] =
 "      --sysfs-root DIR   read the topology from DIR instead of /sys\n"
 "  -f, --filter TEXT      start filtered by name or pid\n"
 "      --exact-wakeups    count every sched_waking\n"
+"      --record FILE      also record the session, for schedtop replay FILE\n"
 "  -v, --verbose          show libbpf debug output\n"
 "  -V, --version          print the version and exit\n"
 "  -h, --help             show this help\n"

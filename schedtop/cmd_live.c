@@ -18,12 +18,13 @@
 
 #include "cli.h"
 #include "loop.h"
+#include "recording.h"
 #include "terminal.h"
 #include "tui_draw.h"
 #include "tui_loop.h"
 #include "tui_view.h"
 
-enum { OPT_TOPOLOGY = 256, OPT_SYSFS_ROOT, OPT_EXACT_WAKEUPS };
+enum { OPT_TOPOLOGY = 256, OPT_SYSFS_ROOT, OPT_EXACT_WAKEUPS, OPT_RECORD };
 
 static const struct option live_long_opts[] = {
 	{ "interval", required_argument, NULL, 'i' },
@@ -31,6 +32,7 @@ static const struct option live_long_opts[] = {
 	{ "sysfs-root", required_argument, NULL, OPT_SYSFS_ROOT },
 	{ "filter", required_argument, NULL, 'f' },
 	{ "exact-wakeups", no_argument, NULL, OPT_EXACT_WAKEUPS },
+	{ "record", required_argument, NULL, OPT_RECORD },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "version", no_argument, NULL, 'V' },
 	{ "help", no_argument, NULL, 'h' },
@@ -113,6 +115,8 @@ struct live {
 	struct view view;
 	struct tui_style style;
 	struct loop loop;
+	struct recording_out rec;	/* --record, while it works */
+	bool recording;
 };
 
 static void redraw(void *ctx)
@@ -133,6 +137,11 @@ static int sample(void *ctx)
 
 	if (err)
 		return err;
+	/* A recording that fails stops; the view goes on and says why. */
+	if (lv->recording && recording_out_sample(&lv->rec, snap)) {
+		lv->recording = false;
+		lv->view.message = lv->rec.error;
+	}
 	/* Paused: keep sampling so deltas stay per interval, show the old. */
 	if (lv->view.paused) {
 		schedstat_snapshot_free(snap);
@@ -199,9 +208,9 @@ static int run(struct live *lv)
 int cmd_live(int argc, char **argv)
 {
 	struct schedstat_session_opts sopts = {};
-	struct live lv = { .loop = LOOP_INIT };
+	struct live lv = { .loop = LOOP_INIT, .rec = { .fd = -1 } };
 	unsigned long interval = 1000;
-	const char *filter = NULL;
+	const char *filter = NULL, *record = NULL;
 	char *spec = NULL;
 	int c, err, ret = EXIT_FAIL;
 
@@ -226,6 +235,9 @@ int cmd_live(int argc, char **argv)
 			break;
 		case OPT_EXACT_WAKEUPS:
 			sopts.exact_wakeups = true;
+			break;
+		case OPT_RECORD:
+			record = optarg;
 			break;
 		case 'v':
 			global_opts.verbose = true;
@@ -261,11 +273,22 @@ int cmd_live(int argc, char **argv)
 	/* libbpf must not scribble over the screen: it only logs with -v. */
 	if (global_opts.verbose)
 		endwin();
+	if (record) {
+		lv.rec.defer_errors = true;
+		sopts.on_event = recording_out_event;
+		sopts.event_ctx = &lv.rec;
+	}
 	err = cli_session_open(&lv.session, &sopts);
 	if (err) {
 		restore_terminal();
 		cli_error("%s", schedstat_strerror(err));
 		goto cleanup;
+	}
+	if (record) {
+		if (recording_out_open(&lv.rec, record, schedstat_session_topology(lv.session),
+				       interval, argc, argv))
+			goto cleanup;
+		lv.recording = true;
 	}
 	err = run(&lv);
 	restore_terminal();
@@ -278,6 +301,11 @@ cleanup:
 	loop_close(&lv.loop);
 	schedstat_snapshot_free(lv.snap);
 	schedstat_session_close(lv.session);
+	/* Said once the terminal is back: the view could only show it. */
+	if (recording_out_close(&lv.rec) || lv.rec.error[0]) {
+		cli_error("%s", lv.rec.error);
+		ret = EXIT_FAIL;
+	}
 	view_free(&lv.view);
 	free(spec);
 	close_terminal();

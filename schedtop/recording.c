@@ -20,6 +20,14 @@ static uint64_t clock_ns(clockid_t id)
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
+static int fail_open(struct recording_out *o, const char *why)
+{
+	snprintf(o->error, sizeof(o->error), "cannot write %s: %s", o->path, why);
+	if (!o->defer_errors)
+		cli_error("%s", o->error);
+	return EXIT_FAIL;
+}
+
 int recording_out_open(struct recording_out *o, const char *path,
 		       const struct schedstat_topology *topo,
 		       unsigned long interval_ms, int argc, char **argv)
@@ -33,10 +41,8 @@ int recording_out_open(struct recording_out *o, const char *path,
 	o->topo = topo;
 	o->fd = strcmp(path, "-") ? open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)
 				  : STDOUT_FILENO;
-	if (o->fd < 0) {
-		cli_error("cannot write %s: %s", path, strerror(errno));
-		return EXIT_FAIL;
-	}
+	if (o->fd < 0)
+		return fail_open(o, strerror(errno));
 	if (uname(&u))
 		memset(&u, 0, sizeof(u));
 	/* Both clocks at one instant: replay shows wall-clock time from it. */
@@ -63,10 +69,8 @@ int recording_out_open(struct recording_out *o, const char *path,
 		snprintf(kernel, sizeof(kernel), "%s %s", u.release, u.version);
 		err = schedstat_recorder_open(&o->rec, o->fd, topo, meta);
 	}
-	if (err) {
-		cli_error("cannot write %s: %s", path, schedstat_strerror(err));
-		return EXIT_FAIL;
-	}
+	if (err)
+		return fail_open(o, schedstat_strerror(err));
 	return 0;
 }
 
@@ -92,12 +96,15 @@ void recording_out_event(const struct schedstat_event *ev, void *ctx)
 		o->err = err;
 }
 
-static void report_kept(const struct recording_out *o, int err)
+static void report_kept(struct recording_out *o, int err)
 {
 	const char *what = err == -ENOSPC ? "disk full" : schedstat_strerror(err);
 
-	cli_error("writing %s: %s; what was written before stays readable "
-		  "(%lu samples taken)", o->path, what, o->nr_samples);
+	snprintf(o->error, sizeof(o->error), "writing %s: %s; what was written "
+		 "before stays readable (%lu samples taken)", o->path, what,
+		 o->nr_samples);
+	if (!o->defer_errors)
+		cli_error("%s", o->error);
 }
 
 int recording_out_sample(struct recording_out *o,

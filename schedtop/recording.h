@@ -15,6 +15,12 @@ struct recording_out {
 	const struct schedstat_topology *topo;
 	int err;			/* first failure adding an event */
 	bool failed;			/* a write error was reported */
+	/*
+	 * A full-screen view cannot print: keep the message here instead,
+	 * for the status line and for after the terminal is restored.
+	 */
+	bool defer_errors;
+	char error[320];
 	unsigned long nr_samples;
 	uint64_t bytes;			/* written, once closed */
 };
@@ -22,7 +28,7 @@ struct recording_out {
 /*
  * Creates @path (truncating it) and writes the header, metadata (kernel,
  * host, start time, @interval_ms, the command line) and @topo. Reports
- * failures itself; returns 0 or EXIT_FAIL.
+ * failures (see defer_errors); returns 0 or EXIT_FAIL.
  */
 int recording_out_open(struct recording_out *o, const char *path,
 		       const struct schedstat_topology *topo,

@@ -252,6 +252,24 @@ def full_disk_is_a_clear_error_and_keeps_the_samples():
 
 
 @test(root=True)
+def live_view_records_what_it_shows():
+    from tmux import Tmux, exited_cleanly, kill_server
+    t = Tmux(["-i", "100", "--topology", TOPO, "--record", path("live.rec")])
+    try:
+        t.wait_for(r"^ +PID ")
+        time.sleep(2)
+        t.keys("q")
+        exited_cleanly(t)
+    finally:
+        t.close()
+        kill_server()
+    out = ok(schedtop("report", path("live.rec")), "report").decode()
+    check("complete   nothing lost" in out, "live recording not finished:\n" + out)
+    samples = int(out.split("duration")[1].split()[2])
+    check(samples >= 15, "only %d samples recorded by the live view" % samples)
+
+
+@test(root=True)
 def arm64_binary_reads_a_host_recording():
     if not shutil.which("qemu-aarch64-static") or not shutil.which("aarch64-linux-gnu-gcc"):
         raise Skip("not installed: qemu-user-static, gcc-aarch64-linux-gnu "
