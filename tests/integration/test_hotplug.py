@@ -1,8 +1,12 @@
 """CPU hotplug while schedtop runs: shown as it happens, timed, no crash."""
+import json
 import os
+import re
+import shutil
+import tempfile
 import time
 
-from harness import Skip, check, parse_csv, run, start_schedtop, test
+from harness import Skip, check, parse_csv, run, schedtop, start_schedtop, test
 from tmux import Tmux, exited_cleanly, kill_server
 
 CPU1 = "/sys/devices/system/cpu/cpu1/online"
@@ -17,6 +21,43 @@ def set_online(on):
 def need_hotplug():
     if not os.path.exists(CPU1):
         raise Skip("cpu1 cannot be taken offline here")
+
+
+@test(root=True)
+def recording_keeps_hotplug_for_report_and_perfetto():
+    need_hotplug()
+    tmp = tempfile.mkdtemp(prefix="schedtop-hp-")
+    rec, js = os.path.join(tmp, "hp.rec"), os.path.join(tmp, "hp.json")
+    p = start_schedtop("record", "-q", "-o", rec, "-i", "100", "--topology", TOPO)
+    try:
+        time.sleep(0.7)
+        set_online(False)
+        time.sleep(0.8)
+        set_online(True)
+        time.sleep(0.7)
+    finally:
+        set_online(True)
+        p.send_signal(2)
+    _, err = p.communicate(timeout=20)
+    try:
+        check(p.returncode == 0, "record exit %d: %s" % (p.returncode, err))
+        r = schedtop("report", rec)
+        check(r.returncode == 0, "report: %s" % r.stderr)
+        out = r.stdout.decode()
+        ops = re.findall(r"cpu1 +(offline|online) +\d+ ops?, took ([\d.]+) ms", out)
+        check([o for o, _ in ops] == ["offline", "online"],
+              "report's hotplug lines: %s\n%s" % (ops, out))
+        r = schedtop("convert", rec, "--perfetto", "-o", js)
+        check(r.returncode == 0, "convert: %s" % r.stderr)
+        with open(js) as f:
+            evs = json.load(f)["traceEvents"]
+        names = [e["name"] for e in evs if e["ph"] == "i" and e["name"].startswith("cpu1")]
+        check(names == ["cpu1 offline", "cpu1 online"], "perfetto hotplug: %s" % names)
+        online = [e["args"]["online"] for e in evs
+                  if e["ph"] == "C" and e["name"] == "cpu1 online"]
+        check(online[:3] == [1, 0, 1], "cpu1 online track: %s" % online)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 @test(root=True)
