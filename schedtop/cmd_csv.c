@@ -185,6 +185,8 @@ static int parse_csv_opts(int argc, char **argv, struct csv_opts *o)
 		return cli_usage_error("csv", "-d and -n do not go together");
 	if (seconds)
 		o->samples = samples_for(seconds, o->interval_ms);
+	if (o->from && seconds)
+		return cli_usage_error("csv", "-d is for live runs: -n N takes the first N samples of a recording");
 	if (o->from && (o->record || o->topology || o->sysfs_root || o->exact_wakeups))
 		return cli_usage_error("csv", "--from reads what was recorded: no --record, --topology, --sysfs-root or --exact-wakeups with it");
 	if ((o->pids || o->comm) && o->table != &task_table)
