@@ -117,8 +117,9 @@ $(OUT)/bench/tui_render: bench/tui_render.c $(OUT)/libschedstat.a $(APP_TESTABLE
 # The recording reader under libFuzzer, ASan and UBSan (clang); its own
 # objects, as the library's are not instrumented.
 FUZZ_LIB_SRCS := $(addprefix libschedstat/,record_codec.c record_reader.c \
-	topology.c cpulist.c sysfs.c snapshot.c util.c errors.c)
+	topology.c cpulist.c sysfs.c snapshot.c util.c errors.c comm.c)
 FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	-DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION \
 	-std=gnu11 -D_GNU_SOURCE -Ilibschedstat -Ibpf -I$(OUT)
 
 $(OUT)/fuzz/fuzz_recording: tests/fuzz/fuzz_recording.c $(FUZZ_LIB_SRCS) $(wildcard libschedstat/*.h)

@@ -147,8 +147,13 @@ void rec_get_str(struct rec_cur *c, char *dst, size_t size)
 		c->err = -EBADMSG;
 		return;
 	}
-	memcpy(dst, c->p, len);
+	/*
+	 * Names go to terminals: a file must not smuggle escape sequences in
+	 * (live names are sanitized alike, so a round trip stays exact).
+	 */
+	schedstat_comm_sanitize(dst, (const char *)c->p, len + 1);
 	/* All of the rest: a row decoded over an older one keeps no tail of it. */
+	len = strlen(dst);
 	memset(dst + len, 0, size - len);
 	c->p += len;
 }

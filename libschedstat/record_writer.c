@@ -6,6 +6,7 @@
  * one torn one, which the reader drops and counts.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -29,7 +30,9 @@ struct index_entry {
 
 struct schedstat_recorder {
 	int fd;
-	bool regular;		/* a file we may truncate back after an error */
+	bool regular;		/* a file: worth a data sync per chunk */
+	bool can_cut;		/* and one we may truncate back after an error */
+	off_t base;		/* where the recording starts in it */
 	uint64_t offset;	/* bytes written, also where the next chunk goes */
 	int err;		/* sticky */
 	struct rec_codec codec;
@@ -75,12 +78,12 @@ static int write_all(int fd, const struct iovec *iov, int n)
 
 /*
  * A failed write may have left part of a chunk: cut the file back to the
- * last whole one so that it ends cleanly (a pipe cannot be cut: the reader
- * copes with the torn end anyway).
+ * last whole one so that it ends cleanly (a pipe or an appended file is not
+ * cut: the reader copes with the torn end anyway).
  */
 static int fail(struct schedstat_recorder *r, int err)
 {
-	if (r->regular && ftruncate(r->fd, r->offset) == 0)
+	if (r->can_cut && ftruncate(r->fd, r->base + r->offset) == 0)
 		fdatasync(r->fd);
 	r->err = err;
 	return err;
@@ -180,6 +183,13 @@ int schedstat_recorder_open(struct schedstat_recorder **out, int fd,
 		return -ENOMEM;
 	r->fd = fd;
 	r->regular = !fstat(fd, &st) && S_ISREG(st.st_mode);
+	/*
+	 * Cutting back after an error must not touch what the file held
+	 * before us ("record -o - >> file"); appending, we cannot know where
+	 * our bytes start once others write too, so we do not cut at all.
+	 */
+	r->base = r->regular ? lseek(fd, 0, SEEK_CUR) : -1;
+	r->can_cut = r->base >= 0 && !(fcntl(fd, F_GETFL) & O_APPEND);
 
 	memcpy(fhdr, REC_MAGIC, REC_MAGIC_LEN);
 	fhdr[12] = REC_VERSION_MAJOR;

@@ -457,6 +457,13 @@ const char *schedstat_recording_meta(const struct schedstat_recording *rec,
 int schedstat_recording_sample(struct schedstat_recording *rec, size_t idx,
 			       struct schedstat_snapshot **out,
 			       const struct schedstat_event **evs, size_t *nr_evs);
+/* When sample @idx was taken; 0 if its chunk is damaged. */
+uint64_t schedstat_recording_ts(struct schedstat_recording *rec, size_t idx);
+/*
+ * After sample @idx failed with -EBADMSG: the first sample after its damaged
+ * chunk (nr_samples if none), so that readers skip a chunk at once.
+ */
+size_t schedstat_recording_skip(const struct schedstat_recording *rec, size_t idx);
 /* The last sample taken at or before @ts_ns (0 if none is). */
 size_t schedstat_recording_find(struct schedstat_recording *rec, uint64_t ts_ns);
 

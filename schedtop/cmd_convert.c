@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,6 +74,15 @@ static void json_str(FILE *f, const char *s)
 			fputc(c, f);
 	}
 	fputc('"', f);
+}
+
+/* JSON has no NaN or infinity: a damaged value becomes null. */
+static void json_num(FILE *f, const char *key, double v)
+{
+	if (isfinite(v))
+		fprintf(f, "\"%s\":%.2f", key, v);
+	else
+		fprintf(f, "\"%s\":null", key);
 }
 
 /* Opens one event object: the separator, phase, pid and time. */
@@ -203,8 +213,11 @@ static void clusters(struct conv *cv, const struct schedstat_snapshot *snap)
 			event(cv, 'C', PID_CLUSTERS, ts);
 			fputs(",\"name\":", cv->f);
 			json_str(cv->f, cl[i].name);
-			fprintf(cv->f, ",\"args\":{\"util_pct\":%.2f,\"busy_pct\":%.2f}}",
-				cl[i].util_pct, cl[i].busy_pct);
+			fputs(",\"args\":{", cv->f);
+			json_num(cv->f, "util_pct", cl[i].util_pct);
+			fputc(',', cv->f);
+			json_num(cv->f, "busy_pct", cl[i].busy_pct);
+			fputs("}}", cv->f);
 			cv->cl_util[i] = cl[i].util_pct;
 		}
 		if (cl[i].avail & SCHEDSTAT_AVAIL_FREQ && cl[i].freq_khz != cv->cl_khz[i]) {
@@ -253,6 +266,7 @@ static int convert(struct schedstat_recording *rec, FILE *f, const char *path)
 {
 	struct schedstat_recording_info info;
 	struct conv cv = { .f = f, .first = true };
+	bool have_t0 = false;
 	int nr_cl, err = 0;
 	size_t bad = 0;
 
@@ -281,16 +295,24 @@ static int convert(struct schedstat_recording *rec, FILE *f, const char *path)
 
 		err = schedstat_recording_sample(rec, i, &snap, &evs, &nr_evs);
 		if (err == -EBADMSG) {
-			bad++;
+			size_t next = schedstat_recording_skip(rec, i);
+
+			bad += next - i;
+			i = next - 1;
 			err = 0;
 			continue;
 		}
 		if (err)
 			break;
-		/* Time 0 is the start of the first interval: its events come before. */
-		if (i == 0)
+		/*
+		 * Time 0 is the start of the first interval that reads back:
+		 * its events come before its sample.
+		 */
+		if (!have_t0) {
 			cv.t0 = schedstat_snapshot_ts_ns(snap) -
 				schedstat_snapshot_interval_ns(snap);
+			have_t0 = true;
+		}
 		instants(&cv, evs, nr_evs);
 		cpus(&cv, snap);
 		clusters(&cv, snap);
@@ -347,6 +369,9 @@ int cmd_convert(int argc, char **argv)
 		return cli_usage_error("convert", "say which format: --perfetto");
 	if (!out)
 		return cli_usage_error("convert", "-o OUT is required (\"-\" for standard output)");
+	/* Opening the output truncates it: it must not be what we read. */
+	if (strcmp(out, "-") && same_file(in, out))
+		return cli_usage_error("convert", "the recording and -o name the same file");
 	fd = open_recording(in, &rec);
 	if (fd < 0)
 		return EXIT_FAIL;

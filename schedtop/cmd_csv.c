@@ -185,6 +185,10 @@ static int parse_csv_opts(int argc, char **argv, struct csv_opts *o)
 		return cli_usage_error("csv", "-d and -n do not go together");
 	if (seconds)
 		o->samples = samples_for(seconds, o->interval_ms);
+	if (o->record && !strcmp(o->record, "-") && !o->output)
+		return cli_usage_error("csv", "--record - and the CSV cannot both go to standard output: add -o FILE");
+	if (o->record && !strcmp(o->record, "-") && isatty(STDOUT_FILENO))
+		return cli_usage_error("csv", "a recording is binary: --record - wants a pipe or a file, not a terminal");
 	if (o->from && seconds)
 		return cli_usage_error("csv", "-d is for live runs: -n N takes the first N samples of a recording");
 	if (o->from && (o->record || o->topology || o->sysfs_root || o->exact_wakeups))
@@ -339,7 +343,10 @@ static int run_from(struct csv_run *r)
 
 		err = schedstat_recording_sample(rec, i, &snap, NULL, NULL);
 		if (err == -EBADMSG) {
-			bad++;
+			size_t next = schedstat_recording_skip(rec, i);
+
+			bad += next - i;
+			i = next - 1;
 			continue;
 		}
 		if (err) {
@@ -376,6 +383,11 @@ int cmd_csv(int argc, char **argv)
 	ret = EXIT_FAIL;
 	/* A closed pipe must show up as EPIPE from fflush, not kill us. */
 	signal(SIGPIPE, SIG_IGN);
+	/* Opening the output truncates it: it must not be what we read. */
+	if (o.from && o.output && same_file(o.from, o.output)) {
+		ret = cli_usage_error("csv", "--from and -o name the same file");
+		goto cleanup;
+	}
 	if (o.output) {
 		f = fopen(o.output, "w");
 		if (!f) {

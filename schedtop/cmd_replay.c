@@ -51,18 +51,17 @@ struct replay {
 	struct view view;
 	struct tui_style style;
 	struct loop loop;
-	unsigned long interval_ms;		/* the recording's */
+	uint64_t play_ts;			/* the replay clock, recording time */
 	bool have_wall;
 	int64_t wall_minus_mono;		/* realtime - monotonic, ns */
 };
 
-/* Pace of the timer: the recording's interval over the speed. */
-static unsigned long tick_ms(const struct replay *rp)
-{
-	unsigned long ms = rp->interval_ms * 4 / rp->view.speed_x4;
-
-	return ms < 10 ? 10 : ms;
-}
+/*
+ * The replay clock advances by TICK_MS times the speed at each tick and the
+ * view shows the last sample taken by then: the samples' own times set the
+ * pace, whatever interval they were taken at.
+ */
+#define TICK_MS		20
 
 static void describe(struct replay *rp)
 {
@@ -100,9 +99,9 @@ static int go_to(struct replay *rp, size_t idx, int dir)
 		if (err != -EBADMSG)
 			break;
 		rp->view.message = "damaged part of the recording skipped";
-		if ((dir < 0 && idx == 0) || (dir >= 0 && idx + 1 >= n))
-			return 0;
-		idx += dir < 0 ? -1 : 1;
+		if (dir < 0 ? idx == 0 : schedstat_recording_skip(rp->rec, idx) >= n)
+			return rp->snap ? 0 : -EBADMSG;
+		idx = dir < 0 ? idx - 1 : schedstat_recording_skip(rp->rec, idx);
 	}
 	if (err)
 		return err;
@@ -129,6 +128,8 @@ static int go_to(struct replay *rp, size_t idx, int dir)
 	schedstat_snapshot_free(rp->snap);
 	rp->snap = snap;
 	rp->idx = idx;
+	rp->play_ts = schedstat_snapshot_ts_ns(snap);
+	rp->view.interval_ms = (schedstat_snapshot_interval_ns(snap) + 500000) / 1000000;
 	describe(rp);
 	return 0;
 }
@@ -171,7 +172,7 @@ static int act(struct replay *rp, enum view_action a)
 	case ACT_SEEK_TO:
 		return seek(rp, t0 + (uint64_t)(v->seek_s * 1e9), 1);
 	case ACT_SPEED:
-		return loop_set_interval(&rp->loop, tick_ms(rp));
+		return 0;
 	default:
 		return 0;
 	}
@@ -207,18 +208,40 @@ static int keys(void *ctx)
 	return 0;
 }
 
-/* The next sample at the replay's pace; at the end, pause there. */
+/* The samples the replay clock has passed; at the end, pause there. */
 static int tick(void *ctx)
 {
 	struct replay *rp = ctx;
+	size_t was = rp->idx;
+	bool stuck = false;
+	uint64_t clock;
+	int err;
 
 	if (rp->view.paused)
+		return 1;
+	clock = rp->play_ts + TICK_MS * 1000000ULL * rp->view.speed_x4 / 4;
+	/*
+	 * Every sample passed, not just the last: the sparklines must miss
+	 * none. A damaged chunk reads as time 0 and go_to() steps over it.
+	 */
+	while (rp->idx + 1 < rp->info.nr_samples &&
+	       schedstat_recording_ts(rp->rec, rp->idx + 1) <= clock) {
+		size_t before = rp->idx;
+
+		err = go_to(rp, rp->idx + 1, 1);
+		if (err)
+			return err;
+		stuck = rp->idx == before;
+		if (stuck)
+			break;
+	}
+	rp->play_ts = clock;
+	if (stuck || rp->idx + 1 >= rp->info.nr_samples) {
+		rp->view.paused = true;
+		rp->view.message = "end of the recording: { start, [ back, q quit";
 		return 0;
-	if (rp->idx + 1 < rp->info.nr_samples)
-		return go_to(rp, rp->idx + 1, 1);
-	rp->view.paused = true;
-	rp->view.message = "end of the recording: { start, [ back, q quit";
-	return 0;
+	}
+	return rp->idx == was;
 }
 
 static int no_other(void *ctx)
@@ -231,7 +254,7 @@ static int run(struct replay *rp)
 	static const struct tui_loop_ops ops = {
 		.tick = tick, .keys = keys, .other = no_other, .redraw = redraw,
 	};
-	int err = tui_loop_open(&rp->loop, -1, tick_ms(rp), tick_ms(rp));
+	int err = tui_loop_open(&rp->loop, -1, TICK_MS, TICK_MS);
 
 	return err ? err : tui_loop_run(&rp->loop, &ops, rp);
 }
@@ -269,10 +292,9 @@ static void wall_clock(struct replay *rp)
 int cmd_replay(int argc, char **argv)
 {
 	struct replay rp = { .loop = LOOP_INIT };
-	const char *filter = NULL, *start = NULL, *meta;
+	const char *filter = NULL, *start = NULL;
 	unsigned int speed_x4 = 4;
 	int c, fd = -1, err, ret = EXIT_FAIL;
-	unsigned long ms;
 
 	optind = 1;
 	opterr = 0;
@@ -304,11 +326,10 @@ int cmd_replay(int argc, char **argv)
 		return EXIT_FAIL;
 	schedstat_recording_info(rp.rec, &rp.info);
 	recording_warn_lost(argv[optind], &rp.info);
-	meta = schedstat_recording_meta(rp.rec, "interval_ms");
-	rp.interval_ms = meta && !parse_ulong(meta, 1, 3600000, &ms) ? ms : 1000;
 	wall_clock(&rp);
 	setlocale(LC_ALL, "");
-	view_init(&rp.view, rp.interval_ms);
+	/* The interval shown is each sample's own (see go_to()). */
+	view_init(&rp.view, 1000);
 	rp.view.replay = true;
 	rp.view.speed_x4 = speed_x4;
 	if (filter)
@@ -327,7 +348,9 @@ int cmd_replay(int argc, char **argv)
 	if (!err)
 		err = run(&rp);
 	restore_terminal();
-	if (err)
+	if (err == -EBADMSG)
+		cli_error("%s: no sample reads back: the recording is damaged", argv[optind]);
+	else if (err)
 		cli_error("%s: %s", argv[optind], schedstat_strerror(err));
 	else
 		ret = EXIT_OK;

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,7 @@ struct task_sum {
 
 struct cluster_sum {
 	double *util;		/* util_pct per sample */
+	size_t cap;
 	double busy_sum;
 	size_t n;
 	uint32_t up, down;
@@ -139,6 +141,18 @@ static int add_sample(struct report *r, const struct schedstat_snapshot *snap,
 	for (size_t i = 0; i < n && (int)i < r->nr_clusters; i++) {
 		struct cluster_sum *cs = &r->clusters[i];
 
+		/* A damaged value must not upset the sort for the p95. */
+		if (!isfinite(cl[i].util_pct))
+			continue;
+		if (cs->n == cs->cap) {
+			size_t cap = cs->cap ? 2 * cs->cap : 1024;
+			double *p = realloc(cs->util, cap * sizeof(*p));
+
+			if (!p)
+				return -ENOMEM;
+			cs->util = p;
+			cs->cap = cap;
+		}
 		cs->util[cs->n++] = cl[i].util_pct;
 		cs->busy_sum += cl[i].busy_pct;
 		cs->up += cl[i].up_migrations;
@@ -321,11 +335,6 @@ static int report(const char *path, struct schedstat_recording *rec,
 	r.clusters = calloc(r.nr_clusters, sizeof(*r.clusters));
 	if (!r.clusters)
 		goto nomem;
-	for (int k = 0; k < r.nr_clusters; k++) {
-		r.clusters[k].util = calloc(info.nr_samples, sizeof(double));
-		if (!r.clusters[k].util)
-			goto nomem;
-	}
 	for (size_t i = 0; i < info.nr_samples && !err; i++) {
 		const struct schedstat_event *evs;
 		struct schedstat_snapshot *snap;
@@ -333,7 +342,10 @@ static int report(const char *path, struct schedstat_recording *rec,
 
 		err = schedstat_recording_sample(rec, i, &snap, &evs, &nr_evs);
 		if (err == -EBADMSG) {
-			r.bad++;
+			size_t next = schedstat_recording_skip(rec, i);
+
+			r.bad += next - i;
+			i = next - 1;
 			err = 0;
 			continue;
 		}

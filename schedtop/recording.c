@@ -166,6 +166,14 @@ int open_recording(const char *path, struct schedstat_recording **rec)
 	return fd;
 }
 
+bool same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return !stat(a, &sa) && !stat(b, &sb) && sa.st_dev == sb.st_dev &&
+	       sa.st_ino == sb.st_ino;
+}
+
 bool recording_lost_text(const struct schedstat_recording_info *info,
 			 char *buf, size_t size)
 {

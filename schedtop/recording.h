@@ -50,6 +50,8 @@ int open_recording(const char *path, struct schedstat_recording **rec);
 /* A line on standard error when the recording is incomplete or damaged. */
 void recording_warn_lost(const char *path,
 			 const struct schedstat_recording_info *info);
+/* Whether @a and @b name one existing file (an output must not be the input). */
+bool same_file(const char *a, const char *b);
 /* Describes what was lost in @buf; false if nothing was. */
 bool recording_lost_text(const struct schedstat_recording_info *info,
 			 char *buf, size_t size);

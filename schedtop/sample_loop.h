@@ -5,7 +5,7 @@
 
 #include "schedstat.h"
 
-/* Called with each snapshot; a negative return stops the loop with it. */
+/* Called with each snapshot; any return but 0 stops the loop with it. */
 typedef int (*sample_fn)(const struct schedstat_snapshot *snap, void *ctx);
 
 /*

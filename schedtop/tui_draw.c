@@ -126,6 +126,9 @@ static void sparkline(int y, int x, int width, const uint16_t *ring,
 		double v = ring ? ring[idx] : fring[idx];
 		double f = max > 0 ? v / max : 0;
 
+		/* NaN and negatives (a damaged recording) draw as empty. */
+		if (!(f > 0))
+			f = 0;
 		if (f > 1)
 			f = 1;
 		if (st->utf8)

@@ -48,9 +48,10 @@ int tui_loop_run(struct loop *l, const struct tui_loop_ops *ops, void *ctx)
 				if (!loop_ticks(l))
 					continue;
 				err = ops->tick(ctx);
-				if (err)
+				if (err < 0)
 					return err;
-				ops->redraw(ctx);
+				if (!err)
+					ops->redraw(ctx);
 			} else if (fd == STDIN_FILENO) {
 				err = ops->keys(ctx);
 				if (err)

@@ -9,7 +9,8 @@
 #include "loop.h"
 
 struct tui_loop_ops {
-	/* The timer fired: 0, or a negative error that ends the loop. */
+	/* The timer fired: 0 to redraw, 1 if nothing changed, or a negative
+	 * error that ends the loop. */
 	int (*tick)(void *ctx);
 	/* Keys are waiting: 0, 1 to quit, or a negative error. */
 	int (*keys)(void *ctx);

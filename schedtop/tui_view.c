@@ -2,6 +2,7 @@
 /* The live view's state: keys, rows, exited tasks, history. No drawing. */
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -358,7 +359,8 @@ static int parse_seek(const char *s, double *out)
 		t = t * 60 + part;
 		s = end + (*end == ':');
 	} while (*end == ':');
-	if (*end)
+	/* Also keeps the caller's conversion to nanoseconds defined. */
+	if (*end || !isfinite(t) || t > 1e7)
 		return -EINVAL;
 	*out = t;
 	return 0;
@@ -492,6 +494,13 @@ static enum view_action handle_key(struct view *v, int key, size_t page)
 {
 	if (v->input != INPUT_NONE)
 		return input_key(v, key);
+	/* Moving through a replay works on every screen but help. */
+	if (v->replay && v->screen != SCREEN_HELP) {
+		enum view_action a;
+
+		if (replay_key(v, key, &a))
+			return a;
+	}
 	if (v->screen != SCREEN_MAIN) {
 		if (key == 'q' || key == VK_F(10))
 			return ACT_QUIT;
@@ -502,12 +511,6 @@ static enum view_action handle_key(struct view *v, int key, size_t page)
 			return ACT_REDRAW;
 		}
 		return ACT_NONE;
-	}
-	if (v->replay) {
-		enum view_action a;
-
-		if (replay_key(v, key, &a))
-			return a;
 	}
 	switch (key) {
 	case 'q':

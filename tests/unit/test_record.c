@@ -369,7 +369,7 @@ static void flipped_bytes_are_caught(void **state)
 	for (size_t at = 0; at < fx->size; at += 1 + at / 64) {
 		struct schedstat_recording *rec;
 		struct schedstat_recording_info info;
-		size_t bad = 0;
+		bool matched;
 
 		memcpy(copy, fx->file, fx->size);
 		copy[at] ^= 1u << (at % 8);
@@ -382,19 +382,22 @@ static void flipped_bytes_are_caught(void **state)
 
 			if (err) {
 				assert_int_equal(err, -EBADMSG);
-				bad++;
 				continue;
 			}
-			/* Index order may differ after a rescan: match by time. */
-			for (int k = 0; k < NR_SAMPLES; k++)
-				if (fx->snaps[k]->ts_ns == s->ts_ns)
-					assert_same(s, fx->snaps[k]);
+			/*
+			 * Whatever reads back is exactly a sample that was
+			 * recorded: a flip the CRCs missed would show here.
+			 */
+			matched = false;
+			for (int k = 0; k < NR_SAMPLES && !matched; k++) {
+				if (fx->snaps[k]->ts_ns != s->ts_ns)
+					continue;
+				assert_same(s, fx->snaps[k]);
+				matched = true;
+			}
+			assert_true(matched);
 			schedstat_snapshot_free(s);
 		}
-		schedstat_recording_info(rec, &info);
-		/* Something was noticed, unless the flip hit unused slack. */
-		assert_true(bad || info.bad_chunks || info.lost_bytes ||
-			    !info.finished || info.nr_samples == NR_SAMPLES);
 		schedstat_recording_close(rec);
 	}
 	free(copy);
