@@ -126,25 +126,43 @@ static void remove_private(void)
 	private_dir[0] = entry_path[0] = '\0';
 }
 
+int terminfo_use_embedded(const char *name)
+{
+	const struct terminfo_entry *e = embedded(name);
+
+	if (!e)
+		return -ENOENT;
+	remove_private();
+	return materialise(e) ? -EROFS : 0;
+}
+
+/*
+ * Exact names first: the system's $TERM, then ours. For an unknown or unset
+ * TERM, the system's generic entries come before our VT100 because xterm
+ * and linux restore the screen (rmcup) on exit and VT100 cannot.
+ */
 const char *terminfo_setup(const char *term, int fd)
 {
-	static const char *const system_fallbacks[] = { "vt100", "xterm", "linux", NULL };
-	const struct terminfo_entry *e;
+	static const char *const system_fallbacks[] = { "xterm", "vt100", "linux", NULL };
 	int err = 0;
 
-	if (term && *term && setupterm((char *)term, fd, &err) == OK)
-		return term;
-	e = embedded(term);
-	if (!e)
-		e = embedded(DEFAULT_TERM);
-	if (e && !materialise(e)) {
-		if (setupterm((char *)e->name, fd, &err) == OK)
-			return e->name;
-		remove_private();
+	if (term && *term) {
+		if (setupterm((char *)term, fd, &err) == OK)
+			return term;
+		if (!terminfo_use_embedded(term)) {
+			if (setupterm((char *)term, fd, &err) == OK)
+				return term;
+			remove_private();
+		}
 	}
 	for (const char *const *f = system_fallbacks; *f; f++)
 		if (setupterm((char *)*f, fd, &err) == OK)
 			return *f;
+	if (!terminfo_use_embedded(DEFAULT_TERM)) {
+		if (setupterm(DEFAULT_TERM, fd, &err) == OK)
+			return DEFAULT_TERM;
+		remove_private();
+	}
 	cli_error("no terminal description for TERM=%s, and none could be "
 		  "written under $TMPDIR, /data/local/tmp or /tmp: set TMPDIR "
 		  "to a writable directory, or use 'schedtop csv'",

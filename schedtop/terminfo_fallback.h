@@ -20,14 +20,19 @@ struct terminfo_entry {
 extern const struct terminfo_entry terminfo_embedded[];
 
 /*
- * setupterm() for @term on @fd, falling back to the embedded entry of that
- * name, else to the embedded VT100 (for an unset or unknown TERM), else to
- * the system's vt100, xterm or linux. Returns the name that worked, for
- * newterm(), or NULL after printing what to do. An embedded entry is
- * written to a private directory that TERMINFO points at until
- * terminfo_release().
+ * setupterm() for @term on @fd: the system's entry, else the embedded one
+ * of that name; for an unknown or unset TERM, the system's xterm, vt100 or
+ * linux, else the embedded VT100. Returns the name that worked, for
+ * newterm(), or NULL after printing what to do.
  */
 const char *terminfo_setup(const char *term, int fd);
+
+/*
+ * Writes the embedded entry @name to a fresh private directory and points
+ * TERMINFO at it, until terminfo_release(). 0, -ENOENT if not embedded, or
+ * -EROFS if no directory was writable.
+ */
+int terminfo_use_embedded(const char *name);
 
 /* Once newterm() has read the entry: remove the directory, restore TERMINFO. */
 void terminfo_release(void);

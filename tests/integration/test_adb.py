@@ -252,8 +252,12 @@ def csv_streams_to_the_host_and_ctrl_c_stops_the_device_side():
         rc = h.wait(30)
         stop_s = time.monotonic() - t_int
     finally:
-        if h.poll() is None:
-            h.kill()
+        if h.poll() is None:	# a failed check: still stop the device side
+            h.send_signal(signal.SIGINT)
+            try:
+                h.wait(20)
+            except subprocess.TimeoutExpired:
+                h.kill()
     err = h.stderr.read().decode()
     check(rc == 0, "helper exit %d: %s" % (rc, err))
     print("# stopped %.2f s after SIGINT" % stop_s)

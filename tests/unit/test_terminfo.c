@@ -3,6 +3,7 @@
  * The live view's built-in terminal descriptions: what the build embedded,
  * and the private TERMINFO directory an unknown TERM falls back to.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,6 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <curses.h>
+#include <term.h>
 
 #include "terminfo_fallback.h"
 
@@ -56,20 +59,17 @@ static int fd_null(void)
 	return fd;
 }
 
-static void unknown_term_gets_the_embedded_vt100(void **state)
+static void embedded_entry_is_written_for_ncurses(void **state)
 {
 	const struct terminfo_entry *vt100 = find("vt100");
 	char dir[1024], path[1100], *buf;
-	const char *name;
 	struct stat st;
-	int fd = fd_null();
+	int fd = fd_null(), err = 0;
 	FILE *f;
 
 	setenv("TMPDIR", "/tmp", 1);
 	setenv("TERMINFO", "/nonexistent-before", 1);
-	name = terminfo_setup("schedtop-no-such-terminal", fd);
-	assert_non_null(name);
-	assert_string_equal(name, "vt100");
+	assert_int_equal(terminfo_use_embedded("vt100"), 0);
 	assert_non_null(terminfo_private_dir());
 	snprintf(dir, sizeof(dir), "%s", terminfo_private_dir());
 	assert_int_equal(strncmp(dir, "/tmp/schedtop-terminfo.", 23), 0);
@@ -84,6 +84,7 @@ static void unknown_term_gets_the_embedded_vt100(void **state)
 	assert_memory_equal(buf, vt100->data, vt100->size);
 	fclose(f);
 	free(buf);
+	assert_int_equal(setupterm("vt100", fd, &err), OK);
 
 	terminfo_release();
 	assert_null(terminfo_private_dir());
@@ -91,6 +92,29 @@ static void unknown_term_gets_the_embedded_vt100(void **state)
 	assert_string_equal(getenv("TERMINFO"), "/nonexistent-before");
 	unsetenv("TERMINFO");
 	close(fd);
+}
+
+static void not_embedded_changes_nothing(void **state)
+{
+	unsetenv("TERMINFO");
+	assert_int_equal(terminfo_use_embedded("schedtop-no-such-terminal"), -ENOENT);
+	assert_int_equal(terminfo_use_embedded(NULL), -ENOENT);
+	assert_null(terminfo_private_dir());
+	assert_null(getenv("TERMINFO"));
+}
+
+static void unwritable_tmpdir_falls_through(void **state)
+{
+	const char *dir;
+
+	setenv("TMPDIR", "/proc", 1);
+	assert_int_equal(terminfo_use_embedded("xterm-256color"), 0);
+	dir = terminfo_private_dir();
+	assert_non_null(dir);
+	assert_true(!strncmp(dir, "/data/local/tmp/schedtop-terminfo.", 34) ||
+		    !strncmp(dir, "/tmp/schedtop-terminfo.", 23));
+	terminfo_release();
+	assert_null(getenv("TERMINFO"));
 }
 
 /* The build host has xterm-256color (the build embedded it from there). */
@@ -109,37 +133,22 @@ static void system_entry_needs_no_private_copy(void **state)
 	close(fd);
 }
 
-static void unwritable_tmpdir_falls_through(void **state)
+/* Unknown, empty or unset TERM: some description, never a failure. */
+static void unknown_term_gets_a_generic_entry(void **state)
 {
+	static const char *const terms[] = { "schedtop-no-such-terminal", "",
+					     "../../etc/passwd", NULL };
 	int fd = fd_null();
-	const char *name, *dir;
-
-	setenv("TMPDIR", "/proc", 1);
-	name = terminfo_setup("schedtop-no-such-terminal", fd);
-	assert_non_null(name);
-	assert_string_equal(name, "vt100");
-	dir = terminfo_private_dir();
-	assert_non_null(dir);
-	assert_true(!strncmp(dir, "/data/local/tmp/schedtop-terminfo.", 34) ||
-		    !strncmp(dir, "/tmp/schedtop-terminfo.", 23));
-	terminfo_release();
-	close(fd);
-}
-
-static void unset_term_is_vt100(void **state)
-{
-	int fd = fd_null();
-	const char *name;
 
 	setenv("TMPDIR", "/tmp", 1);
-	name = terminfo_setup(NULL, fd);
-	assert_non_null(name);
-	assert_string_equal(name, "vt100");
-	assert_non_null(terminfo_private_dir());
-	terminfo_release();
-	name = terminfo_setup("", fd);
-	assert_string_equal(name, "vt100");
-	terminfo_release();
+	for (size_t i = 0; i < 4; i++) {
+		const char *name = terminfo_setup(terms[i], fd);
+
+		assert_non_null(name);
+		assert_true(!strcmp(name, "xterm") || !strcmp(name, "vt100") ||
+			    !strcmp(name, "linux"));
+		terminfo_release();
+	}
 	close(fd);
 }
 
@@ -147,10 +156,11 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(embedded_entries_are_compiled_terminfo),
-		cmocka_unit_test(unknown_term_gets_the_embedded_vt100),
-		cmocka_unit_test(system_entry_needs_no_private_copy),
+		cmocka_unit_test(embedded_entry_is_written_for_ncurses),
+		cmocka_unit_test(not_embedded_changes_nothing),
 		cmocka_unit_test(unwritable_tmpdir_falls_through),
-		cmocka_unit_test(unset_term_is_vt100),
+		cmocka_unit_test(system_entry_needs_no_private_copy),
+		cmocka_unit_test(unknown_term_gets_a_generic_entry),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
