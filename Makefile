@@ -120,6 +120,11 @@ $(OUT)/tests/%: tests/unit/%.c $(OUT)/libschedstat.a $(APP_TESTABLE) | $(OUT)/te
 
 unit: $(UNIT_BINS)
 
+# Drives the live view in a pty inside the arm64 test guest (tests/vm/).
+$(OUT)/ptyrun: tests/vm/ptyrun.c
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $<
+
 $(OUT)/bench/tui_render: bench/tui_render.c $(OUT)/libschedstat.a $(APP_TESTABLE)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(dir $@)
