@@ -131,7 +131,7 @@ $(OUT)/bench/tui_render: bench/tui_render.c $(OUT)/libschedstat.a $(APP_TESTABLE
 	$(Q)$(CC) $(CFLAGS) -Ischedtop -o $@ $< $(APP_TESTABLE) \
 		$(OUT)/libschedstat.a $(LDLIBS) -lm
 
-check: all unit
+check: all unit $(OUT)/ptyrun
 	$(Q)tests/run
 
 bench: all $(OUT)/bench/tui_render
