@@ -45,6 +45,7 @@ import fcntl
 import os
 import pty
 import queue
+import re
 import select
 import signal
 import socket
@@ -74,8 +75,11 @@ children_lock = threading.Lock()
 
 
 def sandboxed(text):
-    """A device path or command line with /data/local/tmp in the sandbox."""
-    return text.replace(DEVICE_DIR, os.path.join(opts.sandbox, DEVICE_DIR[1:]))
+    """A device path or command line with /data/local/tmp in the sandbox.
+    Idempotent: a path that a command printed (already in the sandbox) and
+    the client sends back stays as it is."""
+    return re.sub("(?<!%s)%s" % (re.escape(opts.sandbox), re.escape(DEVICE_DIR)),
+                  lambda m: opts.sandbox + DEVICE_DIR, text)
 
 
 def log_service(name):
