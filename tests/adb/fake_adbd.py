@@ -14,6 +14,9 @@ Services, as adb 29 uses them with the features we announce:
   shell:CMD                 legacy adb shell (only if the client lacks v2)
   sync:                     adb push/pull: STAT, LIST, SEND, RECV, QUIT
 We do not announce stat_v2 or ls_v2, so the client sticks to STAT and LIST.
+With --qemu, an aarch64 binary pushed here runs through qemu-user, so an
+"arm64 phone" can be played on an x86 host without touching its binfmt_misc
+(qemu-user has no bpf(), so only what needs no BPF works there).
 
 What is real: every command runs on this host with /bin/sh -c, as this
 host's user, and every process it starts is real (a pushed schedtop loads
@@ -505,11 +508,20 @@ class Stream:
                 f.close()
                 os.chmod(tmp, int(mode) & 0o7777)
                 os.utime(tmp, (clen, clen))	# DONE carries the mtime
+                if opts.qemu and is_aarch64(tmp):
+                    os.rename(tmp, path + ".aarch64")
+                    with open(tmp, "w") as f:
+                        f.write('#!/bin/sh\nexec %s %s.aarch64 "$@"\n' %
+                                (opts.qemu, path))
+                    os.chmod(tmp, 0o755)
                 os.rename(tmp, path)
                 self.write(b"OKAY" + struct.pack("<I", 0))
             elif rid == b"RECV":
+                path = sandboxed(arg)
+                if os.path.exists(path + ".aarch64"):
+                    path += ".aarch64"
                 try:
-                    with open(sandboxed(arg), "rb") as f:
+                    with open(path, "rb") as f:
                         data = f.read()
                 except OSError as e:
                     fail("remote object '%s' does not exist" % arg
@@ -522,6 +534,12 @@ class Stream:
             else:
                 fail("unsupported sync request %r" % rid)
                 return
+
+
+def is_aarch64(path):
+    with open(path, "rb") as f:
+        hdr = f.read(20)
+    return hdr[:4] == b"\x7fELF" and hdr[18:20] == b"\xb7\x00"
 
 
 def kill_children(*_):
@@ -544,6 +562,10 @@ def main():
                     help="ro.product.cpu.abi (default: this host's)")
     ap.add_argument("--model", default="Fake big.LITTLE")
     ap.add_argument("--su-style", choices=("magisk", "aosp"), default="magisk")
+    ap.add_argument("--qemu", metavar="QEMU-AARCH64",
+                    help="run pushed aarch64 binaries through this, as "
+                    "binfmt_misc would (a wrapper script takes the pushed "
+                    "file's name; pull returns the pushed bytes)")
     opts = ap.parse_args()
     if not opts.abi:
         opts.abi = {"x86_64": "x86_64", "aarch64": "arm64-v8a"}.get(

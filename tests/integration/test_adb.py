@@ -181,6 +181,44 @@ def push_copies_the_binary_for_the_abi():
 
 
 @test
+def arm64_phone_gets_the_static_arm64_build():
+    """An arm64-v8a stand-in that runs aarch64 binaries through qemu-user:
+    push picks build-arm64/schedtop, it runs there, and a schedtop that
+    fails on the device (qemu-user has no bpf()) is reported with its own
+    message and a failing exit status, nothing in the CSV."""
+    if not os.path.exists(ARM_BIN) or not shutil.which("qemu-aarch64-static"):
+        raise Skip("no build-arm64/schedtop or qemu-aarch64-static "
+                   "(make ARCH=arm64; scripts/install-deps --arm64)")
+    e, _ = setup()
+    arm = e.phone("arm64q", "--abi", "arm64-v8a", "--qemu",
+                  shutil.which("qemu-aarch64-static"))
+    try:
+        r = e.helper("-s", arm.serial, "push")
+        check(r.returncode == 0, "push: %s" % r.stderr)
+        check("pushed build-arm64/schedtop " in r.stdout, r.stdout)
+        check("dynamically linked" not in r.stderr, r.stderr)
+        pulled = os.path.join(e.top, "pulled")
+        e.adb("-s", arm.serial, "pull", "/data/local/tmp/schedtop", pulled)
+        with open(pulled, "rb") as a, open(ARM_BIN, "rb") as b:
+            check(a.read() == b.read(), "pushed file is not build-arm64/schedtop")
+        version = subprocess.run(["qemu-aarch64-static", ARM_BIN, "--version"],
+                                 capture_output=True, text=True).stdout.strip()
+        r = e.helper("-s", arm.serial, "check")
+        check("schedtop  /data/local/tmp/schedtop: %s" % version in r.stdout,
+              "check: %r" % r.stdout)
+        out = os.path.join(e.top, "arm.csv")
+        r = e.helper("-s", arm.serial, "csv", "-o", out, "--", "-n", "1")
+        check(r.returncode == 1, "csv without bpf(): exit %d" % r.returncode)
+        check(r.stderr.startswith("schedtop: ") and "BPF" in r.stderr,
+              "schedtop's message is not shown: %r" % r.stderr)
+        with open(out, "rb") as f:
+            data = f.read()
+        check(b"schedtop:" not in data, "stderr in the CSV: %r" % data)
+    finally:
+        e.adb("disconnect", arm.serial)
+
+
+@test
 def check_says_what_is_missing():
     e, p = setup()
     push(e, p)
