@@ -7,11 +7,12 @@
  * busybox has no 'script' and no tmux; built static by 'make ARCH=arm64
  * build-arm64/ptyrun'.
  *
- *   ptyrun [-t SECONDS] [-k KEYS] [-e TEXT]... [-v] -- COMMAND [ARG]...
+ *   ptyrun [-t SECONDS] [-k KEYS] [-e TEXT]... [-o FILE] [-v] -- COMMAND [ARG]...
  *
  * -t  give up waiting for the texts after this long (default 20)
  * -k  what to type once they are all seen (default "q")
  * -e  a text the output must contain (raw bytes, escape sequences and all)
+ * -o  also write the raw output to FILE
  * -v  also print the output, escape sequences blanked out
  * Prints one "ptyrun: ..." line per finding; exits 0 only if all is well.
  */
@@ -103,7 +104,7 @@ static void print_plain(void)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: ptyrun [-t SECONDS] [-k KEYS] [-e TEXT]... [-v] -- COMMAND [ARG]...\n");
+	fprintf(stderr, "usage: ptyrun [-t SECONDS] [-k KEYS] [-e TEXT]... [-o FILE] [-v] -- COMMAND [ARG]...\n");
 	return 2;
 }
 
@@ -112,13 +113,13 @@ int main(int argc, char **argv)
 	struct winsize ws = { .ws_row = 40, .ws_col = 120 };
 	struct termios before, after;
 	char *expect[MAX_EXPECT], *slave_name;
-	const char *keys = "q";
+	const char *keys = "q", *raw = NULL;
 	int n_expect = 0, timeout_s = 20, master, slave, status, c;
 	bool verbose = false, ok = true;
 	long long deadline;
 	pid_t pid;
 
-	while ((c = getopt(argc, argv, "+t:k:e:v")) != -1) {
+	while ((c = getopt(argc, argv, "+t:k:e:o:v")) != -1) {
 		switch (c) {
 		case 't':
 			timeout_s = atoi(optarg);
@@ -130,6 +131,9 @@ int main(int argc, char **argv)
 			if (n_expect == MAX_EXPECT)
 				return usage();
 			expect[n_expect++] = optarg;
+			break;
+		case 'o':
+			raw = optarg;
 			break;
 		case 'v':
 			verbose = true;
@@ -203,6 +207,14 @@ int main(int argc, char **argv)
 
 	if (verbose)
 		print_plain();
+	if (raw) {
+		FILE *f = fopen(raw, "wb");
+
+		if (!f || fwrite(out, 1, out_len, f) != out_len || fclose(f)) {
+			perror(raw);
+			ok = false;
+		}
+	}
 	printf("ptyrun: %zu bytes of output\n", out_len);
 	for (int i = 0; i < n_expect; i++) {
 		printf("ptyrun: %s '%s'\n", seen(expect[i]) ? "found" : "MISSING", expect[i]);
