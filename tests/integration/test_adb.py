@@ -245,6 +245,9 @@ def check_says_what_is_missing():
     check("'su 0' gives uid 0" in r.stdout, "aosp su: %r" % r.stdout)
     check(r.returncode == 1 and "not pushed: run 'schedtop-adb push'" in
           r.stdout, "nothing pushed: %r" % r.stdout)
+    r = e.helper("-s", aosp.serial, "csv")
+    check(r.returncode == 1 and "no /data/local/tmp/schedtop on the device: "
+          "run 'schedtop-adb push' first" in r.stderr, "csv: %r" % r.stderr)
     e.adb("disconnect", aosp.serial)
 
 
