@@ -120,10 +120,13 @@ $(OUT)/tests/%: tests/unit/%.c $(OUT)/libschedstat.a $(APP_TESTABLE) | $(OUT)/te
 
 unit: $(UNIT_BINS)
 
-# Drives the live view in a pty inside the arm64 test guest (tests/vm/).
+# Drives the live view in a pty: in the arm64 test guest (tests/vm/), and
+# on this host with no terminfo (tests/integration/test_terminfo.py).
 $(OUT)/ptyrun: tests/vm/ptyrun.c
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $<
+
+check: $(OUT)/ptyrun
 
 $(OUT)/bench/tui_render: bench/tui_render.c $(OUT)/libschedstat.a $(APP_TESTABLE)
 	$(call msg,CC,$@)
@@ -131,7 +134,7 @@ $(OUT)/bench/tui_render: bench/tui_render.c $(OUT)/libschedstat.a $(APP_TESTABLE
 	$(Q)$(CC) $(CFLAGS) -Ischedtop -o $@ $< $(APP_TESTABLE) \
 		$(OUT)/libschedstat.a $(LDLIBS) -lm
 
-check: all unit $(OUT)/ptyrun
+check: all unit
 	$(Q)tests/run
 
 bench: all $(OUT)/bench/tui_render
