@@ -52,10 +52,8 @@ import re
 import select
 import signal
 import socket
-import stat
 import struct
 import subprocess
-import sys
 import termios
 import threading
 
