@@ -64,7 +64,11 @@ LIB_SRCS := $(wildcard libschedstat/*.c)
 OBJ := $(OUT)/obj
 LIB_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(LIB_SRCS))
 APP_SRCS := $(wildcard schedtop/*.c)
-APP_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(APP_SRCS))
+# Terminal descriptions built into the binary (schedtop/terminfo_fallback.c):
+# the first two must exist on the build host, the others are taken if there.
+TERMINFO_REQUIRED := vt100 xterm-256color
+TERMINFO_OPTIONAL := xterm linux screen screen-256color tmux-256color
+APP_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(APP_SRCS)) $(OBJ)/terminfo_data.o
 BPF_HDRS := $(wildcard bpf/*.h)
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(UNIT_SRCS))
@@ -97,6 +101,14 @@ $(OBJ)/schedtop/%.o: schedtop/%.c $(wildcard schedtop/*.h) libschedstat/schedsta
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
+$(OUT)/terminfo_data.c: scripts/embed-terminfo | $(OBJ)/schedtop
+	$(call msg,GEN,$@)
+	$(Q)scripts/embed-terminfo $(TERMINFO_REQUIRED) -- $(TERMINFO_OPTIONAL) >$@
+
+$(OBJ)/terminfo_data.o: $(OUT)/terminfo_data.c schedtop/terminfo_fallback.h
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -Ischedtop -c $< -o $@
+
 $(OUT)/schedtop: $(APP_OBJS) $(OUT)/libschedstat.a
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
@@ -107,6 +119,14 @@ $(OUT)/tests/%: tests/unit/%.c $(OUT)/libschedstat.a $(APP_TESTABLE) | $(OUT)/te
 		$(OUT)/libschedstat.a -lcmocka $(LDLIBS) -lm
 
 unit: $(UNIT_BINS)
+
+# Drives the live view in a pty: in the arm64 test guest (tests/vm/), and
+# on this host with no terminfo (tests/integration/test_terminfo.py).
+$(OUT)/ptyrun: tests/vm/ptyrun.c
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $<
+
+check: $(OUT)/ptyrun
 
 $(OUT)/bench/tui_render: bench/tui_render.c $(OUT)/libschedstat.a $(APP_TESTABLE)
 	$(call msg,CC,$@)

@@ -20,6 +20,7 @@
 #include "loop.h"
 #include "recording.h"
 #include "terminal.h"
+#include "terminfo_fallback.h"
 #include "tui_draw.h"
 #include "tui_loop.h"
 #include "tui_view.h"
@@ -58,36 +59,25 @@ static void on_fatal_signal(int sig)
 }
 
 /*
- * The terminal description: $TERM if terminfo knows it, else a VT100-like
- * fallback, else a clear message. setupterm() is asked first because
- * newterm() would print its own error and exit.
+ * The terminal description: $TERM if terminfo knows it, else one built into
+ * schedtop (terminfo_fallback.c), so a phone with no terminfo database still
+ * gets the live view. setupterm() is asked first because newterm() would
+ * print its own error and exit.
  */
 int open_terminal(struct tui_style *style)
 {
-	static const char *const fallbacks[] = { "xterm", "vt100", "linux", NULL };
 	const char *term = getenv("TERM");
-	int err = 0;
 
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
 		cli_error("the live view needs a terminal; 'schedtop csv' writes to pipes and files");
 		return -ENOTTY;
 	}
-	if (!term || !*term || setupterm(term, STDOUT_FILENO, &err) != OK) {
-		const char *const *f;
-
-		for (f = fallbacks; *f; f++)
-			if (setupterm(*f, STDOUT_FILENO, &err) == OK)
-				break;
-		if (!*f) {
-			cli_error("no terminfo entry for TERM=%s (nor xterm or vt100): "
-				  "set TERMINFO or TERM, or use 'schedtop csv'",
-				  term ? term : "(unset)");
-			return -ENOENT;
-		}
-		term = *f;
-	}
+	term = terminfo_setup(term, STDOUT_FILENO);
+	if (!term)
+		return -ENOENT;
 	del_curterm(cur_term);
 	screen = newterm(term, stdout, stdin);
+	terminfo_release();
 	if (!screen) {
 		cli_error("cannot start the terminal '%s': use 'schedtop csv'", term);
 		return -EIO;

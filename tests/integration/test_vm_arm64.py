@@ -25,8 +25,8 @@ def need(*tools):
 
 def build():
     need("aarch64-linux-gnu-gcc")
-    r = subprocess.run(["make", "-s", "-C", SRC, "ARCH=arm64"],
-                       capture_output=True, text=True)
+    r = subprocess.run(["make", "-s", "-C", SRC, "ARCH=arm64", "all",
+                        "build-arm64/ptyrun"], capture_output=True, text=True)
     check(r.returncode == 0, "make ARCH=arm64 failed:\n" + r.stderr[-2000:])
 
 
@@ -101,6 +101,19 @@ def biglittle_guest_sees_clusters_and_busy_tasks_on_big():
               "busy task not on big: %s" % t)
         check(int(t["util_avg"]) > 900, "busy task util %s" % t["util_avg"])
         check(float(t["cpu_pct"]) > 80, "busy task %%CPU %s" % t["cpu_pct"])
+    # The live view in a pty, TERM unset, no terminfo database in the guest:
+    # it draws both clusters with the description built into schedtop, quits
+    # on 'q' with status 0, gives the terminal back, and leaves no private
+    # terminfo directory behind.
+    check(s["TERMINFO"] == [], "the guest has terminfo: %s" % s["TERMINFO"])
+    live = s["LIVE"]
+    for line in ("ptyrun: found 'LITTLE'", "ptyrun: found 'big'",
+                 "ptyrun: exit status 0", "ptyrun: terminal restored",
+                 "ptyrun status 0"):
+        check(line in live, "live view in the guest: %s missing from\n%s" %
+              (line, "\n".join(live)))
+    check(not [f for f in s["TMP"] if f.startswith("schedtop-terminfo")],
+          "private terminfo left in /tmp: %s" % s["TMP"])
 
 
 if __name__ == "__main__":

@@ -8,6 +8,10 @@
 #
 #   tests/vm/arm64-biglittle.sh BINARY [WORKDIR]
 #
+# With a static arm64 ptyrun next to BINARY (make ARCH=arm64
+# build-arm64/ptyrun), the live view also runs in a pty with TERM unset and
+# no terminfo anywhere in the guest: only the entry built into schedtop.
+#
 # Downloads the kernel and busybox from Debian's archive (apt-get download,
 # arm64 architecture enabled) into WORKDIR, once.
 set -euo pipefail
@@ -82,6 +86,8 @@ rm -rf root
 mkdir -p root/bin root/proc root/sys root/dev root/tmp
 cp bb/bin/busybox root/bin/busybox
 cp "$binary" root/schedtop
+ptyrun=$(dirname "$binary")/ptyrun
+[ -x "$ptyrun" ] && cp "$ptyrun" root/ptyrun
 [ -n "${SCHEDTOP_VM_VERBOSE:-}" ] && echo -v >root/verbose
 cat >root/init <<'INIT'
 #!/bin/busybox sh
@@ -106,6 +112,17 @@ sleep 2
 /schedtop $V csv -t cluster -n 3 -i 500 2>&1 | tail -n 60
 echo ===TASKS===
 /schedtop csv -t task -n 2 -i 500 -c md5sum 2>&1
+if [ -x /ptyrun ]; then
+	mkdir -p /dev/pts
+	mount -t devpts devpts /dev/pts
+	echo ===TERMINFO===
+	ls -d /etc/terminfo /lib/terminfo /usr/share/terminfo 2>/dev/null
+	echo ===LIVE===
+	env -u TERM /ptyrun -t 60 -e LITTLE -e big -- /schedtop -i 500
+	echo "ptyrun status $?"
+	echo ===TMP===
+	ls -A /tmp
+fi
 echo ===END===
 poweroff -f
 INIT
