@@ -48,7 +48,22 @@ NCURSES_LIBS := -lncursesw -ltinfo
 else
 NCURSES_LIBS := $(shell $(PKG_CONFIG) --libs ncursesw 2>/dev/null || echo -lncursesw -ltinfo)
 endif
-LDLIBS += -lbpf -lelf -lz $(NCURSES_LIBS)
+# The tracefs source (libschedstat/tracefs_source.c): libtracefs and
+# libtraceevent, static .a files in Debian's -dev packages for every arch.
+TRACE_INC := -I/usr/include/tracefs -I/usr/include/traceevent
+CFLAGS += $(TRACE_INC)
+# trace-cmd files (trace_file_source.c): libtracecmd ships no static
+# library, so static builds (ARCH=arm64) leave it out; TRACECMD=0 does too.
+ifeq ($(STATIC),1)
+TRACECMD ?= 0
+else
+TRACECMD ?= $(shell $(PKG_CONFIG) --exists libtracecmd && echo 1 || echo 0)
+endif
+ifeq ($(TRACECMD),1)
+CFLAGS += -DHAVE_TRACECMD -I/usr/include/trace-cmd
+LDLIBS += -ltracecmd
+endif
+LDLIBS += -ltracefs -ltraceevent -lbpf -lelf -lz $(NCURSES_LIBS) -ldl
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -Ibpf \
 	      -idirafter /usr/include/$(HOST_MULTIARCH) -Wall -Wno-unused-function
 

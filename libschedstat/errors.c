@@ -25,6 +25,19 @@ static const char *const messages[SCHEDSTAT_ERR_END - SCHEDSTAT_ERR_START] = {
 	[SCHEDSTAT_ERR_BPF_LOAD - SCHEDSTAT_ERR_START] =
 		"the kernel refused schedtop's BPF programs: run 'schedtop -v ...' "
 		"to see libbpf's and the verifier's messages",
+	[SCHEDSTAT_ERR_NO_TRACEFS - SCHEDSTAT_ERR_START] =
+		"tracefs is not mounted and could not be mounted: "
+		"mount -t tracefs nodev /sys/kernel/tracing (needs root), or "
+		"build the kernel with CONFIG_FTRACE",
+	[SCHEDSTAT_ERR_TRACEFS_EVENTS - SCHEDSTAT_ERR_START] =
+		"tracefs has no sched:sched_switch event: the kernel needs "
+		"CONFIG_TRACEPOINTS and CONFIG_EVENT_TRACING (or use --source=bpf)",
+	[SCHEDSTAT_ERR_NO_TRACECMD - SCHEDSTAT_ERR_START] =
+		"this schedtop was built without libtracecmd and cannot read "
+		"trace-cmd files: rebuild with libtracecmd-dev installed",
+	[SCHEDSTAT_ERR_TRACE_FILE - SCHEDSTAT_ERR_START] =
+		"not a trace-cmd recording with sched events: record one with "
+		"'trace-cmd record -e sched -e power ...'",
 };
 
 /* Front ends may report errors from several threads; strerror() is not safe. */

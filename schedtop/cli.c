@@ -210,6 +210,23 @@ static void log_libbpf(int level, const char *msg, void *ctx)
 	fputs(msg, stderr);
 }
 
+int cli_parse_source(const char *arg, enum schedstat_source *out)
+{
+	static const char *const names[] = {
+		[SCHEDSTAT_SOURCE_AUTO] = "auto",
+		[SCHEDSTAT_SOURCE_BPF] = "bpf",
+		[SCHEDSTAT_SOURCE_TRACEFS] = "tracefs",
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!strcmp(arg, names[i])) {
+			*out = i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
 int cli_session_open(struct schedstat_session **s,
 		     struct schedstat_session_opts *opts)
 {

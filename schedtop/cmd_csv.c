@@ -28,6 +28,8 @@ struct csv_opts {
 	size_t nr_pids;
 	const char *comm;
 	bool exact_wakeups;
+	enum schedstat_source source;
+	const char *trace_file;
 };
 
 static const char csv_usage[] =
@@ -47,6 +49,10 @@ static const char csv_usage[] =
 "  -c, --comm COMM        only tasks whose name is exactly COMM\n"
 "      --exact-wakeups    count every sched_waking (costs a little per wakeup)\n"
 "                         instead of the sleeps that ended\n"
+"      --source SOURCE    auto (default: BPF, else tracefs), bpf, or tracefs\n"
+"                         (sched events and schedtop's own PELT estimate)\n"
+"      --trace FILE       read a trace-cmd recording (trace-cmd record -e sched)\n"
+"                         instead of the live kernel; -i is in trace time\n"
 "      --list-columns[=markdown|man]\n"
 "                         describe every column of every table and exit\n"
 "  -v, --verbose          show libbpf debug output\n"
@@ -54,7 +60,8 @@ static const char csv_usage[] =
 "\n"
 "Empty fields mean \"not available on this kernel\". See docs/csv.md.\n";
 
-enum { OPT_TOPOLOGY = 256, OPT_SYSFS_ROOT, OPT_LIST_COLUMNS, OPT_EXACT_WAKEUPS };
+enum { OPT_TOPOLOGY = 256, OPT_SYSFS_ROOT, OPT_LIST_COLUMNS, OPT_EXACT_WAKEUPS,
+       OPT_SOURCE, OPT_TRACE };
 
 static const struct option csv_long_opts[] = {
 	{ "output", required_argument, NULL, 'o' },
@@ -68,6 +75,8 @@ static const struct option csv_long_opts[] = {
 	{ "comm", required_argument, NULL, 'c' },
 	{ "list-columns", optional_argument, NULL, OPT_LIST_COLUMNS },
 	{ "exact-wakeups", no_argument, NULL, OPT_EXACT_WAKEUPS },
+	{ "source", required_argument, NULL, OPT_SOURCE },
+	{ "trace", required_argument, NULL, OPT_TRACE },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{}
@@ -149,6 +158,13 @@ static int parse_csv_opts(int argc, char **argv, struct csv_opts *o)
 			break;
 		case OPT_EXACT_WAKEUPS:
 			o->exact_wakeups = true;
+			break;
+		case OPT_SOURCE:
+			if (cli_parse_source(optarg, &o->source))
+				return cli_usage_error("csv", "unknown source '%s': auto, bpf or tracefs", optarg);
+			break;
+		case OPT_TRACE:
+			o->trace_file = optarg;
 			break;
 		case OPT_LIST_COLUMNS:
 			return list_columns(optarg);
@@ -341,6 +357,9 @@ int cmd_csv(int argc, char **argv)
 	sopts.topology = spec;
 	sopts.sysfs_root = o.sysfs_root;
 	sopts.exact_wakeups = o.exact_wakeups;
+	sopts.source = o.source;
+	sopts.trace_file = o.trace_file;
+	sopts.trace_interval_ns = o.interval_ms * 1000000ULL;
 	err = cli_session_open(&s, &sopts);
 	if (err) {
 		cli_error("%s", schedstat_strerror(err));
