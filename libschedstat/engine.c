@@ -42,6 +42,7 @@ struct ecpu {
 	uint64_t pelt;			/* rq_clock_pelt() at @clock */
 	bool started;
 	int32_t curr;			/* pid on the CPU, 0 idle, -1 unknown */
+	int32_t curr_prio;
 	bool curr_fair;
 	uint32_t nr_queued;		/* fair tasks queued, curr included */
 	uint64_t load;			/* their weights */
@@ -64,6 +65,7 @@ struct engine {
 	size_t hash_size;
 	uint64_t last_ts;
 	uint64_t time_travel;
+	uint64_t implicit_switches;
 	/* Output of engine_fill(). */
 	struct st_task_rec *recs;
 	size_t cap_recs;
@@ -461,6 +463,7 @@ int engine_switch(struct engine *e, uint64_t ts, int cpu,
 		switch_in(e, cpu, next, ts);
 	}
 	c->curr = next_pid;
+	c->curr_prio = next_prio;
 	c->curr_fair = next && next->fair;
 	c->st.nr_switches++;
 	if (next_pid == 0 && !c->st.idle_start) {
@@ -470,6 +473,25 @@ int engine_switch(struct engine *e, uint64_t ts, int cpu,
 		c->st.idle_start = 0;
 	}
 	return 0;
+}
+
+int engine_current(struct engine *e, uint64_t ts, int cpu, int32_t pid)
+{
+	struct ecpu *c = cpu_at(e, cpu);
+	struct etask *t;
+
+	if (!c || c->curr < 0 || c->curr == pid)
+		return 0;
+	/*
+	 * Another task is current than the last switch said: its switch
+	 * went unrecorded (a lost event, or a task whose own events tracefs
+	 * does not record). It left before this event; as what, nobody
+	 * knows: take it as asleep, a later switch-in queues it again.
+	 */
+	e->implicit_switches++;
+	t = pid > 0 ? find(e, pid) : NULL;
+	return engine_switch(e, ts, cpu, c->curr, c->curr_prio, 1, NULL, pid,
+			     t ? t->rec.prio : 120, NULL);
 }
 
 int engine_waking(struct engine *e, uint64_t ts, int32_t pid, const char *comm)
@@ -789,6 +811,11 @@ int engine_fill(struct engine *e, uint64_t ts, struct model_input *in)
 uint64_t engine_time_travel(const struct engine *e)
 {
 	return e->time_travel;
+}
+
+uint64_t engine_implicit_switches(const struct engine *e)
+{
+	return e->implicit_switches;
 }
 
 int engine_new(struct engine **out, const struct schedstat_topology *topo,

@@ -54,6 +54,11 @@ int engine_switch(struct engine *e, uint64_t ts, int cpu,
 		  int32_t prev_pid, int32_t prev_prio, uint64_t prev_state,
 		  const char *prev_comm, int32_t next_pid, int32_t next_prio,
 		  const char *next_comm);
+/*
+ * @pid was current on @cpu when it recorded an event (common_pid): a
+ * switch the trace lacks is made up if the engine thought otherwise.
+ */
+int engine_current(struct engine *e, uint64_t ts, int cpu, int32_t pid);
 /* sched_waking: counted as a wakeup. */
 int engine_waking(struct engine *e, uint64_t ts, int32_t pid, const char *comm);
 /* sched_wakeup(_new): the task is enqueued on @cpu. */
@@ -86,5 +91,7 @@ void engine_set_dropped(struct engine *e, int cpu, uint64_t dropped);
 int engine_fill(struct engine *e, uint64_t ts, struct model_input *in);
 /* Clock regressions seen ("time travel"): counted, never applied. */
 uint64_t engine_time_travel(const struct engine *e);
+/* Switches made up by engine_current(). */
+uint64_t engine_implicit_switches(const struct engine *e);
 
 #endif /* SCHEDSTAT_ENGINE_H */

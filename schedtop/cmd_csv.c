@@ -268,7 +268,8 @@ static int run(const struct csv_opts *o, struct schedstat_session *s, FILE *f)
 	unsigned long done = 0;
 	int err, ret = EXIT_FAIL;
 
-	err = loop_open(&l, signals, fds, o->interval_ms);
+	/* A recording is read as fast as it goes: its time is not ours. */
+	err = loop_open(&l, signals, fds, o->trace_file ? 1 : o->interval_ms);
 	if (err) {
 		cli_error("cannot set up the event loop: %s", strerror(-err));
 		goto cleanup;
@@ -298,6 +299,10 @@ static int run(const struct csv_opts *o, struct schedstat_session *s, FILE *f)
 				if (!loop_ticks(&l))
 					continue;
 				err = schedstat_session_sample(s, &snap);
+				if (err == -ENODATA && o->trace_file) {
+					ret = EXIT_OK;	/* end of the recording */
+					goto cleanup;
+				}
 				if (err) {
 					cli_error("sampling failed: %s", schedstat_strerror(err));
 					goto cleanup;
