@@ -83,6 +83,9 @@ APP_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(APP_SRCS))
 BPF_HDRS := $(wildcard bpf/*.h)
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(UNIT_SRCS))
+# Helpers that integration tests run (not tests themselves).
+TOOL_SRCS := $(wildcard tests/tools/*.c)
+TOOL_BINS := $(patsubst tests/tools/%.c,$(OUT)/tests/tools/%,$(TOOL_SRCS))
 # Front-end sources a unit test may link (everything but main).
 APP_TESTABLE := $(filter-out $(OBJ)/schedtop/main.o,$(APP_OBJS))
 
@@ -121,7 +124,12 @@ $(OUT)/tests/%: tests/unit/%.c $(OUT)/libschedstat.a $(APP_TESTABLE) | $(OUT)/te
 	$(Q)$(CC) $(CFLAGS) -Itests/unit -Ischedtop -o $@ $< $(APP_TESTABLE) \
 		$(OUT)/libschedstat.a -lcmocka $(LDLIBS) -lm
 
-unit: $(UNIT_BINS)
+$(OUT)/tests/tools/%: tests/tools/%.c $(OUT)/libschedstat.a | $(OUT)/tests
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $< $(OUT)/libschedstat.a $(LDLIBS)
+
+unit: $(UNIT_BINS) $(TOOL_BINS)
 
 $(OUT)/bench/tui_render: bench/tui_render.c $(OUT)/libschedstat.a $(APP_TESTABLE)
 	$(call msg,CC,$@)

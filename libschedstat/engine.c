@@ -44,6 +44,11 @@ struct ecpu {
 	int32_t curr;			/* pid on the CPU, 0 idle, -1 unknown */
 	int32_t curr_prio;
 	bool curr_fair;
+	/*
+	 * Its switches away from idle never reach the trace (seen on a 6.18
+	 * VM's second CPU): a task woken onto it idle is taken to run at once.
+	 */
+	bool drops_idle_switches;
 	uint32_t nr_queued;		/* fair tasks queued, curr included */
 	uint64_t load;			/* their weights */
 	uint32_t capacity;
@@ -415,24 +420,20 @@ static void switch_in(struct engine *e, int cpu, struct etask *t, uint64_t ts)
 	t->on_cpu_since = ts;
 }
 
-int engine_switch(struct engine *e, uint64_t ts, int cpu,
-		  int32_t prev_pid, int32_t prev_prio, uint64_t prev_state,
-		  const char *prev_comm, int32_t next_pid, int32_t next_prio,
-		  const char *next_comm)
+static int do_switch(struct engine *e, uint64_t ts, struct ecpu *c, int cpu,
+		     int32_t prev_pid, int32_t prev_prio, uint64_t prev_state,
+		     const char *prev_comm, int32_t next_pid, int32_t next_prio,
+		     const char *next_comm)
 {
-	struct ecpu *c = cpu_at(e, cpu);
 	struct etask *prev = NULL, *next = NULL;
 
-	if (!c)
-		return 0;
-	ts = check_time(e, ts);
 	update_cpu(c, ts);
-	if (prev_pid > 0) {
-		prev = find(e, prev_pid);
-		/* The last switch of an exited task: nothing left to track. */
-		if (prev && prev->dead)
-			prev = NULL;
-		else if (!prev)
+	prev = prev_pid > 0 ? find(e, prev_pid) : NULL;
+	/* The last switch of an exited task: nothing left to track. */
+	if (prev && prev->dead) {
+		prev = NULL;
+	} else if (prev_pid > 0) {
+		if (!prev)
 			prev = add_task(e, prev_pid, prev_prio, prev_comm, ts);
 		if (!prev)
 			return -ENOMEM;
@@ -475,6 +476,26 @@ int engine_switch(struct engine *e, uint64_t ts, int cpu,
 	return 0;
 }
 
+int engine_switch(struct engine *e, uint64_t ts, int cpu,
+		  int32_t prev_pid, int32_t prev_prio, uint64_t prev_state,
+		  const char *prev_comm, int32_t next_pid, int32_t next_prio,
+		  const char *next_comm)
+{
+	struct ecpu *c = cpu_at(e, cpu);
+	int err;
+
+	if (!c)
+		return 0;
+	/* Made up already at the wakeup (drops_idle_switches). */
+	if (prev_pid == 0 && next_pid > 0 && c->curr == next_pid)
+		return 0;
+	err = engine_current(e, ts, cpu, prev_pid);
+	if (err)
+		return err;
+	return do_switch(e, check_time(e, ts), c, cpu, prev_pid, prev_prio,
+			 prev_state, prev_comm, next_pid, next_prio, next_comm);
+}
+
 int engine_current(struct engine *e, uint64_t ts, int cpu, int32_t pid)
 {
 	struct ecpu *c = cpu_at(e, cpu);
@@ -490,8 +511,19 @@ int engine_current(struct engine *e, uint64_t ts, int cpu, int32_t pid)
 	 */
 	e->implicit_switches++;
 	t = pid > 0 ? find(e, pid) : NULL;
-	return engine_switch(e, ts, cpu, c->curr, c->curr_prio, 1, NULL, pid,
-			     t ? t->rec.prio : 120, NULL);
+	/*
+	 * Leaving idle, a CPU switches at once to the task just woken for
+	 * it (on some kernels tracefs drops exactly these switches): date it
+	 * to the CPU's last event, mostly that wakeup. Any other switch may
+	 * have happened at any time until now: date it now.
+	 */
+	ts = check_time(e, ts);
+	if (c->curr == 0 && pid > 0)
+		c->drops_idle_switches = true;
+	if (c->curr == 0 && c->clock && c->clock < ts)
+		ts = c->clock;
+	return do_switch(e, ts, c, cpu, c->curr, c->curr_prio, 1, NULL, pid,
+			 t ? t->rec.prio : 120, NULL);
 }
 
 int engine_waking(struct engine *e, uint64_t ts, int32_t pid, const char *comm)
@@ -522,6 +554,10 @@ int engine_wakeup(struct engine *e, uint64_t ts, int32_t pid, int32_t prio,
 		init_new(e, t, cpu, ts);
 	}
 	enqueue(e, t, cpu, ts);
+	if (cpu_at(e, cpu)->drops_idle_switches && cpu_at(e, cpu)->curr == 0 &&
+	    !t->rec.on_cpu)
+		return do_switch(e, ts, cpu_at(e, cpu), cpu, 0, 120, 0, NULL,
+				 pid, prio, comm);
 	return 0;
 }
 

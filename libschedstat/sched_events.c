@@ -236,7 +236,9 @@ int sched_events_handle(struct sched_events *se, struct tep_record *rec)
 	}
 	if (!ef)
 		return 0;
-	if (k != EV_HP_ENTER && k != EV_HP_MULTI_ENTER && k != EV_HP_EXIT) {
+	/* engine_switch() checks its prev itself. */
+	if (k != EV_SWITCH && k != EV_HP_ENTER && k != EV_HP_MULTI_ENTER &&
+	    k != EV_HP_EXIT) {
 		int err = engine_current(e, ts, rec->cpu, tep_data_pid(se->tep, rec));
 
 		if (err)
