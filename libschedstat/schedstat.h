@@ -180,6 +180,8 @@ struct schedstat_task {
 	 * 20% margin, while a cluster of more capacity exists.
 	 */
 	bool misfit;
+	/* util/runnable/load from schedtop's engine: AVAIL_PELT_ESTIMATED. */
+	bool pelt_estimated;
 };
 
 struct schedstat_cpu {
@@ -223,6 +225,8 @@ struct schedstat_cpu {
 	/* SCHEDSTAT_AVAIL_* bits valid for this CPU (a tracepoint that exists
 	 * but has not fired for this CPU yet leaves its signal unavailable). */
 	uint32_t avail;
+	/* util/runnable/load from schedtop's engine: AVAIL_PELT_ESTIMATED. */
+	bool pelt_estimated;
 };
 
 /*

@@ -26,12 +26,14 @@ const char schedtop_usage[] =
 "      --sysfs-root DIR   read the topology from DIR instead of /sys\n"
 "  -f, --filter TEXT      start filtered by name or pid\n"
 "      --exact-wakeups    count every sched_waking\n"
+"      --source SOURCE    auto (default: BPF, else tracefs), bpf, or tracefs\n"
 "  -v, --verbose          show libbpf debug output\n"
 "  -V, --version          print the version and exit\n"
 "  -h, --help             show this help\n"
 "\n"
 "Keys in the live view: h or F1. Needs root (or CAP_BPF and CAP_PERFMON)\n"
-"and a kernel with BTF. See schedtop(1) and docs/ for what each number means.\n";
+"and a kernel with BTF, or else tracefs (--source=tracefs: PELT values are\n"
+"then schedtop's estimate). See schedtop(1) and docs/ for what each number means.\n";
 
 void cli_error(const char *fmt, ...)
 {
