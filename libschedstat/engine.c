@@ -44,11 +44,9 @@ struct ecpu {
 	int32_t curr;			/* pid on the CPU, 0 idle, -1 unknown */
 	int32_t curr_prio;
 	bool curr_fair;
-	/*
-	 * Its switches away from idle never reach the trace (seen on a 6.18
-	 * VM's second CPU): a task woken onto it idle is taken to run at once.
-	 */
-	bool drops_idle_switches;
+	/* First wakeup onto it since it went idle: when it left idle. */
+	uint64_t idle_wake_ts;
+	uint64_t curr_since;		/* the last switch */
 	uint32_t nr_queued;		/* fair tasks queued, curr included */
 	uint64_t load;			/* their weights */
 	uint32_t capacity;
@@ -335,6 +333,8 @@ static void enqueue(struct engine *e, struct etask *t, int cpu, uint64_t ts)
 		c->nr_queued++;
 		c->load += pelt_prio_weight(t->rec.prio);
 	}
+	if (c->curr == 0 && !c->idle_wake_ts)
+		c->idle_wake_ts = ts;
 	t->rec.on_rq = 1;
 	t->rec.cpu = cpu;
 	t->rec.state = 0;
@@ -465,6 +465,8 @@ static int do_switch(struct engine *e, uint64_t ts, struct ecpu *c, int cpu,
 	}
 	c->curr = next_pid;
 	c->curr_prio = next_prio;
+	c->idle_wake_ts = 0;
+	c->curr_since = ts;
 	c->curr_fair = next && next->fair;
 	c->st.nr_switches++;
 	if (next_pid == 0 && !c->st.idle_start) {
@@ -485,9 +487,6 @@ int engine_switch(struct engine *e, uint64_t ts, int cpu,
 	int err;
 
 	if (!c)
-		return 0;
-	/* Made up already at the wakeup (drops_idle_switches). */
-	if (prev_pid == 0 && next_pid > 0 && c->curr == next_pid)
 		return 0;
 	err = engine_current(e, ts, cpu, prev_pid);
 	if (err)
@@ -512,16 +511,19 @@ int engine_current(struct engine *e, uint64_t ts, int cpu, int32_t pid)
 	e->implicit_switches++;
 	t = pid > 0 ? find(e, pid) : NULL;
 	/*
-	 * Leaving idle, a CPU switches at once to the task just woken for
-	 * it (on some kernels tracefs drops exactly these switches): date it
-	 * to the CPU's last event, mostly that wakeup. Any other switch may
-	 * have happened at any time until now: date it now.
+	 * An idle CPU leaves idle at the first wakeup onto it, whichever of
+	 * the tasks woken then it picks (on some kernels tracefs drops exactly
+	 * these switches away from idle): date the switch there. A task woken
+	 * onto a busy CPU mostly preempts at once: date it to its wakeup.
+	 * Otherwise it may have happened at any time until now: date it now.
 	 */
 	ts = check_time(e, ts);
-	if (c->curr == 0 && pid > 0)
-		c->drops_idle_switches = true;
-	if (c->curr == 0 && c->clock && c->clock < ts)
-		ts = c->clock;
+	if (c->curr == 0 && c->idle_wake_ts && c->idle_wake_ts < ts)
+		ts = c->idle_wake_ts;
+	else if (c->curr > 0 && t && !t->dead && t->rec.on_rq &&
+		 t->rec.cpu == (uint32_t)cpu && t->queued_since >= c->curr_since &&
+		 t->queued_since < ts)
+		ts = t->queued_since;
 	return do_switch(e, ts, c, cpu, c->curr, c->curr_prio, 1, NULL, pid,
 			 t ? t->rec.prio : 120, NULL);
 }
@@ -554,10 +556,6 @@ int engine_wakeup(struct engine *e, uint64_t ts, int32_t pid, int32_t prio,
 		init_new(e, t, cpu, ts);
 	}
 	enqueue(e, t, cpu, ts);
-	if (cpu_at(e, cpu)->drops_idle_switches && cpu_at(e, cpu)->curr == 0 &&
-	    !t->rec.on_cpu)
-		return do_switch(e, ts, cpu_at(e, cpu), cpu, 0, 120, 0, NULL,
-				 pid, prio, comm);
 	return 0;
 }
 

@@ -267,7 +267,7 @@ static int seed_tasks(struct tracefs_source *s, uint64_t ts)
 /* Instances left by a schedtop that was killed: their owner is gone. */
 static void remove_stale_instances(void)
 {
-	char **names = tracefs_instances("^schedtop-[0-9]+$");
+	char **names = tracefs_instances("^schedtop-[0-9][0-9]*$");
 
 	for (int i = 0; names && names[i]; i++) {
 		int pid = atoi(names[i] + strlen("schedtop-"));

@@ -7,17 +7,26 @@
  *
  *   pelt_pair INTERVAL_MS SAMPLES TOPOLOGY COMM...
  *
+ * SAMPLES 0: until SIGINT or SIGTERM.
  * Prints, after "ready" on stderr once both sessions are open, one CSV row
  * per sample and task whose comm is listed:
  *   trace_ts,bpf_ts,pid,comm,bpf_state,bpf_running,bpf_util,bpf_age_ns,
  *   trace_state,trace_running,trace_util,trace_run_ns
  */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "schedstat.h"
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	stop = 1;
+}
 
 static const struct schedstat_task *find(const struct schedstat_task *t,
 					 size_t n, int32_t pid)
@@ -68,16 +77,19 @@ int main(int argc, char **argv)
 	if (open_one(&tr, SCHEDSTAT_SOURCE_TRACEFS, argv[3]) ||
 	    open_one(&bpf, SCHEDSTAT_SOURCE_BPF, argv[3]))
 		goto cleanup;
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
 	fprintf(stderr, "ready\n");
 	ts.tv_sec = interval_ms / 1000;
 	ts.tv_nsec = (interval_ms % 1000) * 1000000L;
-	for (long i = 0; i < samples; i++) {
+	for (long i = 0; !stop && (!samples || i < samples); i++) {
 		struct schedstat_snapshot *a = NULL, *b = NULL;
 		const struct schedstat_task *ta, *tb;
 		size_t na, nb;
 		int err;
 
-		nanosleep(&ts, NULL);
+		if (nanosleep(&ts, NULL) && stop)
+			break;
 		/* tracefs first: its engine cannot be asked about the past. */
 		err = schedstat_session_sample(tr, &a);
 		if (!err)
