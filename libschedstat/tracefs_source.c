@@ -38,7 +38,11 @@ struct tracefs_source {
 	int nr_cpus;
 	int timerfd;
 	int cb_err;
-	unsigned long nr_handled;
+	struct held *held;
+	size_t nr_held, cap_held;
+	unsigned char *held_data;
+	size_t len_held_data, cap_held_data;
+	uint64_t seq;
 	uint32_t avail;
 	const char *attached[24];
 	char name[32];
@@ -99,32 +103,92 @@ static int32_t proc_tgid(void *ctx, int32_t pid)
 	return tgid;
 }
 
+/* A record held back until every CPU's buffer has been read past it. */
+struct held {
+	uint64_t ts;
+	uint64_t seq;		/* keeps one CPU's same-ts records in order */
+	int cpu;
+	int size;
+	size_t off;		/* of its data in held_data */
+};
+
 static int on_record(struct tep_event *event, struct tep_record *rec, int cpu,
 		     void *ctx)
 {
 	struct tracefs_source *s = ctx;
-	int err = sched_events_handle(s->events, rec);
+	struct held *h;
 
-	s->nr_handled++;
-	if (err)
-		s->cb_err = err;
+	if (array_reserve((void **)&s->held, &s->cap_held, s->nr_held + 1,
+			  sizeof(*s->held)) ||
+	    array_reserve((void **)&s->held_data, &s->cap_held_data,
+			  s->len_held_data + rec->size, 1)) {
+		s->cb_err = -ENOMEM;
+		return 1;
+	}
+	h = &s->held[s->nr_held++];
+	h->ts = rec->ts;
+	h->seq = s->seq++;
+	h->cpu = rec->cpu;
+	h->size = rec->size;
+	h->off = s->len_held_data;
+	memcpy(s->held_data + s->len_held_data, rec->data, rec->size);
+	s->len_held_data += rec->size;
 	return 0;
 }
 
-/* Everything the kernel has written so far, in time order across CPUs. */
-static int drain(struct tracefs_source *s)
+static int cmp_held(const void *a, const void *b)
 {
-	unsigned long before = s->nr_handled;
+	const struct held *x = a, *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/*
+ * Everything the kernel has written before @upto, in time order across
+ * CPUs. The per-CPU buffers are read one after the other: a record written
+ * on CPU 0 while CPU 1's buffer was read carries an earlier time than some
+ * of CPU 1's. Records after @upto wait for the next drain, when every
+ * record before them has been read.
+ */
+static int drain_until(struct tracefs_source *s, uint64_t upto)
+{
+	size_t done = 0, keep = 0, len = 0;
+	int err = 0;
 
 	if (tracefs_iterate_raw_events(s->tep, s->instance, NULL, 0, on_record, s))
-		return -errno ? -errno : -EIO;
-	if (s->cb_err) {
-		int err = s->cb_err;
+		err = errno ? -errno : -EIO;
+	if (!err && s->cb_err)
+		err = s->cb_err;
+	s->cb_err = 0;
+	qsort(s->held, s->nr_held, sizeof(*s->held), cmp_held);
+	for (; !err && done < s->nr_held && s->held[done].ts <= upto; done++) {
+		struct held *h = &s->held[done];
+		struct tep_record rec = {
+			.ts = h->ts, .cpu = h->cpu, .size = h->size,
+			.data = s->held_data + h->off,
+		};
 
-		s->cb_err = 0;
-		return err;
+		err = sched_events_handle(s->events, &rec);
 	}
-	return s->nr_handled - before;
+	/* Compact what waits; its data moves to the front. */
+	for (size_t i = done; i < s->nr_held; i++) {
+		struct held h = s->held[i];
+
+		memmove(s->held_data + len, s->held_data + h.off, h.size);
+		h.off = len;
+		len += h.size;
+		s->held[keep++] = h;
+	}
+	s->nr_held = keep;
+	s->len_held_data = len;
+	return err ? err : (int)done;
+}
+
+static int drain(struct tracefs_source *s)
+{
+	return drain_until(s, mono_ns());
 }
 
 /* Records the ring buffer overwrote before we read them, per CPU. */
@@ -320,14 +384,16 @@ static int tracefs_source_sample(void *src, struct schedstat_snapshot **out)
 	struct tracefs_source *s = src;
 	struct schedstat_cpuset online = {};
 	struct model_input in = {};
+	uint64_t now = mono_ns();
 	int err;
 
 	*out = NULL;
-	err = drain(s);
+	/* The sample is of @now: everything before it, nothing after. */
+	err = drain_until(s, now);
 	if (err < 0)
 		return err;
 	read_overruns(s);
-	err = engine_fill(s->engine, mono_ns(), &in);
+	err = engine_fill(s->engine, now, &in);
 	if (err)
 		return err;
 	if (topology_read_online(NULL, &online))
@@ -383,6 +449,8 @@ static void tracefs_source_close(void *src)
 	}
 	if (s->timerfd >= 0)
 		close(s->timerfd);
+	free(s->held);
+	free(s->held_data);
 	sched_events_free(s->events);
 	tep_free(s->tep);
 	engine_free(s->engine);

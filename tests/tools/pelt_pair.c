@@ -90,8 +90,14 @@ int main(int argc, char **argv)
 
 		if (nanosleep(&ts, NULL) && stop)
 			break;
-		/* tracefs first: its engine cannot be asked about the past. */
-		err = schedstat_session_sample(tr, &a);
+		/*
+		 * tracefs first: its engine cannot be asked about the past.
+		 * Drained just before, its sample reads little, so the BPF
+		 * one follows closely.
+		 */
+		err = schedstat_session_poll(tr);
+		if (err >= 0)
+			err = schedstat_session_sample(tr, &a);
 		if (!err)
 			err = schedstat_session_sample(bpf, &b);
 		if (err) {
