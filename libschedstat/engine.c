@@ -46,6 +46,13 @@ struct ecpu {
 	bool curr_fair;
 	/* First wakeup onto it since it went idle: when it left idle. */
 	uint64_t idle_wake_ts;
+	/*
+	 * Its switches away from idle never reach the trace (seen on the 6.18
+	 * test VM's second CPU): a task woken onto it idle is taken to run at
+	 * once, so that its PELT accrues running from then, not from the
+	 * first event that shows it current.
+	 */
+	bool drops_idle_switches;
 	uint64_t curr_since;		/* the last switch */
 	uint32_t nr_queued;		/* fair tasks queued, curr included */
 	uint64_t load;			/* their weights */
@@ -488,6 +495,9 @@ int engine_switch(struct engine *e, uint64_t ts, int cpu,
 
 	if (!c)
 		return 0;
+	/* Made up already at the wakeup (drops_idle_switches). */
+	if (prev_pid == 0 && next_pid > 0 && c->curr == next_pid)
+		return 0;
 	err = engine_current(e, ts, cpu, prev_pid);
 	if (err)
 		return err;
@@ -518,6 +528,8 @@ int engine_current(struct engine *e, uint64_t ts, int cpu, int32_t pid)
 	 * Otherwise it may have happened at any time until now: date it now.
 	 */
 	ts = check_time(e, ts);
+	if (c->curr == 0 && pid > 0)
+		c->drops_idle_switches = true;
 	if (c->curr == 0 && c->idle_wake_ts && c->idle_wake_ts < ts)
 		ts = c->idle_wake_ts;
 	else if (c->curr > 0 && t && !t->dead && t->rec.on_rq &&
@@ -556,6 +568,10 @@ int engine_wakeup(struct engine *e, uint64_t ts, int32_t pid, int32_t prio,
 		init_new(e, t, cpu, ts);
 	}
 	enqueue(e, t, cpu, ts);
+	if (cpu_at(e, cpu)->drops_idle_switches && cpu_at(e, cpu)->curr == 0 &&
+	    !t->rec.on_cpu)
+		return do_switch(e, ts, cpu_at(e, cpu), cpu, 0, 120, 0, NULL,
+				 pid, prio, comm);
 	return 0;
 }
 
