@@ -154,9 +154,14 @@ def csv_from_tracefs_end_to_end():
     periods = (t2 - t1) / 16e6
     check(0.8 * periods <= wakeups <= 1.2 * periods,
           "%d wakeups for %.0f periods" % (wakeups, periods))
+    # Other work on cpu1 (a shared machine) stretches the task's periods:
+    # util follows the share of time it actually ran, the kernel's count.
+    true_duty = true_run / (t2 - t1)
     util = sum(int(r["util_avg"]) for r in win) / len(win)
-    print("# tf50 mean util_avg %.1f (duty 0.5: 512)" % util)
-    check(abs(util - 512) <= 0.1 * 1024, "util_avg %.1f for a 50%% task" % util)
+    print("# tf50 ran %.3f of the time: mean util_avg %.1f (expected %.1f)" %
+          (true_duty, util, true_duty * 1024))
+    check(abs(util - true_duty * 1024) <= 0.05 * 1024,
+          "util_avg %.1f for a task that ran %.3f of the time" % (util, true_duty))
     c1 = [r for r in crows if r["cpu"] == "1" and t1 <= int(r["ts_ns"]) <= t2]
     check(c1, "no cpu1 rows")
     check(all(r["pelt_estimated"] == "1" for r in crows), "cpu rows not estimated")
@@ -217,8 +222,13 @@ def record_trace(path, seconds, tasks):
         rt.wait()
         with open(os.path.join(inst, "tracing_on"), "w") as f:
             f.write("0")
-        r = subprocess.run(["trace-cmd", "extract", "-B", name, "-o", path],
-                           capture_output=True, text=True, timeout=60)
+        # It copies /proc/kallsyms, which changes size while anyone loads
+        # BPF programs: try again.
+        for _ in range(5):
+            r = subprocess.run(["trace-cmd", "extract", "-B", name, "-o", path],
+                               capture_output=True, text=True, timeout=60)
+            if r.returncode == 0:
+                break
         check(r.returncode == 0, "trace-cmd extract: %s" % r.stderr)
     finally:
         if os.path.isdir(inst):
@@ -260,8 +270,9 @@ def csv_from_trace_cmd_file():
     util = sum(int(x["util_avg"]) for x in steady) / len(steady)
     print("# %s: %d rows; dat40 ran %.2f of the time, mean util_avg %.1f" %
           (how, len(rows), run_sum / span, util))
-    check(0.3 <= run_sum / span <= 0.55, "duty %.2f from the trace" % (run_sum / span))
-    check(abs(util - 0.4 * 1024) <= 0.1 * 1024, "util_avg %.1f for a 40%% task" % util)
+    check(0.2 <= run_sum / span <= 0.55, "duty %.2f from the trace" % (run_sum / span))
+    check(abs(util - run_sum / span * 1024) <= 0.05 * 1024,
+          "util_avg %.1f for a task that ran %.2f of the time" % (util, run_sum / span))
     check(all(x["pelt_estimated"] == "1" for x in rows), "not marked estimated")
     check(any(x["cpu"] == "1" and int(x["busy_ns"]) > 0 for x in crows),
           "no cpu1 busy time")

@@ -330,6 +330,51 @@ static void missing_switch_is_inferred(void **state)
 	assert_int_equal(engine_implicit_switches(f->e), 1);
 }
 
+/* The switch away from an exited task is its last; no error, no new task. */
+static void switch_after_exit(void **state)
+{
+	struct fixture *f = *state;
+	uint64_t t = 1000 * MS;
+
+	engine_wakeup(f->e, t, 88, 120, 1, "gone", false);
+	engine_switch(f->e, t, 1, 0, 120, 0, "swapper", 88, 120, "gone");
+	assert_int_equal(engine_exit(f->e, t + MS, 88, "gone"), 0);
+	assert_int_equal(engine_switch(f->e, t + 2 * MS, 1, 88, 120, 0x10, "gone",
+				       0, 120, "swapper"), 0);
+	assert_null(task_at(f, t + 3 * MS, 88));
+}
+
+/*
+ * A CPU whose switches away from idle are missing from the trace: once
+ * noticed, a task woken onto it idle runs (and accrues util) from its
+ * wakeup, as if the switch had been recorded.
+ */
+static void dropped_idle_switches_are_predicted(void **state)
+{
+	struct fixture *f = *state;
+	uint64_t t = 1000 * MS;
+	const struct st_task_rec *rec;
+
+	/* Idle to "first" unrecorded; its own switch out shows it. */
+	engine_switch(f->e, t, 1, 3, 120, 1, "other", 0, 120, "swapper");
+	engine_wakeup(f->e, t + MS, 60, 120, 1, "first", false);
+	engine_switch(f->e, t + 5 * MS, 1, 60, 120, 1, "first", 0, 120, "swapper");
+	rec = task_at(f, t + 5 * MS, 60);
+	assert_int_equal(rec->sum_exec_runtime, 4 * MS);
+	/* From now on the wakeup itself starts the run. */
+	for (int i = 1; i <= 40; i++) {
+		uint64_t w = t + i * 16 * PERIOD;
+
+		engine_wakeup(f->e, w, 60, 120, 1, "first", false);
+		engine_switch(f->e, w + 8 * PERIOD, 1, 60, 120, 1, "first", 0, 120,
+			      "swapper");
+	}
+	rec = task_at(f, t + 40 * 16 * PERIOD + 8 * PERIOD, 60);
+	assert_int_equal(rec->sum_exec_runtime, 4 * MS + 40 * 8 * PERIOD);
+	/* The periodic steady state at the end of a run (see above): 556. */
+	assert_true(fabs(rec->util_avg - 556.3) <= 1024 * 0.02);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -344,6 +389,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(util_scaled_by_capacity, setup, teardown),
 		cmocka_unit_test_setup_teardown(exit_hands_over_final_record, setup, teardown),
 		cmocka_unit_test_setup_teardown(missing_switch_is_inferred, setup, teardown),
+		cmocka_unit_test_setup_teardown(switch_after_exit, setup, teardown),
+		cmocka_unit_test_setup_teardown(dropped_idle_switches_are_predicted, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
