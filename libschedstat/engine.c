@@ -46,13 +46,6 @@ struct ecpu {
 	bool curr_fair;
 	/* First wakeup onto it since it went idle: when it left idle. */
 	uint64_t idle_wake_ts;
-	/*
-	 * Its switches away from idle never reach the trace (seen on the 6.18
-	 * test VM's second CPU): a task woken onto it idle is taken to run at
-	 * once, so that its PELT accrues running from then, not from the
-	 * first event that shows it current.
-	 */
-	bool drops_idle_switches;
 	uint64_t curr_since;		/* the last switch */
 	uint32_t nr_queued;		/* fair tasks queued, curr included */
 	uint64_t load;			/* their weights */
@@ -220,16 +213,26 @@ static void update_cpu(struct ecpu *c, uint64_t ts)
 	pelt_update(&c->avg, c->pelt, c->load, c->nr_queued, c->curr_fair, 1);
 }
 
-/* __update_load_avg_se() of @t up to @ts, in the flags it had until then. */
+/*
+ * __update_load_avg_se() of @t up to @ts, in the flags it had until then.
+ * A switch the trace lacks is made up late, dated back (engine_current()):
+ * the CPU's clock may be past @ts already, the task's is not.
+ */
 static void update_task(struct engine *e, struct etask *t, uint64_t ts)
 {
 	struct ecpu *c = cpu_at(e, t->attached);
 	bool queued = t->rec.on_rq;
+	uint64_t now;
 
 	if (!c || !t->fair)
 		return;
 	update_cpu(c, ts);
-	pelt_update(&t->avg, c->pelt, queued, queued, t->rec.on_cpu,
+	now = c->pelt;
+	if (ts < c->clock)
+		now = c->pelt > c->clock - ts ? c->pelt - (c->clock - ts) : 0;
+	if (now < t->avg.last_update_time)
+		now = t->avg.last_update_time;
+	pelt_update(&t->avg, now, queued, queued, t->rec.on_cpu,
 		    pelt_prio_weight(t->rec.prio));
 }
 
@@ -495,9 +498,6 @@ int engine_switch(struct engine *e, uint64_t ts, int cpu,
 
 	if (!c)
 		return 0;
-	/* Made up already at the wakeup (drops_idle_switches). */
-	if (prev_pid == 0 && next_pid > 0 && c->curr == next_pid)
-		return 0;
 	err = engine_current(e, ts, cpu, prev_pid);
 	if (err)
 		return err;
@@ -528,8 +528,6 @@ int engine_current(struct engine *e, uint64_t ts, int cpu, int32_t pid)
 	 * Otherwise it may have happened at any time until now: date it now.
 	 */
 	ts = check_time(e, ts);
-	if (c->curr == 0 && pid > 0)
-		c->drops_idle_switches = true;
 	if (c->curr == 0 && c->idle_wake_ts && c->idle_wake_ts < ts)
 		ts = c->idle_wake_ts;
 	else if (c->curr > 0 && t && !t->dead && t->rec.on_rq &&
@@ -568,10 +566,6 @@ int engine_wakeup(struct engine *e, uint64_t ts, int32_t pid, int32_t prio,
 		init_new(e, t, cpu, ts);
 	}
 	enqueue(e, t, cpu, ts);
-	if (cpu_at(e, cpu)->drops_idle_switches && cpu_at(e, cpu)->curr == 0 &&
-	    !t->rec.on_cpu)
-		return do_switch(e, ts, cpu_at(e, cpu), cpu, 0, 120, 0, NULL,
-				 pid, prio, comm);
 	return 0;
 }
 

@@ -345,11 +345,11 @@ static void switch_after_exit(void **state)
 }
 
 /*
- * A CPU whose switches away from idle are missing from the trace: once
- * noticed, a task woken onto it idle runs (and accrues util) from its
- * wakeup, as if the switch had been recorded.
+ * A CPU whose switches away from idle are missing from the trace: a task
+ * woken onto it idle runs (and accrues util) from its wakeup, as if the
+ * switch had been recorded, though only its switch out shows it.
  */
-static void dropped_idle_switches_are_predicted(void **state)
+static void dropped_idle_switches_are_dated_back(void **state)
 {
 	struct fixture *f = *state;
 	uint64_t t = 1000 * MS;
@@ -361,12 +361,15 @@ static void dropped_idle_switches_are_predicted(void **state)
 	engine_switch(f->e, t + 5 * MS, 1, 60, 120, 1, "first", 0, 120, "swapper");
 	rec = task_at(f, t + 5 * MS, 60);
 	assert_int_equal(rec->sum_exec_runtime, 4 * MS);
-	/* From now on the wakeup itself starts the run. */
+	/* Another task woken meanwhile moves the CPU's clock on. */
 	for (int i = 1; i <= 40; i++) {
 		uint64_t w = t + i * 16 * PERIOD;
 
 		engine_wakeup(f->e, w, 60, 120, 1, "first", false);
-		engine_switch(f->e, w + 8 * PERIOD, 1, 60, 120, 1, "first", 0, 120,
+		engine_wakeup(f->e, w + 2 * PERIOD, 61, 120, 1, "second", false);
+		engine_switch(f->e, w + 8 * PERIOD, 1, 60, 120, 1, "first", 61, 120,
+			      "second");
+		engine_switch(f->e, w + 8 * PERIOD, 1, 61, 120, 1, "second", 0, 120,
 			      "swapper");
 	}
 	rec = task_at(f, t + 40 * 16 * PERIOD + 8 * PERIOD, 60);
@@ -390,7 +393,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(exit_hands_over_final_record, setup, teardown),
 		cmocka_unit_test_setup_teardown(missing_switch_is_inferred, setup, teardown),
 		cmocka_unit_test_setup_teardown(switch_after_exit, setup, teardown),
-		cmocka_unit_test_setup_teardown(dropped_idle_switches_are_predicted, setup, teardown),
+		cmocka_unit_test_setup_teardown(dropped_idle_switches_are_dated_back, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
