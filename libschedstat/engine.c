@@ -47,6 +47,12 @@ struct ecpu {
 	/* First wakeup onto it since it went idle: when it left idle. */
 	uint64_t idle_wake_ts;
 	uint64_t curr_since;		/* the last switch */
+	/*
+	 * Its switches away from idle have gone missing from the trace
+	 * before (the 6.18 test VM's second CPU): a snapshot taken while it
+	 * looks idle with a task woken onto it shows that task running.
+	 */
+	bool drops_idle_switches;
 	uint32_t nr_queued;		/* fair tasks queued, curr included */
 	uint64_t load;			/* their weights */
 	uint32_t capacity;
@@ -528,6 +534,8 @@ int engine_current(struct engine *e, uint64_t ts, int cpu, int32_t pid)
 	 * Otherwise it may have happened at any time until now: date it now.
 	 */
 	ts = check_time(e, ts);
+	if (c->curr == 0 && pid > 0)
+		c->drops_idle_switches = true;
 	if (c->curr == 0 && c->idle_wake_ts && c->idle_wake_ts < ts)
 		ts = c->idle_wake_ts;
 	else if (c->curr > 0 && t && !t->dead && t->rec.on_rq &&
@@ -787,11 +795,22 @@ static void task_out(struct engine *e, struct etask *t, uint64_t ts,
 		     const struct st_cpu_state *cpus, struct st_task_rec *out)
 {
 	struct ecpu *c = cpu_at(e, t->attached);
+	bool on_cpu = t->rec.on_cpu;
+	uint64_t since = t->on_cpu_since;
 
 	*out = t->rec;
-	if (t->rec.on_cpu && ts > t->on_cpu_since)
-		out->sum_exec_runtime += ts - t->on_cpu_since;
-	if (t->rec.on_rq && !t->rec.on_cpu && t->queued_since &&
+	/* Woken first onto a CPU whose switch away from idle is missing. */
+	if (!on_cpu && t->rec.on_rq && c && c->drops_idle_switches &&
+	    c->curr == 0 && c->idle_wake_ts &&
+	    t->queued_since == c->idle_wake_ts &&
+	    t->rec.cpu == (uint32_t)t->attached) {
+		on_cpu = true;
+		since = t->queued_since;
+		out->on_cpu = 1;
+	}
+	if (on_cpu && ts > since)
+		out->sum_exec_runtime += ts - since;
+	if (t->rec.on_rq && !on_cpu && t->queued_since &&
 	    ts > t->queued_since)
 		out->run_delay += ts - t->queued_since;
 	if (c && t->fair) {
@@ -800,7 +819,7 @@ static void task_out(struct engine *e, struct etask *t, uint64_t ts,
 
 		update_cpu(&cc, ts);
 		pelt_update(&a, cc.pelt, t->rec.on_rq, t->rec.on_rq,
-			    t->rec.on_cpu, pelt_prio_weight(t->rec.prio));
+			    on_cpu, pelt_prio_weight(t->rec.prio));
 		out->util_avg = a.util_avg;
 		out->runnable_avg = a.runnable_avg;
 		out->load_avg = a.load_avg;
