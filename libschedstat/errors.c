@@ -38,6 +38,9 @@ static const char *const messages[SCHEDSTAT_ERR_END - SCHEDSTAT_ERR_START] = {
 	[SCHEDSTAT_ERR_TRACE_FILE - SCHEDSTAT_ERR_START] =
 		"not a trace-cmd recording with sched events: record one with "
 		"'trace-cmd record -e sched -e power ...'",
+	[SCHEDSTAT_ERR_TRACEFS_PRIV - SCHEDSTAT_ERR_START] =
+		"permission denied on tracefs: run as root (schedtop makes a "
+		"tracing instance under /sys/kernel/tracing/instances)",
 };
 
 /* Front ends may report errors from several threads; strerror() is not safe. */

@@ -61,7 +61,7 @@ int schedstat_session_open(struct schedstat_session **out,
 		 * Unprivileged, tracefs fails too (EACCES): the BPF message
 		 * says what to do, and is the one the user expects.
 		 */
-		if (err == -EACCES || err == -EPERM)
+		if (err == -SCHEDSTAT_ERR_TRACEFS_PRIV)
 			err = bpf_err;
 	}
 	if (err) {

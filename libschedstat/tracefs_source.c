@@ -353,11 +353,13 @@ static int find_tracefs(void)
 {
 	const char *path = NULL;
 
+	/* Only root may mount it, or look for it under a closed debugfs. */
 	if (tracefs_tracing_dir_is_mounted(true, &path) < 0 || !path)
-		return -SCHEDSTAT_ERR_NO_TRACEFS;
-	if (access(path, W_OK))
-		return errno == EACCES || errno == EPERM ? -EACCES :
+		return geteuid() ? -SCHEDSTAT_ERR_TRACEFS_PRIV :
 		       -SCHEDSTAT_ERR_NO_TRACEFS;
+	if (access(path, W_OK))
+		return errno == EACCES || errno == EPERM ?
+		       -SCHEDSTAT_ERR_TRACEFS_PRIV : -SCHEDSTAT_ERR_NO_TRACEFS;
 	return 0;
 }
 
@@ -509,8 +511,8 @@ static int tracefs_source_open(void **out, const struct schedstat_session_opts *
 	snprintf(s->name, sizeof(s->name), "schedtop-%d", getpid());
 	s->instance = tracefs_instance_create(s->name);
 	if (!s->instance) {
-		err = errno == EACCES || errno == EPERM ? -EACCES :
-		      -SCHEDSTAT_ERR_NO_TRACEFS;
+		err = errno == EACCES || errno == EPERM ?
+		      -SCHEDSTAT_ERR_TRACEFS_PRIV : -SCHEDSTAT_ERR_NO_TRACEFS;
 		goto cleanup;
 	}
 	/* Same clock as mono_ns(); "local" would not compare with samples. */
