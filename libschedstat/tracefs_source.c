@@ -25,6 +25,11 @@
 #define BUFFER_KB	4096
 /* Drain this often between samples so long intervals do not overrun. */
 #define DRAIN_MS	100
+/*
+ * Records read per drain at most: a producer as fast as the reader (a
+ * tracer of the tracer) must not keep it reading forever.
+ */
+#define DRAIN_BUDGET	(1 << 20)
 
 struct tracefs_source {
 	struct tracefs_instance *instance;
@@ -43,6 +48,7 @@ struct tracefs_source {
 	unsigned char *held_data;
 	size_t len_held_data, cap_held_data;
 	uint64_t seq;
+	size_t nr_read;			/* in this drain */
 	uint32_t avail;
 	const char *attached[24];
 	char name[32];
@@ -118,6 +124,8 @@ static int on_record(struct tep_event *event, struct tep_record *rec, int cpu,
 	struct tracefs_source *s = ctx;
 	struct held *h;
 
+	if (++s->nr_read > DRAIN_BUDGET)
+		tracefs_iterate_stop(s->instance);
 	if (array_reserve((void **)&s->held, &s->cap_held, s->nr_held + 1,
 			  sizeof(*s->held)) ||
 	    array_reserve((void **)&s->held_data, &s->cap_held_data,
@@ -157,6 +165,7 @@ static int drain_until(struct tracefs_source *s, uint64_t upto)
 	size_t done = 0, keep = 0, len = 0;
 	int err = 0;
 
+	s->nr_read = 0;
 	if (tracefs_iterate_raw_events(s->tep, s->instance, NULL, 0, on_record, s))
 		err = errno ? -errno : -EIO;
 	if (!err && s->cb_err)
