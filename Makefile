@@ -48,7 +48,22 @@ NCURSES_LIBS := -lncursesw -ltinfo
 else
 NCURSES_LIBS := $(shell $(PKG_CONFIG) --libs ncursesw 2>/dev/null || echo -lncursesw -ltinfo)
 endif
-LDLIBS += -lbpf -lelf -lz $(NCURSES_LIBS)
+# The tracefs source (libschedstat/tracefs_source.c): libtracefs and
+# libtraceevent, static .a files in Debian's -dev packages for every arch.
+TRACE_INC := -I/usr/include/tracefs -I/usr/include/traceevent
+CFLAGS += $(TRACE_INC)
+# trace-cmd files (trace_file_source.c): libtracecmd ships no static
+# library, so static builds (ARCH=arm64) leave it out; TRACECMD=0 does too.
+ifeq ($(STATIC),1)
+TRACECMD ?= 0
+else
+TRACECMD ?= $(shell $(PKG_CONFIG) --exists libtracecmd && echo 1 || echo 0)
+endif
+ifeq ($(TRACECMD),1)
+CFLAGS += -DHAVE_TRACECMD -I/usr/include/trace-cmd
+LDLIBS += -ltracecmd
+endif
+LDLIBS += -ltracefs -ltraceevent -lbpf -lelf -lz $(NCURSES_LIBS) -ldl
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -Ibpf \
 	      -idirafter /usr/include/$(HOST_MULTIARCH) -Wall -Wno-unused-function
 
@@ -72,6 +87,9 @@ APP_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(APP_SRCS)) $(OBJ)/terminfo_data.o
 BPF_HDRS := $(wildcard bpf/*.h)
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(UNIT_SRCS))
+# Helpers that integration tests run (not tests themselves).
+TOOL_SRCS := $(wildcard tests/tools/*.c)
+TOOL_BINS := $(patsubst tests/tools/%.c,$(OUT)/tests/tools/%,$(TOOL_SRCS))
 # Front-end sources a unit test may link (everything but main).
 APP_TESTABLE := $(filter-out $(OBJ)/schedtop/main.o,$(APP_OBJS))
 
@@ -118,7 +136,12 @@ $(OUT)/tests/%: tests/unit/%.c $(OUT)/libschedstat.a $(APP_TESTABLE) | $(OUT)/te
 	$(Q)$(CC) $(CFLAGS) -Itests/unit -Ischedtop -o $@ $< $(APP_TESTABLE) \
 		$(OUT)/libschedstat.a -lcmocka $(LDLIBS) -lm
 
-unit: $(UNIT_BINS)
+$(OUT)/tests/tools/%: tests/tools/%.c $(OUT)/libschedstat.a | $(OUT)/tests
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $< $(OUT)/libschedstat.a $(LDLIBS)
+
+unit: $(UNIT_BINS) $(TOOL_BINS)
 
 # Drives the live view in a pty: in the arm64 test guest (tests/vm/), and
 # on this host with no terminfo (tests/integration/test_terminfo.py).

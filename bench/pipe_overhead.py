@@ -97,7 +97,9 @@ def tracers():
          Tracer("schedtop csv (task table, 1 s)",
                 [SCHEDTOP, "csv", "-o", "{tmp}/schedtop.csv"]),
          Tracer("schedtop csv --exact-wakeups",
-                [SCHEDTOP, "csv", "--exact-wakeups", "-o", "{tmp}/schedtop2.csv"])]
+                [SCHEDTOP, "csv", "--exact-wakeups", "-o", "{tmp}/schedtop2.csv"]),
+         Tracer("schedtop csv --source=tracefs",
+                [SCHEDTOP, "csv", "--source=tracefs", "-o", "{tmp}/schedtop3.csv"])]
     if shutil.which("trace-cmd"):
         t.append(Tracer("trace-cmd record sched_switch+sched_wakeup",
                         ["trace-cmd", "record", "-q", "-o", "{tmp}/trace.dat",

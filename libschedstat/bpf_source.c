@@ -20,12 +20,13 @@
 #include "cgroup_names.h"
 #include "model.h"
 #include "schedtop.skel.h"
+#include "source.h"
 
 #define MAX_PROGS 32
 /* A group entity not updated for this long is gone or idle for good. */
 #define GROUP_STALE_NS	(60 * 1000000000ULL)
 
-struct schedstat_session {
+struct bpf_source {
 	struct schedtop_bpf *skel;
 	struct ring_buffer *rb;
 	struct schedstat_topology *topo;
@@ -49,6 +50,9 @@ struct schedstat_session {
 	struct cgroup_names *cgroup_names;
 	int cb_err;
 };
+
+static int bpf_source_poll(struct bpf_source *s);
+static void bpf_source_close(struct bpf_source *s);
 
 /* libbpf's print hook is process-wide, so the log sink is too. */
 static schedstat_log_fn log_fn;
@@ -117,7 +121,7 @@ static uint32_t prog_avail(const char *tp)
 	return 0;
 }
 
-static bool have_prog(const struct schedstat_session *s, const char *tp)
+static bool have_prog(const struct bpf_source *s, const char *tp)
 {
 	for (int i = 0; s->attached[i]; i++) {
 		const char *slash = strchr(s->attached[i], '/');
@@ -139,7 +143,7 @@ static bool wanted(const char *tp, const struct schedstat_session_opts *opts)
 	return true;
 }
 
-static int choose_programs(struct schedstat_session *s, const struct btf *vmlinux,
+static int choose_programs(struct bpf_source *s, const struct btf *vmlinux,
 			   const struct schedstat_session_opts *opts)
 {
 	struct bpf_program *prog;
@@ -201,7 +205,7 @@ static int kernel_features(const struct schedstat_session_opts *opts)
 	return 0;
 }
 
-static void deliver(struct schedstat_session *s, const struct st_event_hdr *h,
+static void deliver(struct bpf_source *s, const struct st_event_hdr *h,
 		    struct schedstat_event *ev)
 {
 	ev->ts_ns = h->ts;
@@ -212,7 +216,7 @@ static void deliver(struct schedstat_session *s, const struct st_event_hdr *h,
 
 static int on_ring_event(void *ctx, void *data, size_t size)
 {
-	struct schedstat_session *s = ctx;
+	struct bpf_source *s = ctx;
 	const struct st_event_hdr *h = data;
 	struct schedstat_event ev = {};
 
@@ -264,7 +268,7 @@ static int on_ring_event(void *ctx, void *data, size_t size)
 }
 
 /* Run the task iterator once: one st_task_rec per task, all threads. */
-static int read_tasks(struct schedstat_session *s, size_t *nr)
+static int read_tasks(struct bpf_source *s, size_t *nr)
 {
 	int fd = bpf_iter_create(bpf_link__fd(s->skel->links.dump_task));
 	size_t len = 0;
@@ -305,7 +309,7 @@ cleanup:
 	return err;
 }
 
-static int add_group(struct schedstat_session *s, const struct st_group_val *v,
+static int add_group(struct bpf_source *s, const struct st_group_val *v,
 		     uint64_t now)
 {
 	struct schedstat_group *g;
@@ -335,7 +339,7 @@ static int add_group(struct schedstat_session *s, const struct st_group_val *v,
  * Copy the group entities out of their hash map, and drop the ones whose
  * cgroup is gone (no update for a minute) so the map never fills.
  */
-static int read_groups(struct schedstat_session *s, uint64_t now)
+static int read_groups(struct bpf_source *s, uint64_t now)
 {
 	int fd = bpf_map__fd(s->skel->maps.groups);
 	__u64 key, next, *stale = NULL;
@@ -378,7 +382,7 @@ static int read_groups(struct schedstat_session *s, uint64_t now)
  * switch: tell the BPF side it has been idle since now, unless it has
  * found out itself meanwhile (compare-and-swap on the shared slot).
  */
-static void seed_idle(struct schedstat_session *s)
+static void seed_idle(struct bpf_source *s)
 {
 	bool *running = calloc(s->nr_cpus ? s->nr_cpus : 1, sizeof(*running));
 	uint64_t now = mono_ns();
@@ -417,7 +421,7 @@ static void copy_cpu_state(struct st_cpu_state *dst,
 }
 
 /* Completed stays at each frequency, from the residency map. */
-static int read_freq_times(struct schedstat_session *s)
+static int read_freq_times(struct bpf_source *s)
 {
 	int fd = bpf_map__fd(s->skel->maps.freq_time);
 	struct st_freq_key key, next;
@@ -443,7 +447,7 @@ static int read_freq_times(struct schedstat_session *s)
  * Where power:cpu_frequency never fires (a driver that does not report, or
  * no event support) the policy's scaling_cur_freq still says the clock.
  */
-static void poll_freqs(struct schedstat_session *s)
+static void poll_freqs(struct bpf_source *s)
 {
 	int n = schedstat_topology_nr_clusters(s->topo);
 
@@ -465,7 +469,7 @@ static void poll_freqs(struct schedstat_session *s)
 	}
 }
 
-int schedstat_session_sample(struct schedstat_session *s,
+static int bpf_source_sample(struct bpf_source *s,
 			     struct schedstat_snapshot **out)
 {
 	struct st_global_state global;
@@ -492,7 +496,7 @@ int schedstat_session_sample(struct schedstat_session *s,
 	 * draining events after the iterator pairs every vanished task with
 	 * its exit record.
 	 */
-	err = schedstat_session_poll(s);
+	err = bpf_source_poll(s);
 	if (err < 0)
 		return err;
 	if (topology_read_online(NULL, &online))
@@ -517,7 +521,7 @@ int schedstat_session_sample(struct schedstat_session *s,
 	return model_update(s->model, &in, out);
 }
 
-int schedstat_session_poll(struct schedstat_session *s)
+static int bpf_source_poll(struct bpf_source *s)
 {
 	int n = ring_buffer__consume(s->rb);
 
@@ -528,18 +532,18 @@ int schedstat_session_poll(struct schedstat_session *s)
 	return n;
 }
 
-int schedstat_session_event_fd(const struct schedstat_session *s)
+static int bpf_source_event_fd(const struct bpf_source *s)
 {
 	return ring_buffer__epoll_fd(s->rb);
 }
 
-const struct schedstat_topology *
-schedstat_session_topology(const struct schedstat_session *s)
+static const struct schedstat_topology *
+bpf_source_topology(const struct bpf_source *s)
 {
 	return s->topo;
 }
 
-const char *const *schedstat_session_attached(const struct schedstat_session *s)
+static const char *const *bpf_source_attached(const struct bpf_source *s)
 {
 	return s->attached;
 }
@@ -553,10 +557,10 @@ static int load_error(int err)
 	return -SCHEDSTAT_ERR_BPF_LOAD;
 }
 
-int schedstat_session_open(struct schedstat_session **out,
+static int bpf_source_open(struct bpf_source **out,
 			   const struct schedstat_session_opts *opts)
 {
-	struct schedstat_session *s;
+	struct bpf_source *s;
 	struct btf *vmlinux = NULL;
 	struct schedstat_snapshot *none;
 	int err;
@@ -645,7 +649,7 @@ int schedstat_session_open(struct schedstat_session **out,
 		goto cleanup;
 	}
 	/* The baseline that the first snapshot's deltas are taken against. */
-	err = schedstat_session_sample(s, &none);
+	err = bpf_source_sample(s, &none);
 	if (err)
 		goto cleanup;
 	seed_idle(s);
@@ -660,11 +664,11 @@ cleanup:
 	 */
 	malloc_trim(0);
 #endif
-	schedstat_session_close(s);
+	bpf_source_close(s);
 	return err;
 }
 
-void schedstat_session_close(struct schedstat_session *s)
+static void bpf_source_close(struct bpf_source *s)
 {
 	if (!s)
 		return;
@@ -682,3 +686,49 @@ void schedstat_session_close(struct schedstat_session *s)
 	cgroup_names_free(s->cgroup_names);
 	free(s);
 }
+
+static int ops_open(void **out, const struct schedstat_session_opts *opts)
+{
+	return bpf_source_open((struct bpf_source **)out, opts);
+}
+
+static void ops_close(void *s)
+{
+	bpf_source_close(s);
+}
+
+static int ops_sample(void *s, struct schedstat_snapshot **out)
+{
+	return bpf_source_sample(s, out);
+}
+
+static int ops_poll(void *s)
+{
+	return bpf_source_poll(s);
+}
+
+static int ops_event_fd(const void *s)
+{
+	return bpf_source_event_fd(s);
+}
+
+static const struct schedstat_topology *ops_topology(const void *s)
+{
+	return bpf_source_topology(s);
+}
+
+static const char *const *ops_attached(const void *s)
+{
+	return bpf_source_attached(s);
+}
+
+const struct source_ops bpf_source_ops = {
+	.name = "bpf",
+	.open = ops_open,
+	.close = ops_close,
+	.sample = ops_sample,
+	.poll = ops_poll,
+	.event_fd = ops_event_fd,
+	.topology = ops_topology,
+	.attached = ops_attached,
+};

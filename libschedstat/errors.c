@@ -37,6 +37,22 @@ static const char *const messages[SCHEDSTAT_ERR_END - SCHEDSTAT_ERR_START] = {
 		"recording damaged: its header or topology does not read back",
 	[SCHEDSTAT_ERR_REC_EMPTY - SCHEDSTAT_ERR_START] =
 		"recording holds no whole sample (stopped within its first second?)",
+	[SCHEDSTAT_ERR_NO_TRACEFS - SCHEDSTAT_ERR_START] =
+		"tracefs is not mounted and could not be mounted: "
+		"mount -t tracefs nodev /sys/kernel/tracing (needs root), or "
+		"build the kernel with CONFIG_FTRACE",
+	[SCHEDSTAT_ERR_TRACEFS_EVENTS - SCHEDSTAT_ERR_START] =
+		"tracefs has no sched:sched_switch event: the kernel needs "
+		"CONFIG_TRACEPOINTS and CONFIG_EVENT_TRACING (or use --source=bpf)",
+	[SCHEDSTAT_ERR_NO_TRACECMD - SCHEDSTAT_ERR_START] =
+		"this schedtop was built without libtracecmd and cannot read "
+		"trace-cmd files: rebuild with libtracecmd-dev installed",
+	[SCHEDSTAT_ERR_TRACE_FILE - SCHEDSTAT_ERR_START] =
+		"not a trace-cmd recording with sched events: record one with "
+		"'trace-cmd record -e sched -e power ...'",
+	[SCHEDSTAT_ERR_TRACEFS_PRIV - SCHEDSTAT_ERR_START] =
+		"permission denied on tracefs: run as root (schedtop makes a "
+		"tracing instance under /sys/kernel/tracing/instances)",
 };
 
 /* Front ends may report errors from several threads; strerror() is not safe. */

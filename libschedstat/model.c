@@ -403,6 +403,7 @@ static void fill_task(struct model *m, const struct model_input *in,
 	t->running = r->on_cpu;
 	t->prio = r->prio;
 	t->util_est = r->util_est;
+	t->pelt_estimated = in->avail & SCHEDSTAT_AVAIL_PELT_ESTIMATED;
 	now_pelt = pelt_now(cpu_of(in, r->cpu), in->ts_ns);
 	t->pelt_age_ns = now_pelt > r->last_update_time && r->last_update_time ?
 			 now_pelt - r->last_update_time : 0;
@@ -569,6 +570,7 @@ static void fill_cpus(struct model *m, const struct model_input *in,
 		o->irq_util = c->irq_util;
 		o->hw_pressure = c->hw_pressure;
 		o->avail = cpu_avail(in->avail, c->seen);
+		o->pelt_estimated = in->avail & SCHEDSTAT_AVAIL_PELT_ESTIMATED;
 		fill_freq(m, in, o, c, p, interval);
 		clear_unavailable(o);
 		for (int k = 0; (o->avail & SCHEDSTAT_AVAIL_IDLE) && k < ST_IDLE_STATES; k++) {

@@ -36,3 +36,102 @@ uint64_t pelt_periods_since(uint64_t last_update_ns, uint32_t period_contrib,
 	delta_us = (now_ns - last_update_ns) >> 10;
 	return (period_contrib + delta_us) / 1024;
 }
+
+/*
+ * Contribution of a segment spanning @periods boundaries: the rest of the
+ * first period (d1) decayed by all of them, the full periods in between
+ * (1024 * sum y^1..y^(p-1)), and the start of the current one (d3).
+ */
+static uint32_t accumulate_segments(uint64_t periods, uint32_t d1, uint32_t d3)
+{
+	uint32_t c1 = pelt_decay(d1, periods);
+	uint32_t c2 = PELT_LOAD_AVG_MAX - pelt_decay(PELT_LOAD_AVG_MAX, periods) -
+		      1024;
+
+	return c1 + c2 + d3;
+}
+
+/* accumulate_sum(): @delta in the kernel's 1024 ns "us". */
+static uint64_t accumulate_sum(uint64_t delta, struct pelt_avg *sa,
+			       uint64_t load, uint64_t runnable, int running)
+{
+	uint32_t contrib = (uint32_t)delta;	/* no boundary: delta < 1024 */
+	uint64_t periods;
+
+	delta += sa->period_contrib;
+	periods = delta / 1024;
+	if (periods) {
+		sa->load_sum = pelt_decay(sa->load_sum, periods);
+		sa->runnable_sum = pelt_decay(sa->runnable_sum, periods);
+		sa->util_sum = pelt_decay(sa->util_sum, periods);
+		delta %= 1024;
+		/* Without load runnable and running are 0: contrib unused. */
+		if (load)
+			contrib = accumulate_segments(periods,
+						      1024 - sa->period_contrib,
+						      delta);
+	}
+	sa->period_contrib = delta;
+	if (load)
+		sa->load_sum += load * contrib;
+	if (runnable)
+		sa->runnable_sum += runnable * contrib << 10;
+	if (running)
+		sa->util_sum += contrib << 10;
+	return periods;
+}
+
+bool pelt_update_sum(struct pelt_avg *sa, uint64_t now, uint64_t load,
+		     uint64_t runnable, int running)
+{
+	uint64_t delta;
+
+	/* Time going back: the kernel restarts from @now, and so do we. */
+	if (now < sa->last_update_time) {
+		sa->last_update_time = now;
+		return false;
+	}
+	delta = (now - sa->last_update_time) >> 10;
+	if (!delta)
+		return false;
+	sa->last_update_time += delta << 10;
+	/* A dequeued entity that is still curr: nothing runs on its behalf. */
+	if (!load)
+		runnable = running = 0;
+	return accumulate_sum(delta, sa, load, runnable, running) != 0;
+}
+
+void pelt_update_avg(struct pelt_avg *sa, uint64_t load)
+{
+	uint32_t divider = PELT_MIN_DIVIDER + sa->period_contrib;
+
+	sa->load_avg = load * sa->load_sum / divider;
+	sa->runnable_avg = sa->runnable_sum / divider;
+	sa->util_avg = sa->util_sum / divider;
+}
+
+bool pelt_update(struct pelt_avg *sa, uint64_t now, uint64_t load,
+		 uint64_t runnable, int running, uint64_t weight)
+{
+	if (!pelt_update_sum(sa, now, load, runnable, running))
+		return false;
+	pelt_update_avg(sa, weight);
+	return true;
+}
+
+uint64_t pelt_prio_weight(int prio)
+{
+	/* kernel/sched/core.c sched_prio_to_weight[], nice -20 .. 19. */
+	static const uint32_t weights[40] = {
+		88761, 71755, 56483, 46273, 36291, 29154, 23254, 18705, 14949,
+		11916, 9548, 7620, 6100, 4904, 3906, 3121, 2501, 1991, 1586,
+		1277, 1024, 820, 655, 526, 423, 335, 272, 215, 172, 137, 110,
+		87, 70, 56, 45, 36, 29, 23, 18, 15,
+	};
+
+	if (prio < 100)
+		prio = 100;
+	if (prio > 139)
+		prio = 139;
+	return weights[prio - 100];
+}

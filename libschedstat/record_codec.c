@@ -275,7 +275,7 @@ static const struct field task_fields[] = {
 	FLD(F_U64, T, wait_ns), FLD(F_U64, T, wakeups),
 	FLD(F_U64, T, migrations), FLD(F_U64, T, nvcsw), FLD(F_U64, T, nivcsw),
 	FLD(F_U32, T, up_migrations), FLD(F_U32, T, down_migrations),
-	FLD(F_BOOL, T, misfit),
+	FLD(F_BOOL, T, misfit), FLD(F_BOOL, T, pelt_estimated),
 };
 #undef T
 
@@ -296,7 +296,7 @@ static const struct field cpu_fields[] = {
 	{ F_U64, offsetof(C, idle_state_ns[1]), 8 },
 	{ F_U64, offsetof(C, idle_state_ns[2]), 8 },
 	{ F_U64, offsetof(C, idle_state_ns[3]), 8 },
-	FLD(F_U32, C, avail),
+	FLD(F_U32, C, avail), FLD(F_BOOL, C, pelt_estimated),
 };
 #undef C
 

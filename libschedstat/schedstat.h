@@ -43,6 +43,11 @@ enum schedstat_error {
 	SCHEDSTAT_ERR_REC_VERSION,	/* a newer, incompatible format */
 	SCHEDSTAT_ERR_REC_CORRUPT,	/* damaged beyond the first chunks */
 	SCHEDSTAT_ERR_REC_EMPTY,	/* not one whole sample */
+	SCHEDSTAT_ERR_NO_TRACEFS,
+	SCHEDSTAT_ERR_TRACEFS_EVENTS,
+	SCHEDSTAT_ERR_NO_TRACECMD,
+	SCHEDSTAT_ERR_TRACE_FILE,
+	SCHEDSTAT_ERR_TRACEFS_PRIV,
 	SCHEDSTAT_ERR_END,
 };
 
@@ -139,6 +144,12 @@ enum schedstat_avail {
 	SCHEDSTAT_AVAIL_HOTPLUG		= 1u << 9,	/* cpuhp_enter / cpuhp_exit */
 	SCHEDSTAT_AVAIL_FREQ		= 1u << 10,	/* cpu_frequency or sysfs */
 	SCHEDSTAT_AVAIL_IDLE		= 1u << 11,	/* power:cpu_idle seen */
+	/*
+	 * util/load/runnable of tasks and CPUs computed by schedtop's own
+	 * PELT engine from sched events (tracefs source, trace files), not
+	 * read from the kernel. docs/signals.md says how close they are.
+	 */
+	SCHEDSTAT_AVAIL_PELT_ESTIMATED	= 1u << 12,
 };
 
 struct schedstat_task {
@@ -175,6 +186,8 @@ struct schedstat_task {
 	 * 20% margin, while a cluster of more capacity exists.
 	 */
 	bool misfit;
+	/* util/runnable/load from schedtop's engine: AVAIL_PELT_ESTIMATED. */
+	bool pelt_estimated;
 };
 
 struct schedstat_cpu {
@@ -218,6 +231,8 @@ struct schedstat_cpu {
 	/* SCHEDSTAT_AVAIL_* bits valid for this CPU (a tracepoint that exists
 	 * but has not fired for this CPU yet leaves its signal unavailable). */
 	uint32_t avail;
+	/* util/runnable/load from schedtop's engine: AVAIL_PELT_ESTIMATED. */
+	bool pelt_estimated;
 };
 
 /*
@@ -308,6 +323,14 @@ typedef void (*schedstat_log_fn)(int level, const char *msg, void *ctx);
 struct schedstat_session;
 struct schedstat_snapshot;
 
+enum schedstat_source {
+	/* BPF; tracefs when BPF cannot be used (no BTF, no privilege, refused). */
+	SCHEDSTAT_SOURCE_AUTO = 0,
+	SCHEDSTAT_SOURCE_BPF,
+	/* A private tracefs instance and schedtop's own PELT engine. */
+	SCHEDSTAT_SOURCE_TRACEFS,
+};
+
 struct schedstat_session_opts {
 	size_t sz;			/* sizeof(struct schedstat_session_opts) */
 	const char *topology;		/* override spec, or NULL to detect */
@@ -324,6 +347,14 @@ struct schedstat_session_opts {
 	bool exact_wakeups;
 	schedstat_event_fn on_event;	/* optional */
 	void *event_ctx;
+	/* Where the data comes from; AUTO is BPF, else tracefs (see below). */
+	enum schedstat_source source;
+	/*
+	 * A trace-cmd recording (trace.dat) to read instead of the live
+	 * kernel; each sample advances by @trace_interval_ns of trace time.
+	 */
+	const char *trace_file;
+	uint64_t trace_interval_ns;
 };
 
 /*
@@ -333,11 +364,21 @@ struct schedstat_session_opts {
  * the snapshot's avail mask says which optional signals exist. Errors:
  * -SCHEDSTAT_ERR_NO_PRIV, -SCHEDSTAT_ERR_NO_BTF, -SCHEDSTAT_ERR_KERNEL_TOO_OLD,
  * -SCHEDSTAT_ERR_TOPOLOGY_SPEC, or an errno.
+ *
+ * With opts->source TRACEFS (or AUTO when BPF fails for one of the first
+ * three reasons, or is refused at load) it reads sched events from a private
+ * tracefs instance instead, and PELT values come from schedtop's engine
+ * (SCHEDSTAT_AVAIL_PELT_ESTIMATED); errors then include
+ * -SCHEDSTAT_ERR_NO_TRACEFS and -SCHEDSTAT_ERR_TRACEFS_EVENTS. With
+ * opts->trace_file it reads a trace-cmd recording, and sample() returns
+ * -ENODATA at its end.
  */
 int schedstat_session_open(struct schedstat_session **out,
 			   const struct schedstat_session_opts *opts);
 /* Detaches everything; safe on NULL. */
 void schedstat_session_close(struct schedstat_session *s);
+/* The backend in use: "bpf", "tracefs" or "trace-file". */
+const char *schedstat_session_source(const struct schedstat_session *s);
 
 const struct schedstat_topology *
 schedstat_session_topology(const struct schedstat_session *s);

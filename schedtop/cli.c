@@ -31,12 +31,14 @@ const char schedtop_usage[] =
 "  -f, --filter TEXT      start filtered by name or pid\n"
 "      --exact-wakeups    count every sched_waking\n"
 "      --record FILE      also record the session, for schedtop replay FILE\n"
+"      --source SOURCE    auto (default: BPF, else tracefs), bpf, or tracefs\n"
 "  -v, --verbose          show libbpf debug output\n"
 "  -V, --version          print the version and exit\n"
 "  -h, --help             show this help\n"
 "\n"
 "Keys in the live view: h or F1. Needs root (or CAP_BPF and CAP_PERFMON)\n"
-"and a kernel with BTF. See schedtop(1) and docs/ for what each number means.\n";
+"and a kernel with BTF, or else tracefs (--source=tracefs: PELT values are\n"
+"then schedtop's estimate). See schedtop(1) and docs/ for what each number means.\n";
 
 void cli_error(const char *fmt, ...)
 {
@@ -220,6 +222,23 @@ static void log_libbpf(int level, const char *msg, void *ctx)
 {
 	/* libbpf's messages carry their own "libbpf: " prefix. */
 	fputs(msg, stderr);
+}
+
+int cli_parse_source(const char *arg, enum schedstat_source *out)
+{
+	static const char *const names[] = {
+		[SCHEDSTAT_SOURCE_AUTO] = "auto",
+		[SCHEDSTAT_SOURCE_BPF] = "bpf",
+		[SCHEDSTAT_SOURCE_TRACEFS] = "tracefs",
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!strcmp(arg, names[i])) {
+			*out = i;
+			return 0;
+		}
+	}
+	return -EINVAL;
 }
 
 int cli_session_open(struct schedstat_session **s,

@@ -56,6 +56,8 @@ bool pid_list_has(const int *pids, size_t nr, int pid);
  * here). The caller reports a failure: the live view must first give the
  * terminal back.
  */
+/* "auto", "bpf" or "tracefs"; -EINVAL otherwise. */
+int cli_parse_source(const char *arg, enum schedstat_source *out);
 int cli_session_open(struct schedstat_session **s,
 		     struct schedstat_session_opts *opts);
 

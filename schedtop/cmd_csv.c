@@ -31,6 +31,8 @@ struct csv_opts {
 	bool exact_wakeups;
 	const char *from;		/* a recording to read instead */
 	const char *record;		/* a recording to make alongside */
+	enum schedstat_source source;
+	const char *trace_file;
 };
 
 static const char csv_usage[] =
@@ -51,8 +53,13 @@ static const char csv_usage[] =
 "      --exact-wakeups    count every sched_waking (costs a little per wakeup)\n"
 "                         instead of the sleeps that ended\n"
 "      --from FILE        read a recording (schedtop record) instead of the\n"
-"                         kernel: the rows the live run gave\n"
+"                         kernel: the rows the live run gave; a trace-cmd\n"
+"                         trace.dat is read as --trace FILE -i 100 would\n"
 "      --record FILE      also make a recording of this run\n"
+"      --source SOURCE    auto (default: BPF, else tracefs), bpf, or tracefs\n"
+"                         (sched events and schedtop's own PELT estimate)\n"
+"      --trace FILE       read a trace-cmd recording (trace-cmd record -e sched)\n"
+"                         instead of the live kernel; -i is in trace time\n"
 "      --list-columns[=markdown|man]\n"
 "                         describe every column of every table and exit\n"
 "  -v, --verbose          show libbpf debug output\n"
@@ -62,7 +69,7 @@ static const char csv_usage[] =
 
 enum {
 	OPT_TOPOLOGY = 256, OPT_SYSFS_ROOT, OPT_LIST_COLUMNS, OPT_EXACT_WAKEUPS,
-	OPT_FROM, OPT_RECORD,
+	OPT_FROM, OPT_RECORD, OPT_SOURCE, OPT_TRACE,
 };
 
 static const struct option csv_long_opts[] = {
@@ -79,6 +86,8 @@ static const struct option csv_long_opts[] = {
 	{ "exact-wakeups", no_argument, NULL, OPT_EXACT_WAKEUPS },
 	{ "from", required_argument, NULL, OPT_FROM },
 	{ "record", required_argument, NULL, OPT_RECORD },
+	{ "source", required_argument, NULL, OPT_SOURCE },
+	{ "trace", required_argument, NULL, OPT_TRACE },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{}
@@ -167,6 +176,13 @@ static int parse_csv_opts(int argc, char **argv, struct csv_opts *o)
 		case OPT_RECORD:
 			o->record = optarg;
 			break;
+		case OPT_SOURCE:
+			if (cli_parse_source(optarg, &o->source))
+				return cli_usage_error("csv", "unknown source '%s': auto, bpf or tracefs", optarg);
+			break;
+		case OPT_TRACE:
+			o->trace_file = optarg;
+			break;
 		case OPT_LIST_COLUMNS:
 			return list_columns(optarg);
 		case 'v':
@@ -191,6 +207,8 @@ static int parse_csv_opts(int argc, char **argv, struct csv_opts *o)
 		return cli_usage_error("csv", "a recording is binary: --record - wants a pipe or a file, not a terminal");
 	if (o->from && seconds)
 		return cli_usage_error("csv", "-d is for live runs: -n N takes the first N samples of a recording");
+	if (o->from && o->trace_file)
+		return cli_usage_error("csv", "--from and --trace do not go together");
 	if (o->from && (o->record || o->topology || o->sysfs_root || o->exact_wakeups))
 		return cli_usage_error("csv", "--from reads what was recorded: no --record, --topology, --sysfs-root or --exact-wakeups with it");
 	if ((o->pids || o->comm) && o->table != &task_table)
@@ -313,7 +331,9 @@ static int run_live(struct csv_run *r, struct schedstat_session *s)
 		r->write_err = -errno;
 	if (r->write_err)
 		return write_result(r);
-	err = sample_loop(s, r->o->interval_ms, r->o->samples, on_sample, r);
+	/* A trace file is read as fast as it goes: its time is not ours. */
+	err = sample_loop(s, r->o->trace_file ? 1 : r->o->interval_ms, r->o->samples,
+			  on_sample, r);
 	if (r->write_err)
 		return write_result(r);
 	return err ? EXIT_FAIL : EXIT_OK;
@@ -411,6 +431,9 @@ int cmd_csv(int argc, char **argv)
 	sopts.topology = spec;
 	sopts.sysfs_root = o.sysfs_root;
 	sopts.exact_wakeups = o.exact_wakeups;
+	sopts.source = o.source;
+	sopts.trace_file = o.trace_file;
+	sopts.trace_interval_ns = o.interval_ms * 1000000ULL;
 	if (o.record) {
 		sopts.on_event = recording_out_event;
 		sopts.event_ctx = &run.rec;

@@ -25,7 +25,7 @@
 #include "tui_loop.h"
 #include "tui_view.h"
 
-enum { OPT_TOPOLOGY = 256, OPT_SYSFS_ROOT, OPT_EXACT_WAKEUPS, OPT_RECORD };
+enum { OPT_TOPOLOGY = 256, OPT_SYSFS_ROOT, OPT_EXACT_WAKEUPS, OPT_RECORD, OPT_SOURCE };
 
 static const struct option live_long_opts[] = {
 	{ "interval", required_argument, NULL, 'i' },
@@ -34,6 +34,7 @@ static const struct option live_long_opts[] = {
 	{ "filter", required_argument, NULL, 'f' },
 	{ "exact-wakeups", no_argument, NULL, OPT_EXACT_WAKEUPS },
 	{ "record", required_argument, NULL, OPT_RECORD },
+	{ "source", required_argument, NULL, OPT_SOURCE },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "version", no_argument, NULL, 'V' },
 	{ "help", no_argument, NULL, 'h' },
@@ -229,6 +230,10 @@ int cmd_live(int argc, char **argv)
 		case OPT_RECORD:
 			record = optarg;
 			break;
+		case OPT_SOURCE:
+			if (cli_parse_source(optarg, &sopts.source))
+				return cli_usage_error(NULL, "unknown source '%s': auto, bpf or tracefs", optarg);
+			break;
 		case 'v':
 			global_opts.verbose = true;
 			break;
@@ -258,7 +263,8 @@ int cmd_live(int argc, char **argv)
 		strcpy(lv.view.filter, filter);
 	if (open_terminal(&lv.style))
 		goto cleanup;
-	mvaddstr(0, 0, "schedtop: loading BPF programs...");
+	mvaddstr(0, 0, sopts.source == SCHEDSTAT_SOURCE_TRACEFS ?
+		 "schedtop: starting tracefs..." : "schedtop: loading BPF programs...");
 	refresh();
 	/* libbpf must not scribble over the screen: it only logs with -v. */
 	if (global_opts.verbose)

@@ -162,6 +162,10 @@ static const struct column task_cols[] = {
 		.desc = "1 if the task is queued and its util (max of util_avg and util_est) does not fit its CPU's capacity with the kernel's 20% margin while a cluster of more capacity exists",
 		.sort_desc = true,
 		TASK(misfit, COL_BOOL),
+	}, {
+		.name = "pelt_estimated", .title = "EST", .width = 3,
+		.desc = "1 if util_avg, runnable_avg and load_avg come from schedtop's own PELT engine fed by sched events (--source=tracefs, trace files) rather than from the kernel",
+		TASK(pelt_estimated, COL_BOOL),
 	},
 };
 
@@ -325,6 +329,10 @@ static const struct column cpu_cols[] = {
 		.sort_desc = true,
 		CPU(idle_state_ns[3], COL_NS),
 		.avail = SCHEDSTAT_AVAIL_IDLE,
+	}, {
+		.name = "pelt_estimated", .title = "EST", .width = 3,
+		.desc = "1 if util_avg, runnable_avg, load_avg and blocked_util come from schedtop's own PELT engine fed by sched events (--source=tracefs, trace files) rather than from the kernel",
+		CPU(pelt_estimated, COL_BOOL),
 	},
 };
 

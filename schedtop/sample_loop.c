@@ -52,6 +52,11 @@ int sample_loop(struct schedstat_session *s, unsigned long interval_ms,
 			if (!loop_ticks(&l))
 				continue;
 			err = schedstat_session_sample(s, &snap);
+			/* Only a trace file's session runs out: the end of it. */
+			if (err == -ENODATA) {
+				err = 0;
+				goto cleanup;
+			}
 			if (err) {
 				cli_error("sampling failed: %s", schedstat_strerror(err));
 				err = EXIT_FAIL;

@@ -10,7 +10,8 @@ typedef int (*sample_fn)(const struct schedstat_snapshot *snap, void *ctx);
 
 /*
  * Samples @s every @interval_ms until @samples were taken (0: no limit) or
- * SIGINT, SIGTERM or SIGHUP arrives, which is a normal end. Returns 0, the
+ * SIGINT, SIGTERM or SIGHUP arrives, or a trace file's session runs out
+ * (-ENODATA), which are normal ends. Returns 0, the
  * error @fn returned, or EXIT_FAIL when the loop or the session failed (that
  * is reported here).
  */

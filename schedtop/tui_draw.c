@@ -388,10 +388,12 @@ static void draw_status(const struct view *v, const struct schedstat_snapshot *s
 		return;
 	}
 	schedstat_snapshot_tasks(snap, &nt);
-	snprintf(s, sizeof(s), "%s%s%lu ms | %zu tasks | dropped %llu | sort %s%s%s%s%s"
+	snprintf(s, sizeof(s), "%s%s%lu ms | %zu tasks | dropped %llu%s | sort %s%s%s%s%s"
 		 " | h help  q quit", v->replay_status, v->replay ? " | " : " ",
 		 v->interval_ms, nt,
-		 (unsigned long long)schedstat_snapshot_dropped(snap), sort->title,
+		 (unsigned long long)schedstat_snapshot_dropped(snap),
+		 schedstat_snapshot_avail(snap) & SCHEDSTAT_AVAIL_PELT_ESTIMATED ?
+		 " | PELT estimated (no BPF)" : "", sort->title,
 		 (sort->sort_desc != v->sort_invert) ? " v" : " ^",
 		 v->filter[0] ? " | filter " : "", v->filter,
 		 v->paused ? " | PAUSED" : "");

@@ -25,12 +25,12 @@
 
 #define TASK_HEADER "ts_ns,pid,tgid,comm,cpu,cluster,state,util_avg," \
 	"runnable_avg,load_avg,util_est,run_ns,wait_ns,wakeups,migrations"
-#define TASK_EXTRA "prio,running,exited,nvcsw,nivcsw,pelt_age_ns,cpu_pct,up_migrations,down_migrations,misfit"
+#define TASK_EXTRA "prio,running,exited,nvcsw,nivcsw,pelt_age_ns,cpu_pct,up_migrations,down_migrations,misfit,pelt_estimated"
 #define CPU_HEADER "ts_ns,cpu,cluster,online,capacity,util_avg,runnable_avg," \
 	"load_avg,blocked_util,blocked_load,rt_util,dl_util,irq_util,nr_running"
 #define CPU_EXTRA "capacity_cfs,util_est,hw_pressure,busy_ns,nr_switches," \
 	"nr_preempt,dropped,hotplug_ops,hotplug_ns,freq_khz,freq_avg_khz," \
-	"idle0_ns,idle1_ns,idle2_ns,idle3_ns"
+	"idle0_ns,idle1_ns,idle2_ns,idle3_ns,pelt_estimated"
 #define CLUSTER_HEADER "ts_ns,cluster,cpus,capacity,util_pct,nr_running," \
 	"overutilized"
 #define CLUSTER_EXTRA "nr_online,overutilized_ns,busy_pct,misfit_tasks,up_migrations,down_migrations,freq_khz,freq_avg_khz"
@@ -234,7 +234,7 @@ static void task_rows(void **state)
 
 	assert_row(&task_table, ALL_AVAIL, &t,
 		   "123456789012,4242,4200,\"a,b\",5,big,R,312,350,1023,330,"
-		   "734000123,1500,17,3,120,1,0,16,2,250000,0.00,0,0,0\r\n");
+		   "734000123,1500,17,3,120,1,0,16,2,250000,0.00,0,0,0,0\r\n");
 
 	/* No util_est, CPU in no cluster: empty, not 0. Wakeups always count. */
 	t.cluster = -1;
@@ -245,7 +245,7 @@ static void task_rows(void **state)
 	assert_row(&task_table, ALL_AVAIL & ~(SCHEDSTAT_AVAIL_UTIL_EST | SCHEDSTAT_AVAIL_WAKEUPS),
 		   &t,
 		   "123456789012,4242,4200,\"a,b\",5,,X,312,350,1023,,"
-		   "734000123,1500,17,3,-1,0,1,16,2,250000,0.00,0,0,0\r\n");
+		   "734000123,1500,17,3,-1,0,1,16,2,250000,0.00,0,0,0,0\r\n");
 }
 
 /* Whole 64-bit values, and a comm filling its array without a NUL. */
@@ -263,7 +263,7 @@ static void task_extremes(void **state)
 	assert_row(&task_table, ALL_AVAIL, &t,
 		   "123456789012,2147483647,4200,0123456789abcdef,5,LITTLE,,"
 		   "4294967295,350,18446744073709551615,330,18446744073709551614,"
-		   "1500,17,3,120,1,0,16,2,250000,0.00,0,0,0\r\n");
+		   "1500,17,3,120,1,0,16,2,250000,0.00,0,0,0,0\r\n");
 }
 
 static const struct schedstat_cpu cpu_row = {
@@ -302,19 +302,19 @@ static void cpu_rows(void **state)
 	assert_row(&cpu_table, ALL_AVAIL, &c,
 		   "123456789012,6,big,1,1024,501,640,2100,120,300,11,2,9,3,"
 		   "980,520,30,812345678,4000,250,0,2,4100000,1800000,1500000,"
-		   "1000,20000000,0,5\r\n");
+		   "1000,20000000,0,5,0\r\n");
 
 	/* A kernel with only pelt_cfs_tp: every other signal is empty. */
 	c.online = false;
 	c.cluster = 0;
 	assert_row(&cpu_table, SCHEDSTAT_AVAIL_CFS, &c,
 		   "123456789012,6,LITTLE,0,1024,501,640,2100,120,300,,,,3,"
-		   ",,,812345678,4000,250,0,,,,,,,,\r\n");
+		   ",,,812345678,4000,250,0,,,,,,,,,0\r\n");
 
 	/* And without it: the CFS columns go too, the counters stay. */
 	assert_row(&cpu_table, 0, &c,
 		   "123456789012,6,LITTLE,0,1024,,,,,,,,,3,"
-		   ",,,812345678,4000,250,0,,,,,,,,\r\n");
+		   ",,,812345678,4000,250,0,,,,,,,,,0\r\n");
 }
 
 static const struct schedstat_cluster cluster_row = {

@@ -1,0 +1,939 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Sched events in, task records and CPU state out (engine.h). The PELT part
+ * follows kernel/sched/fair.c: a task's se.avg is updated at each event that
+ * changes its state, with the flags of the state it was in (queued: load
+ * and runnable; curr: running); a CPU's root cfs_rq is updated at each event
+ * on that CPU with the weight and number of queued fair tasks. Migrating
+ * tasks leave with their sums (detach) and bring them to the new CPU,
+ * aligned to its period (attach).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+
+/* __trace_sched_switch_state(): the preempted bit, and task_struct.__state. */
+#define SWITCH_PREEMPTED	0x100
+#define SWITCH_REPORT_IDLE	0x80
+#define TASK_IDLE_STATE		0x402
+#define EXIT_DEAD		0x10
+
+struct etask {
+	struct st_task_rec rec;
+	struct pelt_avg avg;
+	uint64_t on_cpu_since;		/* ts it was switched in */
+	uint64_t queued_since;		/* ts it became runnable, 0: not */
+	int32_t attached;		/* CPU whose cfs_rq holds its sums, -1 */
+	bool dead;
+	bool fair;
+	/* Values from the kernel's own PELT events, when it has them. */
+	bool kernel_pelt;
+	uint32_t k_util, k_runnable;
+	uint64_t k_load;
+};
+
+struct ecpu {
+	struct pelt_avg avg;		/* root cfs_rq */
+	struct st_cpu_state st;
+	struct st_hotplug hp;
+	uint64_t clock;			/* trace time of its last event */
+	uint64_t pelt;			/* rq_clock_pelt() at @clock */
+	bool started;
+	int32_t curr;			/* pid on the CPU, 0 idle, -1 unknown */
+	int32_t curr_prio;
+	bool curr_fair;
+	/* First wakeup onto it since it went idle: when it left idle. */
+	uint64_t idle_wake_ts;
+	uint64_t curr_since;		/* the last switch */
+	/*
+	 * Its switches away from idle have gone missing from the trace
+	 * before (the 6.18 test VM's second CPU): a snapshot taken while it
+	 * looks idle with a task woken onto it shows that task running.
+	 */
+	bool drops_idle_switches;
+	uint32_t nr_queued;		/* fair tasks queued, curr included */
+	uint64_t load;			/* their weights */
+	uint32_t capacity;
+	uint32_t max_khz;
+	bool kernel_pelt;
+	uint32_t k_util, k_runnable;
+	uint64_t k_load;
+};
+
+struct engine {
+	const struct schedstat_topology *topo;
+	struct engine_hooks hooks;
+	int nr_cpus;
+	struct ecpu *cpus;
+	struct etask *tasks;
+	size_t nr_tasks, cap_tasks;
+	/* pid -> index into tasks + 1, open addressing; 0 is empty. */
+	uint32_t *hash;
+	size_t hash_size;
+	uint64_t last_ts;
+	uint64_t time_travel;
+	uint64_t implicit_switches;
+	/* Output of engine_fill(). */
+	struct st_task_rec *recs;
+	size_t cap_recs;
+	struct st_cpu_state *cpu_out;
+	struct st_hotplug *hp_out;
+	struct model_freq_time *freqs;
+	size_t nr_freqs, cap_freqs;
+};
+
+static size_t hash_slot(const struct engine *e, int32_t pid)
+{
+	return ((uint32_t)pid * 2654435761u) & (e->hash_size - 1);
+}
+
+static int hash_rebuild(struct engine *e, size_t want)
+{
+	size_t size = 1024;
+	uint32_t *h;
+
+	while (size < want * 2)
+		size *= 2;
+	h = calloc(size, sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	free(e->hash);
+	e->hash = h;
+	e->hash_size = size;
+	for (size_t i = 0; i < e->nr_tasks; i++) {
+		size_t j = hash_slot(e, e->tasks[i].rec.pid);
+
+		while (h[j] && e->tasks[h[j] - 1].rec.pid != e->tasks[i].rec.pid)
+			j = (j + 1) & (size - 1);
+		/* The later entry of a reused pid wins. */
+		h[j] = i + 1;
+	}
+	return 0;
+}
+
+static struct etask *find(struct engine *e, int32_t pid)
+{
+	size_t j = hash_slot(e, pid);
+
+	while (e->hash[j]) {
+		struct etask *t = &e->tasks[e->hash[j] - 1];
+
+		if (t->rec.pid == pid)
+			return t;
+		j = (j + 1) & (e->hash_size - 1);
+	}
+	return NULL;
+}
+
+static void set_comm(struct etask *t, const char *comm)
+{
+	if (comm && comm[0])
+		strncpy(t->rec.comm, comm, sizeof(t->rec.comm) - 1);
+}
+
+static struct etask *add_task(struct engine *e, int32_t pid, int32_t prio,
+			      const char *comm, uint64_t ts)
+{
+	struct etask *t;
+	size_t j;
+
+	if (e->nr_tasks + 1 > e->hash_size / 2 &&
+	    hash_rebuild(e, e->nr_tasks + 1))
+		return NULL;
+	if (array_reserve((void **)&e->tasks, &e->cap_tasks, e->nr_tasks + 1,
+			  sizeof(*e->tasks)))
+		return NULL;
+	t = &e->tasks[e->nr_tasks++];
+	memset(t, 0, sizeof(*t));
+	t->rec.pid = pid;
+	t->rec.tgid = e->hooks.tgid ? e->hooks.tgid(e->hooks.ctx, pid) : 0;
+	if (t->rec.tgid <= 0)
+		t->rec.tgid = pid;
+	t->rec.prio = prio;
+	t->rec.cpu = 0;
+	/* Tells this task from a later one reusing its pid (model.c). */
+	t->rec.start_time = ts;
+	t->rec.state = 1;		/* S until seen otherwise */
+	t->attached = -1;
+	t->fair = prio >= 100;
+	set_comm(t, comm);
+	j = hash_slot(e, pid);
+	while (e->hash[j] && e->tasks[e->hash[j] - 1].rec.pid != pid)
+		j = (j + 1) & (e->hash_size - 1);
+	e->hash[j] = t - e->tasks + 1;
+	return t;
+}
+
+/* The live entry for @pid, or a new one when unknown or exited. */
+static struct etask *get_task(struct engine *e, int32_t pid, int32_t prio,
+			      const char *comm, uint64_t ts)
+{
+	struct etask *t = find(e, pid);
+
+	if (t && !t->dead) {
+		set_comm(t, comm);
+		return t;
+	}
+	return add_task(e, pid, prio, comm, ts);
+}
+
+static struct ecpu *cpu_at(struct engine *e, int cpu)
+{
+	return cpu >= 0 && cpu < e->nr_cpus ? &e->cpus[cpu] : NULL;
+}
+
+/*
+ * rq_clock_pelt(): while the CPU works, time counts at its capacity and
+ * clock (a LITTLE core at half speed accrues half as much); once idle,
+ * the kernel resyncs it with the task clock (update_idle_rq_clock_pelt()).
+ */
+static void advance_clock(struct ecpu *c, uint64_t ts)
+{
+	uint64_t d;
+
+	if (!c->started) {
+		c->started = true;
+		c->clock = c->pelt = ts;
+		c->avg.last_update_time = ts;
+		return;
+	}
+	if (ts <= c->clock)
+		return;
+	d = ts - c->clock;
+	c->clock = ts;
+	if (c->curr == 0) {
+		c->pelt = ts;
+		return;
+	}
+	if (c->st.freq_khz && c->max_khz && c->st.freq_khz < c->max_khz)
+		d = d * c->st.freq_khz / c->max_khz;
+	c->pelt += d * c->capacity >> 10;
+}
+
+/* update_cfs_rq_load_avg() up to @ts with the CPU's current flags. */
+static void update_cpu(struct ecpu *c, uint64_t ts)
+{
+	advance_clock(c, ts);
+	pelt_update(&c->avg, c->pelt, c->load, c->nr_queued, c->curr_fair, 1);
+}
+
+/*
+ * __update_load_avg_se() of @t up to @ts, in the flags it had until then.
+ * A switch the trace lacks is made up late, dated back (engine_current()):
+ * the CPU's clock may be past @ts already, the task's is not.
+ */
+static void update_task(struct engine *e, struct etask *t, uint64_t ts)
+{
+	struct ecpu *c = cpu_at(e, t->attached);
+	bool queued = t->rec.on_rq;
+	uint64_t now;
+
+	if (!c || !t->fair)
+		return;
+	update_cpu(c, ts);
+	now = c->pelt;
+	if (ts < c->clock)
+		now = c->pelt > c->clock - ts ? c->pelt - (c->clock - ts) : 0;
+	if (now < t->avg.last_update_time)
+		now = t->avg.last_update_time;
+	pelt_update(&t->avg, now, queued, queued, t->rec.on_cpu,
+		    pelt_prio_weight(t->rec.prio));
+}
+
+static void sub_clamped(uint64_t *v, uint64_t by)
+{
+	*v = *v > by ? *v - by : 0;
+}
+
+/* detach_entity_load_avg(): the CPU's sums lose the task's. */
+static void detach(struct engine *e, struct etask *t)
+{
+	struct ecpu *c = cpu_at(e, t->attached);
+	uint64_t util_sum;
+
+	if (!c)
+		return;
+	sub_clamped(&c->avg.util_avg, t->avg.util_avg);
+	util_sum = c->avg.util_sum;
+	sub_clamped(&util_sum, t->avg.util_sum);
+	/* Rounding must not leave a sum below what its average implies. */
+	if (util_sum < c->avg.util_avg * PELT_MIN_DIVIDER)
+		util_sum = c->avg.util_avg * PELT_MIN_DIVIDER;
+	c->avg.util_sum = util_sum;
+	sub_clamped(&c->avg.runnable_avg, t->avg.runnable_avg);
+	sub_clamped(&c->avg.runnable_sum, t->avg.runnable_sum);
+	if (c->avg.runnable_sum < c->avg.runnable_avg * PELT_MIN_DIVIDER)
+		c->avg.runnable_sum = c->avg.runnable_avg * PELT_MIN_DIVIDER;
+	sub_clamped(&c->avg.load_avg, t->avg.load_avg);
+	sub_clamped(&c->avg.load_sum, t->avg.load_sum);
+	if (c->avg.load_sum < c->avg.load_avg * PELT_MIN_DIVIDER)
+		c->avg.load_sum = c->avg.load_avg * PELT_MIN_DIVIDER;
+	t->attached = -1;
+}
+
+/*
+ * attach_entity_load_avg(): the task takes the CPU's period alignment, its
+ * sums are rebuilt from its averages, and the CPU's sums gain them.
+ */
+static void attach(struct engine *e, struct etask *t, int cpu, uint64_t ts)
+{
+	struct ecpu *c = cpu_at(e, cpu);
+	uint32_t divider;
+	uint64_t weight = pelt_prio_weight(t->rec.prio);
+
+	if (!c)
+		return;
+	update_cpu(c, ts);
+	divider = PELT_MIN_DIVIDER + c->avg.period_contrib;
+	t->avg.last_update_time = c->avg.last_update_time;
+	t->avg.period_contrib = c->avg.period_contrib;
+	t->avg.util_sum = t->avg.util_avg * divider;
+	t->avg.runnable_sum = t->avg.runnable_avg * divider;
+	t->avg.load_sum = t->avg.load_avg * divider;
+	t->avg.load_sum = weight < t->avg.load_sum ? t->avg.load_sum / weight : 1;
+	c->avg.util_avg += t->avg.util_avg;
+	c->avg.util_sum += t->avg.util_sum;
+	c->avg.runnable_avg += t->avg.runnable_avg;
+	c->avg.runnable_sum += t->avg.runnable_sum;
+	c->avg.load_avg += t->avg.load_avg;
+	c->avg.load_sum += t->avg.load_sum;
+	t->attached = cpu;
+}
+
+/*
+ * init_entity_runnable_average() and post_init_entity_util_avg(): a new
+ * task starts with its full weight as load and a share of its CPU's util,
+ * at most half the spare capacity.
+ */
+static void init_new(struct engine *e, struct etask *t, int cpu, uint64_t ts)
+{
+	struct ecpu *c = cpu_at(e, cpu);
+	uint64_t weight = pelt_prio_weight(t->rec.prio);
+	int64_t cap;
+
+	memset(&t->avg, 0, sizeof(t->avg));
+	if (!c || !t->fair)
+		return;
+	update_cpu(c, ts);
+	t->avg.load_avg = weight;
+	cap = ((int64_t)c->capacity - (int64_t)c->avg.util_avg) / 2;
+	if (cap > 0) {
+		if (c->avg.util_avg) {
+			t->avg.util_avg = c->avg.util_avg * weight /
+					  (c->avg.load_avg + 1);
+			if (t->avg.util_avg > (uint64_t)cap)
+				t->avg.util_avg = cap;
+		} else {
+			t->avg.util_avg = cap;
+		}
+	}
+	t->avg.runnable_avg = t->avg.util_avg;
+	attach(e, t, cpu, ts);
+}
+
+static void enqueue(struct engine *e, struct etask *t, int cpu, uint64_t ts)
+{
+	struct ecpu *c = cpu_at(e, cpu);
+
+	if (t->rec.on_rq || !c)
+		return;
+	update_task(e, t, ts);
+	if (t->fair && t->attached != cpu) {
+		detach(e, t);
+		attach(e, t, cpu, ts);
+	}
+	if (t->fair) {
+		update_cpu(c, ts);
+		c->nr_queued++;
+		c->load += pelt_prio_weight(t->rec.prio);
+	}
+	if (c->curr == 0 && !c->idle_wake_ts)
+		c->idle_wake_ts = ts;
+	t->rec.on_rq = 1;
+	t->rec.cpu = cpu;
+	t->rec.state = 0;
+	t->queued_since = ts;
+}
+
+static void dequeue(struct engine *e, struct etask *t, uint64_t ts)
+{
+	struct ecpu *c = cpu_at(e, t->rec.cpu);
+
+	if (!t->rec.on_rq)
+		return;
+	update_task(e, t, ts);
+	if (t->fair && c) {
+		update_cpu(c, ts);
+		if (c->nr_queued)
+			c->nr_queued--;
+		sub_clamped(&c->load, pelt_prio_weight(t->rec.prio));
+	}
+	t->rec.on_rq = 0;
+	t->queued_since = 0;
+}
+
+/* A clock going back is counted and clamped (perf sched's "time travel"). */
+static uint64_t check_time(struct engine *e, uint64_t ts)
+{
+	if (ts < e->last_ts) {
+		e->time_travel++;
+		return e->last_ts;
+	}
+	e->last_ts = ts;
+	return ts;
+}
+
+static uint32_t switch_state(uint64_t prev_state)
+{
+	if (prev_state == SWITCH_REPORT_IDLE)
+		return TASK_IDLE_STATE;
+	return prev_state & 0x7f;
+}
+
+static void switch_out(struct engine *e, struct ecpu *c, struct etask *t,
+		       uint64_t ts, uint64_t prev_state)
+{
+	bool runnable = !(prev_state & 0xff);
+
+	update_task(e, t, ts);
+	if (t->rec.on_cpu && ts > t->on_cpu_since)
+		t->rec.sum_exec_runtime += ts - t->on_cpu_since;
+	if (runnable) {
+		/* Still queued, waiting for its next turn. */
+		t->rec.nivcsw++;
+		c->st.nr_preempt++;
+		t->rec.on_cpu = 0;
+		t->rec.state = 0;
+		t->queued_since = ts;
+		return;
+	}
+	t->rec.nvcsw++;
+	dequeue(e, t, ts);
+	t->rec.on_cpu = 0;
+	t->rec.state = switch_state(prev_state);
+}
+
+static void switch_in(struct engine *e, int cpu, struct etask *t, uint64_t ts)
+{
+	if (t->fair && t->attached >= 0 && t->attached != cpu) {
+		/* A migration we did not see (lost events). */
+		dequeue(e, t, ts);
+		detach(e, t);
+	}
+	if (!t->rec.on_rq)
+		enqueue(e, t, cpu, ts);
+	if (t->fair && t->attached < 0)
+		attach(e, t, cpu, ts);
+	update_task(e, t, ts);
+	if (t->queued_since && ts > t->queued_since)
+		t->rec.run_delay += ts - t->queued_since;
+	t->queued_since = 0;
+	t->rec.on_cpu = 1;
+	t->rec.cpu = cpu;
+	t->rec.state = 0;
+	t->on_cpu_since = ts;
+}
+
+static int do_switch(struct engine *e, uint64_t ts, struct ecpu *c, int cpu,
+		     int32_t prev_pid, int32_t prev_prio, uint64_t prev_state,
+		     const char *prev_comm, int32_t next_pid, int32_t next_prio,
+		     const char *next_comm)
+{
+	struct etask *prev = NULL, *next = NULL;
+
+	update_cpu(c, ts);
+	prev = prev_pid > 0 ? find(e, prev_pid) : NULL;
+	/* The last switch of an exited task: nothing left to track. */
+	if (prev && prev->dead) {
+		prev = NULL;
+	} else if (prev_pid > 0) {
+		if (!prev)
+			prev = add_task(e, prev_pid, prev_prio, prev_comm, ts);
+		if (!prev)
+			return -ENOMEM;
+		prev->rec.prio = prev_prio;
+		prev->fair = prev_prio >= 100;
+		set_comm(prev, prev_comm);
+		if (!prev->rec.on_cpu || prev->rec.cpu != (uint32_t)cpu) {
+			/* First sight: it was running here, queued. */
+			prev->rec.on_cpu = 1;
+			prev->on_cpu_since = ts;
+			if (!prev->rec.on_rq)
+				enqueue(e, prev, cpu, ts);
+			prev->rec.on_cpu = 1;
+		}
+	}
+	if (prev)
+		switch_out(e, c, prev, ts, prev_state);
+	if (next_pid > 0) {
+		next = get_task(e, next_pid, next_prio, next_comm, ts);
+		if (!next)
+			return -ENOMEM;
+		if (next->rec.prio != next_prio && next->rec.on_rq && next->fair)
+			/* A prio change while queued: reweight (approximately). */
+			c->load += pelt_prio_weight(next_prio) -
+				   pelt_prio_weight(next->rec.prio);
+		next->rec.prio = next_prio;
+		next->fair = next_prio >= 100;
+		switch_in(e, cpu, next, ts);
+	}
+	c->curr = next_pid;
+	c->curr_prio = next_prio;
+	c->idle_wake_ts = 0;
+	c->curr_since = ts;
+	c->curr_fair = next && next->fair;
+	c->st.nr_switches++;
+	if (next_pid == 0 && !c->st.idle_start) {
+		c->st.idle_start = ts;
+	} else if (prev_pid == 0 && c->st.idle_start) {
+		c->st.idle_ns += ts - c->st.idle_start;
+		c->st.idle_start = 0;
+	}
+	return 0;
+}
+
+int engine_switch(struct engine *e, uint64_t ts, int cpu,
+		  int32_t prev_pid, int32_t prev_prio, uint64_t prev_state,
+		  const char *prev_comm, int32_t next_pid, int32_t next_prio,
+		  const char *next_comm)
+{
+	struct ecpu *c = cpu_at(e, cpu);
+	int err;
+
+	if (!c)
+		return 0;
+	err = engine_current(e, ts, cpu, prev_pid);
+	if (err)
+		return err;
+	return do_switch(e, check_time(e, ts), c, cpu, prev_pid, prev_prio,
+			 prev_state, prev_comm, next_pid, next_prio, next_comm);
+}
+
+int engine_current(struct engine *e, uint64_t ts, int cpu, int32_t pid)
+{
+	struct ecpu *c = cpu_at(e, cpu);
+	struct etask *t;
+
+	if (!c || c->curr < 0 || c->curr == pid)
+		return 0;
+	/*
+	 * Another task is current than the last switch said: its switch
+	 * went unrecorded (a lost event, or a task whose own events tracefs
+	 * does not record). It left before this event; as what, nobody
+	 * knows: take it as asleep, a later switch-in queues it again.
+	 */
+	e->implicit_switches++;
+	t = pid > 0 ? find(e, pid) : NULL;
+	/*
+	 * An idle CPU leaves idle at the first wakeup onto it, whichever of
+	 * the tasks woken then it picks (on some kernels tracefs drops exactly
+	 * these switches away from idle): date the switch there. A task woken
+	 * onto a busy CPU mostly preempts at once: date it to its wakeup.
+	 * Otherwise it may have happened at any time until now: date it now.
+	 */
+	ts = check_time(e, ts);
+	if (c->curr == 0 && pid > 0)
+		c->drops_idle_switches = true;
+	if (c->curr == 0 && c->idle_wake_ts && c->idle_wake_ts < ts)
+		ts = c->idle_wake_ts;
+	else if (c->curr > 0 && t && !t->dead && t->rec.on_rq &&
+		 t->rec.cpu == (uint32_t)cpu && t->queued_since >= c->curr_since &&
+		 t->queued_since < ts)
+		ts = t->queued_since;
+	return do_switch(e, ts, c, cpu, c->curr, c->curr_prio, 1, NULL, pid,
+			 t ? t->rec.prio : 120, NULL);
+}
+
+int engine_waking(struct engine *e, uint64_t ts, int32_t pid, const char *comm)
+{
+	struct etask *t = find(e, pid);
+
+	check_time(e, ts);
+	if (t && !t->dead)
+		t->rec.wakeups++;
+	return 0;
+}
+
+int engine_wakeup(struct engine *e, uint64_t ts, int32_t pid, int32_t prio,
+		  int cpu, const char *comm, bool new_task)
+{
+	struct etask *t;
+
+	if (!cpu_at(e, cpu))
+		return 0;
+	ts = check_time(e, ts);
+	t = get_task(e, pid, prio, comm, ts);
+	if (!t)
+		return -ENOMEM;
+	t->rec.prio = prio;
+	t->fair = prio >= 100;
+	if (new_task) {
+		t->rec.start_time = ts;
+		init_new(e, t, cpu, ts);
+	}
+	enqueue(e, t, cpu, ts);
+	return 0;
+}
+
+int engine_migrate(struct engine *e, uint64_t ts, int32_t pid, int32_t prio,
+		   int orig_cpu, int dest_cpu, const char *comm)
+{
+	struct etask *t;
+	bool queued;
+
+	if (!cpu_at(e, dest_cpu))
+		return 0;
+	ts = check_time(e, ts);
+	t = get_task(e, pid, prio, comm, ts);
+	if (!t)
+		return -ENOMEM;
+	queued = t->rec.on_rq;
+	/* Load balancing moves a queued task: off one runqueue, onto another. */
+	if (queued)
+		dequeue(e, t, ts);
+	else
+		update_task(e, t, ts);
+	if (t->fair) {
+		detach(e, t);
+		attach(e, t, dest_cpu, ts);
+	}
+	t->rec.cpu = dest_cpu;
+	t->rec.nr_migrations++;
+	if (queued)
+		enqueue(e, t, dest_cpu, ts);
+	if (e->hooks.migrate)
+		e->hooks.migrate(e->hooks.ctx, &t->rec, orig_cpu, dest_cpu, ts);
+	return 0;
+}
+
+int engine_exit(struct engine *e, uint64_t ts, int32_t pid, const char *comm)
+{
+	struct etask *t = find(e, pid);
+
+	ts = check_time(e, ts);
+	if (!t || t->dead)
+		return 0;
+	update_task(e, t, ts);
+	if (t->rec.on_cpu && ts > t->on_cpu_since) {
+		t->rec.sum_exec_runtime += ts - t->on_cpu_since;
+		t->on_cpu_since = ts;
+	}
+	set_comm(t, comm);
+	t->rec.exit_state = EXIT_DEAD;
+	if (e->hooks.exit)
+		e->hooks.exit(e->hooks.ctx, &t->rec, ts);
+	/* task_dead_fair(): its contribution leaves the CPU now. */
+	dequeue(e, t, ts);
+	detach(e, t);
+	t->dead = true;
+	return 0;
+}
+
+void engine_freq(struct engine *e, uint64_t ts, int cpu, uint32_t khz)
+{
+	struct ecpu *c = cpu_at(e, cpu);
+
+	if (!c)
+		return;
+	ts = check_time(e, ts);
+	/* The time so far ran at the old clock. */
+	update_cpu(c, ts);
+	if (c->st.seen & ST_SEEN_FREQ) {
+		uint64_t spent = ts - c->st.freq_ts;
+		size_t i;
+
+		c->st.freq_khz_us += (uint64_t)c->st.freq_khz * (spent / 1000);
+		for (i = 0; i < e->nr_freqs; i++)
+			if (e->freqs[i].cpu == (uint32_t)cpu &&
+			    e->freqs[i].khz == c->st.freq_khz)
+				break;
+		if (i == e->nr_freqs &&
+		    !array_reserve((void **)&e->freqs, &e->cap_freqs,
+				   e->nr_freqs + 1, sizeof(*e->freqs)))
+			e->freqs[e->nr_freqs++] = (struct model_freq_time){
+				cpu, c->st.freq_khz, 0 };
+		if (i < e->nr_freqs)
+			e->freqs[i].ns += spent;
+	}
+	c->st.freq_khz = khz;
+	c->st.freq_ts = ts;
+	c->st.seen |= ST_SEEN_FREQ;
+}
+
+void engine_idle(struct engine *e, uint64_t ts, int cpu, int32_t state)
+{
+	struct ecpu *c = cpu_at(e, cpu);
+
+	if (!c)
+		return;
+	ts = check_time(e, ts);
+	if (state >= 0) {
+		c->st.cstate = state;
+		c->st.cstate_ts = ts;
+		c->st.seen |= ST_SEEN_IDLE;
+		return;
+	}
+	if (c->st.cstate >= 0 && c->st.cstate_ts) {
+		int s = c->st.cstate < ST_IDLE_STATES ? c->st.cstate :
+			ST_IDLE_STATES - 1;
+
+		c->st.cstate_ns[s] += ts - c->st.cstate_ts;
+	}
+	c->st.cstate = -1;
+}
+
+void engine_hotplug(struct engine *e, uint64_t ts, int cpu, int32_t target,
+		    bool enter)
+{
+	struct ecpu *c = cpu_at(e, cpu);
+
+	if (!c)
+		return;
+	ts = check_time(e, ts);
+	if (!enter) {
+		c->hp.last = ts;
+		return;
+	}
+	/* An operation is the run of steps towards one target state. */
+	if (!c->hp.ops || c->hp.target != target) {
+		c->hp.ops++;
+		c->hp.first = ts;
+		c->hp.target = target;
+	}
+}
+
+void engine_kernel_task_pelt(struct engine *e, uint64_t ts, int32_t pid,
+			     uint32_t util, uint64_t load, uint32_t runnable)
+{
+	struct etask *t = find(e, pid);
+
+	if (!t || t->dead)
+		return;
+	t->kernel_pelt = true;
+	t->k_util = util;
+	t->k_load = load;
+	t->k_runnable = runnable;
+}
+
+void engine_kernel_cpu_pelt(struct engine *e, uint64_t ts, int cpu,
+			    uint32_t util, uint64_t load, uint32_t runnable)
+{
+	struct ecpu *c = cpu_at(e, cpu);
+
+	if (!c)
+		return;
+	c->kernel_pelt = true;
+	c->k_util = util;
+	c->k_load = load;
+	c->k_runnable = runnable;
+}
+
+void engine_set_dropped(struct engine *e, int cpu, uint64_t dropped)
+{
+	struct ecpu *c = cpu_at(e, cpu);
+
+	if (c)
+		c->st.dropped = dropped;
+}
+
+int engine_seed(struct engine *e, const struct engine_seed *seed, uint64_t ts)
+{
+	struct etask *t = get_task(e, seed->pid, seed->prio, seed->comm, ts);
+	struct ecpu *c = cpu_at(e, seed->cpu);
+
+	if (!t)
+		return -ENOMEM;
+	t->rec.tgid = seed->tgid;
+	t->rec.start_time = seed->start_time;
+	if (!c)
+		return 0;
+	t->rec.cpu = seed->cpu;
+	if (seed->have_avg && t->fair) {
+		t->avg.util_avg = seed->avg.util_avg;
+		t->avg.runnable_avg = seed->avg.runnable_avg;
+		t->avg.load_avg = seed->avg.load_avg;
+	}
+	/*
+	 * Its sums join the CPU's as they are in the kernel; a sleeping task
+	 * stays attached there (blocked load).
+	 */
+	if (t->fair)
+		attach(e, t, seed->cpu, ts);
+	if (seed->runnable)
+		enqueue(e, t, seed->cpu, ts);
+	return 0;
+}
+
+/* The CPU's PELT values brought forward to @ts, without changing it. */
+static void cpu_out(struct engine *e, struct ecpu *c, uint64_t ts,
+		    struct st_cpu_state *out)
+{
+	struct ecpu copy = *c;
+
+	*out = c->st;
+	if (!c->started)
+		return;
+	update_cpu(&copy, ts);
+	out->cfs_ts = ts;
+	out->cfs_lut = copy.pelt;
+	out->cfs_util = copy.avg.util_avg;
+	out->cfs_runnable = copy.avg.runnable_avg;
+	out->cfs_load = copy.avg.load_avg;
+	out->cfs_h_nr = copy.nr_queued;
+	out->capacity = c->capacity;
+	out->seen |= ST_SEEN_CFS;
+	if (c->kernel_pelt) {
+		out->cfs_util = c->k_util;
+		out->cfs_runnable = c->k_runnable;
+		out->cfs_load = c->k_load;
+	}
+}
+
+static void task_out(struct engine *e, struct etask *t, uint64_t ts,
+		     const struct st_cpu_state *cpus, struct st_task_rec *out)
+{
+	struct ecpu *c = cpu_at(e, t->attached);
+	bool on_cpu = t->rec.on_cpu;
+	uint64_t since = t->on_cpu_since;
+
+	*out = t->rec;
+	/* Woken first onto a CPU whose switch away from idle is missing. */
+	if (!on_cpu && t->rec.on_rq && c && c->drops_idle_switches &&
+	    c->curr == 0 && c->idle_wake_ts &&
+	    t->queued_since == c->idle_wake_ts &&
+	    t->rec.cpu == (uint32_t)t->attached) {
+		on_cpu = true;
+		since = t->queued_since;
+		out->on_cpu = 1;
+	}
+	if (on_cpu && ts > since)
+		out->sum_exec_runtime += ts - since;
+	if (t->rec.on_rq && !on_cpu && t->queued_since &&
+	    ts > t->queued_since)
+		out->run_delay += ts - t->queued_since;
+	if (c && t->fair) {
+		struct ecpu cc = *c;
+		struct pelt_avg a = t->avg;
+
+		update_cpu(&cc, ts);
+		pelt_update(&a, cc.pelt, t->rec.on_rq, t->rec.on_rq,
+			    on_cpu, pelt_prio_weight(t->rec.prio));
+		out->util_avg = a.util_avg;
+		out->runnable_avg = a.runnable_avg;
+		out->load_avg = a.load_avg;
+		out->period_contrib = a.period_contrib;
+		/* The model decays from here to its sample: nothing left. */
+		out->last_update_time = cpus[t->attached].cfs_lut;
+	} else if (t->fair) {
+		out->util_avg = t->avg.util_avg;
+		out->runnable_avg = t->avg.runnable_avg;
+		out->load_avg = t->avg.load_avg;
+	}
+	if (t->kernel_pelt) {
+		out->util_avg = t->k_util;
+		out->runnable_avg = t->k_runnable;
+		out->load_avg = t->k_load;
+	}
+}
+
+int engine_fill(struct engine *e, uint64_t ts, struct model_input *in)
+{
+	size_t n = 0, keep = 0;
+
+	/* Exited tasks were handed over at their exit: drop them now. */
+	for (size_t i = 0; i < e->nr_tasks; i++)
+		if (!e->tasks[i].dead)
+			e->tasks[keep++] = e->tasks[i];
+	if (keep != e->nr_tasks) {
+		e->nr_tasks = keep;
+		if (hash_rebuild(e, keep))
+			return -ENOMEM;
+	}
+	if (array_reserve((void **)&e->recs, &e->cap_recs, e->nr_tasks + 1,
+			  sizeof(*e->recs)))
+		return -ENOMEM;
+	for (int i = 0; i < e->nr_cpus; i++) {
+		cpu_out(e, &e->cpus[i], ts, &e->cpu_out[i]);
+		e->hp_out[i] = e->cpus[i].hp;
+	}
+	for (size_t i = 0; i < e->nr_tasks; i++)
+		task_out(e, &e->tasks[i], ts, e->cpu_out, &e->recs[n++]);
+	in->ts_ns = ts;
+	in->tasks = e->recs;
+	in->nr_tasks = n;
+	in->cpus = e->cpu_out;
+	in->hotplug = e->hp_out;
+	in->nr_cpus = e->nr_cpus;
+	in->freq_times = e->freqs;
+	in->nr_freq_times = e->nr_freqs;
+	return 0;
+}
+
+uint64_t engine_time_travel(const struct engine *e)
+{
+	return e->time_travel;
+}
+
+uint64_t engine_implicit_switches(const struct engine *e)
+{
+	return e->implicit_switches;
+}
+
+int engine_new(struct engine **out, const struct schedstat_topology *topo,
+	       const struct engine_hooks *hooks)
+{
+	struct engine *e;
+	int err = -ENOMEM;
+
+	*out = NULL;
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	e->topo = topo;
+	if (hooks)
+		e->hooks = *hooks;
+	e->nr_cpus = schedstat_topology_nr_cpus(topo);
+	e->cpus = calloc(e->nr_cpus ? e->nr_cpus : 1, sizeof(*e->cpus));
+	e->cpu_out = calloc(e->nr_cpus ? e->nr_cpus : 1, sizeof(*e->cpu_out));
+	e->hp_out = calloc(e->nr_cpus ? e->nr_cpus : 1, sizeof(*e->hp_out));
+	if (!e->cpus || !e->cpu_out || !e->hp_out)
+		goto cleanup;
+	for (int i = 0; i < e->nr_cpus; i++) {
+		struct ecpu *c = &e->cpus[i];
+		int k = schedstat_topology_cpu_cluster(topo, i);
+		unsigned int min_khz = 0, max_khz = 0;
+
+		c->capacity = schedstat_topology_cpu_capacity(topo, i);
+		if (!c->capacity)
+			c->capacity = 1024;
+		if (k >= 0)
+			schedstat_topology_cluster_freq(topo, k, &min_khz, &max_khz);
+		c->max_khz = max_khz;
+		c->curr = -1;
+		c->st.cstate = -1;
+	}
+	err = hash_rebuild(e, 0);
+	if (err)
+		goto cleanup;
+	*out = e;
+	e = NULL;
+cleanup:
+	engine_free(e);
+	return err;
+}
+
+void engine_free(struct engine *e)
+{
+	if (!e)
+		return;
+	free(e->cpus);
+	free(e->cpu_out);
+	free(e->hp_out);
+	free(e->tasks);
+	free(e->hash);
+	free(e->recs);
+	free(e->freqs);
+	free(e);
+}

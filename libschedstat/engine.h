@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The event engine: rebuilds, from sched trace events alone, what the BPF
+ * source reads from the kernel: one st_task_rec per task and one
+ * st_cpu_state per CPU, with PELT util/load/runnable computed the way
+ * kernel/sched/fair.c and pelt.c do (pelt.h). Pure computation, no I/O:
+ * the tracefs and trace-file sources parse events and call it, unit tests
+ * feed it synthetic streams. docs/signals.md, "Estimated PELT", says where
+ * its values can differ from the kernel's.
+ */
+#ifndef SCHEDSTAT_ENGINE_H
+#define SCHEDSTAT_ENGINE_H
+
+#include <linux/types.h>
+
+#include "pelt.h"
+#include "schedstat-local.h"
+#include "schedtop.h"
+#include "model.h"
+
+struct engine;
+
+struct engine_hooks {
+	/* A task's final record, at sched_process_exit. */
+	void (*exit)(void *ctx, const struct st_task_rec *rec, uint64_t ts);
+	void (*migrate)(void *ctx, const struct st_task_rec *rec,
+			int32_t orig_cpu, int32_t dest_cpu, uint64_t ts);
+	/* The process of a thread first seen; NULL or <= 0: its own pid. */
+	int32_t (*tgid)(void *ctx, int32_t pid);
+	void *ctx;
+};
+
+/* A task that existed before the first event, as /proc describes it. */
+struct engine_seed {
+	int32_t pid;
+	int32_t tgid;
+	char comm[ST_COMM_LEN];
+	int32_t cpu;
+	int32_t prio;
+	bool runnable;		/* state R */
+	uint64_t start_time;
+	/* se.avg from /proc/PID/sched; util_sum 0 when unknown. */
+	bool have_avg;
+	struct pelt_avg avg;
+};
+
+int engine_new(struct engine **out, const struct schedstat_topology *topo,
+	       const struct engine_hooks *hooks);
+void engine_free(struct engine *e);
+int engine_seed(struct engine *e, const struct engine_seed *seed, uint64_t ts);
+
+/* sched:sched_switch. @prev_state as the event reports it (0x100: preempted). */
+int engine_switch(struct engine *e, uint64_t ts, int cpu,
+		  int32_t prev_pid, int32_t prev_prio, uint64_t prev_state,
+		  const char *prev_comm, int32_t next_pid, int32_t next_prio,
+		  const char *next_comm);
+/*
+ * @pid was current on @cpu when it recorded an event (common_pid): a
+ * switch the trace lacks is made up if the engine thought otherwise.
+ */
+int engine_current(struct engine *e, uint64_t ts, int cpu, int32_t pid);
+/* sched_waking: counted as a wakeup. */
+int engine_waking(struct engine *e, uint64_t ts, int32_t pid, const char *comm);
+/* sched_wakeup(_new): the task is enqueued on @cpu. */
+int engine_wakeup(struct engine *e, uint64_t ts, int32_t pid, int32_t prio,
+		  int cpu, const char *comm, bool new_task);
+int engine_migrate(struct engine *e, uint64_t ts, int32_t pid, int32_t prio,
+		   int orig_cpu, int dest_cpu, const char *comm);
+int engine_exit(struct engine *e, uint64_t ts, int32_t pid, const char *comm);
+void engine_freq(struct engine *e, uint64_t ts, int cpu, uint32_t khz);
+void engine_idle(struct engine *e, uint64_t ts, int cpu, int32_t state);
+void engine_hotplug(struct engine *e, uint64_t ts, int cpu, int32_t target,
+		    bool enter);
+/*
+ * Kernel PELT values of a task from an EAS-era trace event: they replace
+ * the engine's own until the task's next update.
+ */
+void engine_kernel_task_pelt(struct engine *e, uint64_t ts, int32_t pid,
+			     uint32_t util, uint64_t load, uint32_t runnable);
+void engine_kernel_cpu_pelt(struct engine *e, uint64_t ts, int cpu,
+			    uint32_t util, uint64_t load, uint32_t runnable);
+/* Ring buffer records the kernel overwrote on @cpu, cumulative. */
+void engine_set_dropped(struct engine *e, int cpu, uint64_t dropped);
+
+/*
+ * What the kernel would hold at @ts: every task's record and every CPU's
+ * state, PELT values brought forward to @ts (the model's pelt_now() then
+ * finds nothing left to decay). Arrays stay owned by the engine and valid
+ * until its next call. Tasks gone are dropped from the table.
+ */
+int engine_fill(struct engine *e, uint64_t ts, struct model_input *in);
+/* Clock regressions seen ("time travel"): counted, never applied. */
+uint64_t engine_time_travel(const struct engine *e);
+/* Switches made up by engine_current(). */
+uint64_t engine_implicit_switches(const struct engine *e);
+
+#endif /* SCHEDSTAT_ENGINE_H */

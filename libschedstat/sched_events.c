@@ -1,0 +1,304 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Field access by name, resolved once per event format: the offsets differ
+ * between kernels (comm became a __data_loc string in sched_migrate_task,
+ * vendor PELT events name their fields freely).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sched_events.h"
+
+enum ev_kind {
+	EV_SWITCH, EV_WAKING, EV_WAKEUP, EV_WAKEUP_NEW, EV_MIGRATE, EV_EXIT,
+	EV_FREQ, EV_IDLE, EV_HP_ENTER, EV_HP_MULTI_ENTER, EV_HP_EXIT,
+	/* EAS-era kernels and vendor modules: the kernel's own PELT values. */
+	EV_PELT_SE, EV_PELT_CFS, EV_LOAD_SE, EV_LOAD_AVG_TASK, EV_LOAD_AVG_CPU,
+	EV_LOAD_CFS_RQ, NR_EV_KINDS,
+};
+
+const struct sched_event_name sched_event_names[] = {
+	[EV_SWITCH] = { "sched", "sched_switch" },
+	[EV_WAKING] = { "sched", "sched_waking" },
+	[EV_WAKEUP] = { "sched", "sched_wakeup" },
+	[EV_WAKEUP_NEW] = { "sched", "sched_wakeup_new" },
+	[EV_MIGRATE] = { "sched", "sched_migrate_task" },
+	[EV_EXIT] = { "sched", "sched_process_exit" },
+	[EV_FREQ] = { "power", "cpu_frequency" },
+	[EV_IDLE] = { "power", "cpu_idle" },
+	[EV_HP_ENTER] = { "cpuhp", "cpuhp_enter" },
+	[EV_HP_MULTI_ENTER] = { "cpuhp", "cpuhp_multi_enter" },
+	[EV_HP_EXIT] = { "cpuhp", "cpuhp_exit" },
+	[EV_PELT_SE] = { "sched", "sched_pelt_se" },
+	[EV_PELT_CFS] = { "sched", "sched_pelt_cfs" },
+	[EV_LOAD_SE] = { "sched", "sched_load_se" },
+	[EV_LOAD_AVG_TASK] = { "sched", "sched_load_avg_task" },
+	[EV_LOAD_AVG_CPU] = { "sched", "sched_load_avg_cpu" },
+	[EV_LOAD_CFS_RQ] = { "sched", "sched_load_cfs_rq" },
+	[NR_EV_KINDS] = { NULL, NULL },
+};
+
+/* Field slots; which ones an event uses depends on its kind. */
+enum { F_A, F_B, F_C, F_D, F_E, F_F, F_G, F_H, NR_F };
+
+struct ev_fmt {
+	struct tep_event *event;
+	struct tep_format_field *f[NR_F];
+};
+
+struct sched_events {
+	struct tep_handle *tep;
+	struct engine *engine;
+	struct ev_fmt ev[NR_EV_KINDS];
+};
+
+static const char *const field_names[NR_EV_KINDS][NR_F] = {
+	[EV_SWITCH] = { "prev_pid", "prev_prio", "prev_state", "prev_comm",
+			"next_pid", "next_prio", "next_comm" },
+	[EV_WAKING] = { "pid", "prio", "target_cpu", "comm" },
+	[EV_WAKEUP] = { "pid", "prio", "target_cpu", "comm" },
+	[EV_WAKEUP_NEW] = { "pid", "prio", "target_cpu", "comm" },
+	[EV_MIGRATE] = { "pid", "prio", "orig_cpu", "dest_cpu", "comm" },
+	[EV_EXIT] = { "pid", "prio", NULL, "comm" },
+	[EV_FREQ] = { "state", "cpu_id" },
+	[EV_IDLE] = { "state", "cpu_id" },
+	[EV_HP_ENTER] = { "cpu", "target" },
+	[EV_HP_MULTI_ENTER] = { "cpu", "target" },
+	[EV_HP_EXIT] = { "cpu", "state" },
+};
+
+/* Vendor PELT events: first of each list that the format has. */
+static const char *const pelt_pid[] = { "pid", NULL };
+static const char *const pelt_cpu[] = { "cpu", NULL };
+static const char *const pelt_util[] = { "util", "util_avg", NULL };
+static const char *const pelt_load[] = { "load", "load_avg", NULL };
+static const char *const pelt_runnable[] = { "runnable", "runnable_avg", NULL };
+static const char *const pelt_path[] = { "path", NULL };
+
+static struct tep_format_field *first_field(struct tep_event *ev,
+					    const char *const *names)
+{
+	for (; *names; names++) {
+		struct tep_format_field *f = tep_find_field(ev, *names);
+
+		if (f)
+			return f;
+	}
+	return NULL;
+}
+
+static bool is_pelt_kind(int k)
+{
+	return k >= EV_PELT_SE && k < NR_EV_KINDS;
+}
+
+int sched_events_new(struct sched_events **out, struct tep_handle *tep,
+		     struct engine *engine)
+{
+	struct sched_events *se = calloc(1, sizeof(*se));
+
+	*out = NULL;
+	if (!se)
+		return -ENOMEM;
+	se->engine = engine;
+	se->tep = tep;
+	for (int k = 0; k < NR_EV_KINDS; k++) {
+		struct ev_fmt *ef = &se->ev[k];
+
+		ef->event = tep_find_event_by_name(tep, sched_event_names[k].system,
+						   sched_event_names[k].name);
+		if (!ef->event)
+			continue;
+		if (is_pelt_kind(k)) {
+			ef->f[F_A] = first_field(ef->event, pelt_pid);
+			ef->f[F_B] = first_field(ef->event, pelt_cpu);
+			ef->f[F_C] = first_field(ef->event, pelt_util);
+			ef->f[F_D] = first_field(ef->event, pelt_load);
+			ef->f[F_E] = first_field(ef->event, pelt_runnable);
+			ef->f[F_F] = first_field(ef->event, pelt_path);
+			/* Without a util value it tells us nothing. */
+			if (!ef->f[F_C])
+				ef->event = NULL;
+			continue;
+		}
+		for (int i = 0; i < NR_F; i++) {
+			if (!field_names[k][i])
+				continue;
+			ef->f[i] = tep_find_field(ef->event, field_names[k][i]);
+			/* comm is only a label; every number is needed. */
+			if (!ef->f[i] && !strstr(field_names[k][i], "comm")) {
+				ef->event = NULL;
+				break;
+			}
+		}
+	}
+	*out = se;
+	return 0;
+}
+
+void sched_events_free(struct sched_events *se)
+{
+	free(se);
+}
+
+bool sched_events_have(const struct sched_events *se, const char *name)
+{
+	for (int k = 0; k < NR_EV_KINDS; k++)
+		if (se->ev[k].event && !strcmp(sched_event_names[k].name, name))
+			return true;
+	return false;
+}
+
+uint32_t sched_events_avail(const struct sched_events *se)
+{
+	uint32_t avail = SCHEDSTAT_AVAIL_CFS | SCHEDSTAT_AVAIL_PELT_ESTIMATED;
+
+	if (se->ev[EV_WAKING].event)
+		avail |= SCHEDSTAT_AVAIL_WAKEUPS;
+	if (se->ev[EV_HP_EXIT].event)
+		avail |= SCHEDSTAT_AVAIL_HOTPLUG;
+	if (se->ev[EV_IDLE].event)
+		avail |= SCHEDSTAT_AVAIL_IDLE;
+	for (int k = EV_PELT_SE; k < NR_EV_KINDS; k++)
+		if (se->ev[k].event && se->ev[k].f[F_A])
+			avail &= ~SCHEDSTAT_AVAIL_PELT_ESTIMATED;
+	return avail;
+}
+
+static int64_t num(const struct tep_format_field *f, const struct tep_record *rec)
+{
+	unsigned long long v = 0;
+
+	if (!f || tep_read_number_field((struct tep_format_field *)f, rec->data, &v))
+		return 0;
+	/* Sign-extend the 32-bit ints (pids, cpus, prios, -1 states). */
+	if (f->size == 4 && (f->flags & TEP_FIELD_IS_SIGNED))
+		return (int32_t)v;
+	return v;
+}
+
+/* A fixed char[16] or a __data_loc string, copied NUL-terminated. */
+static void str(const struct tep_format_field *f, const struct tep_record *rec,
+		char *buf, size_t size)
+{
+	const char *data = rec->data;
+	unsigned int off, len;
+
+	buf[0] = '\0';
+	if (!f)
+		return;
+	off = f->offset;
+	len = f->size;
+	if (f->flags & TEP_FIELD_IS_DYNAMIC) {
+		uint32_t loc;
+
+		if (f->offset + 4 > rec->size)
+			return;
+		memcpy(&loc, data + f->offset, 4);
+		off = loc & 0xffff;
+		len = loc >> 16;
+		if (f->flags & TEP_FIELD_IS_RELATIVE)
+			off += f->offset + f->size;
+	}
+	if (off + len > (unsigned int)rec->size)
+		return;
+	if (len >= size)
+		len = size - 1;
+	memcpy(buf, data + off, len);
+	buf[len] = '\0';
+}
+
+static bool root_cfs_rq(const struct ev_fmt *ef, const struct tep_record *rec)
+{
+	char path[64];
+
+	if (!ef->f[F_F])
+		return true;
+	str(ef->f[F_F], rec, path, sizeof(path));
+	return !strcmp(path, "/") || !path[0];
+}
+
+int sched_events_handle(struct sched_events *se, struct tep_record *rec)
+{
+	struct engine *e = se->engine;
+	uint64_t ts = rec->ts;
+	char comm[ST_COMM_LEN], comm2[ST_COMM_LEN];
+	int type = tep_data_type(se->tep, rec);
+	struct ev_fmt *ef = NULL;
+	int k;
+
+	for (k = 0; k < NR_EV_KINDS; k++) {
+		if (se->ev[k].event && se->ev[k].event->id == type) {
+			ef = &se->ev[k];
+			break;
+		}
+	}
+	if (!ef)
+		return 0;
+	/* engine_switch() checks its prev itself. */
+	if (k != EV_SWITCH && k != EV_HP_ENTER && k != EV_HP_MULTI_ENTER &&
+	    k != EV_HP_EXIT) {
+		int err = engine_current(e, ts, rec->cpu, tep_data_pid(se->tep, rec));
+
+		if (err)
+			return err;
+	}
+	switch (k) {
+	case EV_SWITCH:
+		str(ef->f[F_D], rec, comm, sizeof(comm));
+		str(ef->f[F_G], rec, comm2, sizeof(comm2));
+		return engine_switch(e, ts, rec->cpu, num(ef->f[F_A], rec),
+				     num(ef->f[F_B], rec), num(ef->f[F_C], rec),
+				     comm, num(ef->f[F_E], rec),
+				     num(ef->f[F_F], rec), comm2);
+	case EV_WAKING:
+		str(ef->f[F_D], rec, comm, sizeof(comm));
+		return engine_waking(e, ts, num(ef->f[F_A], rec), comm);
+	case EV_WAKEUP:
+	case EV_WAKEUP_NEW:
+		str(ef->f[F_D], rec, comm, sizeof(comm));
+		return engine_wakeup(e, ts, num(ef->f[F_A], rec),
+				     num(ef->f[F_B], rec), num(ef->f[F_C], rec),
+				     comm, k == EV_WAKEUP_NEW);
+	case EV_MIGRATE:
+		str(ef->f[F_E], rec, comm, sizeof(comm));
+		return engine_migrate(e, ts, num(ef->f[F_A], rec),
+				      num(ef->f[F_B], rec), num(ef->f[F_C], rec),
+				      num(ef->f[F_D], rec), comm);
+	case EV_EXIT:
+		str(ef->f[F_D], rec, comm, sizeof(comm));
+		return engine_exit(e, ts, num(ef->f[F_A], rec), comm);
+	case EV_FREQ:
+		engine_freq(e, ts, num(ef->f[F_B], rec), num(ef->f[F_A], rec));
+		return 0;
+	case EV_IDLE:
+		/* PWR_EVENT_EXIT is (u32)-1: as a signed state, -1. */
+		engine_idle(e, ts, num(ef->f[F_B], rec),
+			    (int32_t)num(ef->f[F_A], rec));
+		return 0;
+	case EV_HP_ENTER:
+	case EV_HP_MULTI_ENTER:
+		engine_hotplug(e, ts, num(ef->f[F_A], rec), num(ef->f[F_B], rec),
+			       true);
+		return 0;
+	case EV_HP_EXIT:
+		engine_hotplug(e, ts, num(ef->f[F_A], rec), 0, false);
+		return 0;
+	default:
+		/* Kernel PELT: a task's entity when it names a pid. */
+		if (ef->f[F_A] && num(ef->f[F_A], rec) > 0)
+			engine_kernel_task_pelt(e, ts, num(ef->f[F_A], rec),
+						num(ef->f[F_C], rec),
+						num(ef->f[F_D], rec),
+						num(ef->f[F_E], rec));
+		else if (ef->f[F_B] && root_cfs_rq(ef, rec) &&
+			 (k == EV_PELT_CFS || k == EV_LOAD_AVG_CPU ||
+			  k == EV_LOAD_CFS_RQ))
+			engine_kernel_cpu_pelt(e, ts, num(ef->f[F_B], rec),
+					       num(ef->f[F_C], rec),
+					       num(ef->f[F_D], rec),
+					       num(ef->f[F_E], rec));
+		return 0;
+	}
+}

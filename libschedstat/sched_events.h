@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The trace events schedtop understands, parsed with libtraceevent and
+ * handed to the engine: shared by the tracefs source and trace-cmd files.
+ */
+#ifndef SCHEDSTAT_SCHED_EVENTS_H
+#define SCHEDSTAT_SCHED_EVENTS_H
+
+#include <stdint.h>
+
+#include <traceevent/event-parse.h>
+
+#include "engine.h"
+
+/* System and name of every event schedtop reads, NULL-terminated. */
+struct sched_event_name {
+	const char *system;
+	const char *name;
+};
+extern const struct sched_event_name sched_event_names[];
+
+struct sched_events;
+
+/* Look the events up in @tep (missing ones are left out). */
+int sched_events_new(struct sched_events **out, struct tep_handle *tep,
+		     struct engine *engine);
+void sched_events_free(struct sched_events *se);
+/* Feed one record to the engine; unknown events are ignored. */
+int sched_events_handle(struct sched_events *se, struct tep_record *rec);
+/* SCHEDSTAT_AVAIL_* bits the events found in @tep provide. */
+uint32_t sched_events_avail(const struct sched_events *se);
+bool sched_events_have(const struct sched_events *se, const char *name);
+
+#endif /* SCHEDSTAT_SCHED_EVENTS_H */

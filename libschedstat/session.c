@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A session is one backend (source.h) chosen at open: BPF by default, a
+ * tracefs instance where BPF cannot be used, or a trace-cmd file.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "source.h"
+
+struct schedstat_session {
+	const struct source_ops *ops;
+	void *src;
+};
+
+/* BPF failures that tracefs does not share: worth trying it instead. */
+static bool bpf_unusable(int err)
+{
+	switch (-err) {
+	case SCHEDSTAT_ERR_NO_BTF:
+	case SCHEDSTAT_ERR_KERNEL_TOO_OLD:
+	case SCHEDSTAT_ERR_NO_PRIV:
+	case SCHEDSTAT_ERR_NO_SCHED_TP:
+	case SCHEDSTAT_ERR_BPF_LOAD:
+		return true;
+	}
+	return false;
+}
+
+int schedstat_session_open(struct schedstat_session **out,
+			   const struct schedstat_session_opts *opts)
+{
+	struct schedstat_session *s;
+	int err, bpf_err;
+
+	*out = NULL;
+	if (!opts || opts->sz < sizeof(*opts))
+		return -EINVAL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	if (opts->trace_file) {
+#ifdef HAVE_TRACECMD
+		s->ops = &trace_file_source_ops;
+#else
+		free(s);
+		return -SCHEDSTAT_ERR_NO_TRACECMD;
+#endif
+	} else if (opts->source == SCHEDSTAT_SOURCE_TRACEFS) {
+		s->ops = &tracefs_source_ops;
+	} else {
+		s->ops = &bpf_source_ops;
+	}
+	err = s->ops->open(&s->src, opts);
+	if (err && !opts->trace_file && opts->source == SCHEDSTAT_SOURCE_AUTO &&
+	    bpf_unusable(err)) {
+		bpf_err = err;
+		s->ops = &tracefs_source_ops;
+		err = s->ops->open(&s->src, opts);
+		/*
+		 * Unprivileged, tracefs fails too (EACCES): the BPF message
+		 * says what to do, and is the one the user expects.
+		 */
+		if (err == -SCHEDSTAT_ERR_TRACEFS_PRIV)
+			err = bpf_err;
+	}
+	if (err) {
+		free(s);
+		return err;
+	}
+	*out = s;
+	return 0;
+}
+
+void schedstat_session_close(struct schedstat_session *s)
+{
+	if (!s)
+		return;
+	s->ops->close(s->src);
+	free(s);
+}
+
+const char *schedstat_session_source(const struct schedstat_session *s)
+{
+	return s->ops->name;
+}
+
+int schedstat_session_sample(struct schedstat_session *s,
+			     struct schedstat_snapshot **out)
+{
+	return s->ops->sample(s->src, out);
+}
+
+int schedstat_session_poll(struct schedstat_session *s)
+{
+	return s->ops->poll(s->src);
+}
+
+int schedstat_session_event_fd(const struct schedstat_session *s)
+{
+	return s->ops->event_fd(s->src);
+}
+
+const struct schedstat_topology *
+schedstat_session_topology(const struct schedstat_session *s)
+{
+	return s->ops->topology(s->src);
+}
+
+const char *const *schedstat_session_attached(const struct schedstat_session *s)
+{
+	return s->ops->attached(s->src);
+}

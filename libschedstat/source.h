@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What a session backend provides. A session (session.c) is one backend
+ * behind this table: the BPF programs, a private tracefs instance, or a
+ * trace-cmd recording. Every backend feeds the same model (model.h).
+ */
+#ifndef SCHEDSTAT_SOURCE_H
+#define SCHEDSTAT_SOURCE_H
+
+#include "schedstat.h"
+
+struct source_ops {
+	const char *name;
+	int (*open)(void **out, const struct schedstat_session_opts *opts);
+	void (*close)(void *src);
+	int (*sample)(void *src, struct schedstat_snapshot **out);
+	int (*poll)(void *src);
+	int (*event_fd)(const void *src);
+	const struct schedstat_topology *(*topology)(const void *src);
+	const char *const *(*attached)(const void *src);
+};
+
+extern const struct source_ops bpf_source_ops;
+extern const struct source_ops tracefs_source_ops;
+extern const struct source_ops trace_file_source_ops;
+
+#endif /* SCHEDSTAT_SOURCE_H */

@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A trace-cmd recording (trace.dat) as a session: its sched events go
+ * through the same parser and engine as the tracefs source, and each
+ * sample advances by the interval in trace time, so a recording gives the
+ * rows a live run would have given. Timestamps are the recording's clock.
+ */
+#ifdef HAVE_TRACECMD
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <trace-cmd.h>
+
+#include "model.h"
+#include "sched_events.h"
+#include "source.h"
+
+struct trace_file_source {
+	struct tracecmd_input *handle;
+	struct tracecmd_input *buffer;	/* handle or one of its instances */
+	struct tep_handle *tep;		/* owned by the handle */
+	struct sched_events *events;
+	struct engine *engine;
+	struct schedstat_topology *topo;
+	struct model *model;
+	schedstat_event_fn on_event;
+	void *event_ctx;
+	int nr_trace_cpus;
+	struct tep_record **next;	/* per trace CPU, NULL at its end */
+	uint64_t now;			/* trace time sampled up to */
+	uint64_t interval;
+	uint32_t avail;
+	int cb_err;
+	bool done;
+	const char *attached[2];
+};
+
+static void deliver(struct trace_file_source *s, struct schedstat_event *ev,
+		    const struct st_task_rec *rec, uint64_t ts, int cpu)
+{
+	ev->ts_ns = ts;
+	ev->cpu = cpu;
+	ev->pid = rec->pid;
+	ev->tgid = rec->tgid;
+	schedstat_comm_sanitize(ev->comm, rec->comm, sizeof(ev->comm));
+	if (s->on_event)
+		s->on_event(ev, s->event_ctx);
+}
+
+static void on_exit_rec(void *ctx, const struct st_task_rec *rec, uint64_t ts)
+{
+	struct trace_file_source *s = ctx;
+	struct schedstat_event ev = { .type = SCHEDSTAT_EV_EXIT };
+
+	if (model_add_exit(s->model, rec))
+		s->cb_err = -ENOMEM;
+	deliver(s, &ev, rec, ts, rec->cpu);
+}
+
+static void on_migrate(void *ctx, const struct st_task_rec *rec, int32_t orig,
+		       int32_t dest, uint64_t ts)
+{
+	struct trace_file_source *s = ctx;
+	struct schedstat_event ev = { .type = SCHEDSTAT_EV_MIGRATE };
+
+	if (model_add_migration(s->model, rec->pid, orig, dest))
+		s->cb_err = -ENOMEM;
+	ev.orig_cpu = orig;
+	ev.dest_cpu = dest;
+	deliver(s, &ev, rec, ts, dest);
+}
+
+/* The trace CPU whose next record is the earliest, or -1 at the end. */
+static int earliest(const struct trace_file_source *s)
+{
+	int best = -1;
+
+	for (int cpu = 0; cpu < s->nr_trace_cpus; cpu++)
+		if (s->next[cpu] &&
+		    (best < 0 || s->next[cpu]->ts < s->next[best]->ts))
+			best = cpu;
+	return best;
+}
+
+/* Feed every record up to @until, in time order across CPUs. */
+static int feed_until(struct trace_file_source *s, uint64_t until)
+{
+	int cpu, err;
+
+	while ((cpu = earliest(s)) >= 0 && s->next[cpu]->ts <= until) {
+		struct tep_record *rec = s->next[cpu];
+
+		err = sched_events_handle(s->events, rec);
+		tracecmd_free_record(rec);
+		s->next[cpu] = tracecmd_read_data(s->buffer, cpu);
+		if (err)
+			return err;
+		if (s->cb_err) {
+			err = s->cb_err;
+			s->cb_err = 0;
+			return err;
+		}
+	}
+	return 0;
+}
+
+static int trace_file_sample(void *src, struct schedstat_snapshot **out)
+{
+	struct trace_file_source *s = src;
+	struct schedstat_cpuset online = {};
+	struct model_input in = {};
+	int err;
+
+	*out = NULL;
+	if (s->done)
+		return -ENODATA;
+	/* The last sample covers the trace's tail, then the end. */
+	if (earliest(s) < 0)
+		s->done = true;
+	s->now += s->interval;
+	err = feed_until(s, s->now);
+	if (err)
+		return err;
+	err = engine_fill(s->engine, s->now, &in);
+	if (err)
+		return err;
+	/* A recording does not say which CPUs were online: all of them. */
+	topology_cpus(s->topo, &online);
+	in.online = &online;
+	in.avail = s->avail;
+	return model_update(s->model, &in, out);
+}
+
+/* Events are consumed at each sample: nothing to poll. */
+static int trace_file_poll(void *src)
+{
+	return 0;
+}
+
+static int trace_file_event_fd(const void *src)
+{
+	return -1;
+}
+
+static const struct schedstat_topology *trace_file_topology(const void *src)
+{
+	const struct trace_file_source *s = src;
+
+	return s->topo;
+}
+
+static const char *const *trace_file_attached(const void *src)
+{
+	const struct trace_file_source *s = src;
+
+	return s->attached;
+}
+
+static void trace_file_close(void *src)
+{
+	struct trace_file_source *s = src;
+
+	if (!s)
+		return;
+	for (int cpu = 0; s->next && cpu < s->nr_trace_cpus; cpu++)
+		tracecmd_free_record(s->next[cpu]);
+	free(s->next);
+	sched_events_free(s->events);
+	if (s->buffer && s->buffer != s->handle)
+		tracecmd_close(s->buffer);
+	if (s->handle)
+		tracecmd_close(s->handle);
+	engine_free(s->engine);
+	model_free(s->model);
+	schedstat_topology_free(s->topo);
+	free(s);
+}
+
+/* Read the first record of every CPU of @buffer; false if it has none. */
+static bool load_buffer(struct trace_file_source *s, struct tracecmd_input *buffer)
+{
+	s->buffer = buffer;
+	for (int cpu = 0; cpu < s->nr_trace_cpus; cpu++)
+		s->next[cpu] = tracecmd_read_data(buffer, cpu);
+	return earliest(s) >= 0;
+}
+
+/*
+ * The top-level buffer, or else the first instance buffer that holds
+ * events: "trace-cmd record -B NAME" and "trace-cmd extract -B NAME" (a
+ * recording made with a private instance, as schedtop itself traces) put
+ * them there.
+ */
+static int pick_buffer(struct trace_file_source *s)
+{
+	int n = tracecmd_buffer_instances(s->handle);
+
+	if (load_buffer(s, s->handle))
+		return 0;
+	s->buffer = NULL;
+	for (int i = 0; i < n; i++) {
+		struct tracecmd_input *b = tracecmd_buffer_instance_handle(s->handle, i);
+
+		if (!b)
+			continue;
+		if (load_buffer(s, b))
+			return 0;
+		tracecmd_close(b);
+		s->buffer = NULL;
+	}
+	return -SCHEDSTAT_ERR_TRACE_FILE;
+}
+
+static int trace_file_open(void **out, const struct schedstat_session_opts *opts)
+{
+	struct engine_hooks hooks = { .exit = on_exit_rec, .migrate = on_migrate };
+	struct schedstat_snapshot *none;
+	struct trace_file_source *s;
+	int first, err;
+
+	*out = NULL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->on_event = opts->on_event;
+	s->event_ctx = opts->event_ctx;
+	s->interval = opts->trace_interval_ns ? opts->trace_interval_ns :
+		      1000000000ULL;
+	s->attached[0] = opts->trace_file;
+	hooks.ctx = s;
+	s->handle = tracecmd_open(opts->trace_file, 0);
+	if (!s->handle) {
+		err = -errno && errno != EINVAL ? -errno : -SCHEDSTAT_ERR_TRACE_FILE;
+		goto cleanup;
+	}
+	s->tep = tracecmd_get_tep(s->handle);
+	s->nr_trace_cpus = tep_get_cpus(s->tep);
+	/*
+	 * The recording machine's topology is not in the file: --topology
+	 * says it, else this machine's is assumed.
+	 */
+	if (opts->topology)
+		err = schedstat_topology_parse(&s->topo, opts->topology,
+					       opts->sysfs_root);
+	else
+		err = schedstat_topology_detect(&s->topo, opts->sysfs_root);
+	if (!err)
+		err = model_new(&s->model, s->topo);
+	if (!err)
+		err = engine_new(&s->engine, s->topo, &hooks);
+	if (!err)
+		err = sched_events_new(&s->events, s->tep, s->engine);
+	if (err)
+		goto cleanup;
+	if (!sched_events_have(s->events, "sched_switch")) {
+		err = -SCHEDSTAT_ERR_TRACE_FILE;
+		goto cleanup;
+	}
+	s->avail = sched_events_avail(s->events);
+	s->next = calloc(s->nr_trace_cpus ? s->nr_trace_cpus : 1, sizeof(*s->next));
+	if (!s->next) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	err = pick_buffer(s);
+	if (err)
+		goto cleanup;
+	first = earliest(s);
+	/* Baseline at the first event: the first sample is one interval on. */
+	s->now = s->next[first]->ts - s->interval;
+	err = trace_file_sample(s, &none);
+	if (err)
+		goto cleanup;
+	*out = s;
+	s = NULL;
+cleanup:
+	trace_file_close(s);
+	return err;
+}
+
+const struct source_ops trace_file_source_ops = {
+	.name = "trace-file",
+	.open = trace_file_open,
+	.close = trace_file_close,
+	.sample = trace_file_sample,
+	.poll = trace_file_poll,
+	.event_fd = trace_file_event_fd,
+	.topology = trace_file_topology,
+	.attached = trace_file_attached,
+};
+#endif /* HAVE_TRACECMD */

@@ -1,0 +1,400 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The PELT engine against closed forms: pelt_update() as the kernel's
+ * ___update_load_sum/avg, and the event engine (engine.c) fed synthetic
+ * sched_switch/wakeup/migrate streams.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "engine.h"
+#include "pelt.h"
+
+#define MS	1000000ULL
+#define PERIOD	PELT_PERIOD_NS
+
+static const double Y = 0.97857206208770013451;	/* 2^(-1/32) */
+
+/* A task running all the time: util after n periods is 1024 (1 - y^n). */
+static void running_entity_follows_closed_form(void **state)
+{
+	struct pelt_avg a = {};
+
+	for (int n = 1; n <= 400; n++) {
+		double want = 1024.0 * (1 - pow(Y, n));
+
+		pelt_update(&a, n * PERIOD, 1, 1, 1, 1024);
+		assert_true(fabs((double)a.util_avg - want) <= 3.0);
+		assert_true(fabs((double)a.runnable_avg - want) <= 3.0);
+		assert_true(fabs((double)a.load_avg - want) <= 3.0);
+	}
+	assert_true(a.util_avg >= 1022 && a.util_avg <= 1024);
+}
+
+/* Updates at any instants, not only at boundaries, give the same curve. */
+static void update_instants_do_not_matter(void **state)
+{
+	struct pelt_avg fine = {}, coarse = {};
+	uint64_t t;
+
+	for (t = 0; t <= 100 * PERIOD; t += 300 * 1024) {
+		pelt_update(&fine, t, 1, 1, 1, 1024);
+		if (t % PERIOD < 300 * 1024)
+			pelt_update(&coarse, t, 1, 1, 1, 1024);
+	}
+	pelt_update(&fine, 101 * PERIOD, 1, 1, 1, 1024);
+	pelt_update(&coarse, 101 * PERIOD, 1, 1, 1, 1024);
+	assert_true(labs((long)fine.util_avg - (long)coarse.util_avg) <= 2);
+	assert_true(fabs(fine.util_avg - 1024.0 * (1 - pow(Y, 101))) <= 3.0);
+}
+
+/*
+ * The sum of an entity that has always run peaks at LOAD_AVG_MAX: exactly
+ * (less the current period's missing unit) when one update spans all of
+ * it, a little below when updated every period (each decay rounds down).
+ */
+static void load_sum_peaks_at_load_avg_max(void **state)
+{
+	struct pelt_avg once = {}, often = {};
+	uint64_t top = 0;
+
+	pelt_update(&once, 2000 * PERIOD + 1023 * 1024, 1, 1, 1, 1024);
+	assert_int_equal(once.load_sum, PELT_LOAD_AVG_MAX - 1);
+	assert_int_equal(once.period_contrib, 1023);
+	for (int n = 1; n <= 2000; n++) {
+		/* Just before each boundary: the current period is all but full. */
+		pelt_update(&often, n * PERIOD - 1024, 1, 1, 1, 1024);
+		if (often.load_sum > top)
+			top = often.load_sum;
+		pelt_update(&often, n * PERIOD, 1, 1, 1, 1024);
+	}
+	print_message("# peak load_sum updated every period: %llu\n",
+		      (unsigned long long)top);
+	assert_true(top <= PELT_LOAD_AVG_MAX);
+	assert_true(top >= PELT_LOAD_AVG_MAX * 0.998);
+	/* The rounded-down sum shows: 1022, as the kernel's own tasks do. */
+	assert_true(often.load_avg >= 1022 && often.load_avg <= 1024);
+}
+
+/* Blocked: 32 periods without running halve util, load and runnable. */
+static void blocked_entity_halves_in_32ms(void **state)
+{
+	struct pelt_avg a = {};
+	uint64_t u0, l0;
+
+	pelt_update(&a, 200 * PERIOD, 1, 1, 1, 1024);
+	u0 = a.util_avg;
+	l0 = a.load_avg;
+	pelt_update(&a, 232 * PERIOD, 0, 0, 0, 1024);
+	assert_true(labs((long)a.util_avg - (long)u0 / 2) <= 1);
+	assert_true(labs((long)a.load_avg - (long)l0 / 2) <= 1);
+	pelt_update(&a, 264 * PERIOD, 0, 0, 0, 1024);
+	assert_true(labs((long)a.util_avg - (long)u0 / 4) <= 1);
+}
+
+/* load_avg counts the weight of the task's nice level. */
+static void load_weighted_by_nice(void **state)
+{
+	struct pelt_avg a = {};
+
+	assert_int_equal(pelt_prio_weight(120), 1024);
+	assert_int_equal(pelt_prio_weight(100), 88761);
+	assert_int_equal(pelt_prio_weight(139), 15);
+	pelt_update(&a, 1000 * PERIOD, 1, 1, 1, pelt_prio_weight(125));
+	assert_true(a.load_avg >= 333 && a.load_avg <= 335);
+	assert_true(a.util_avg >= 1022);
+}
+
+struct fixture {
+	struct schedstat_topology *topo;
+	struct engine *e;
+	struct model_input in;
+	int exits, migrations;
+};
+
+static void on_exit_hook(void *ctx, const struct st_task_rec *rec, uint64_t ts)
+{
+	((struct fixture *)ctx)->exits++;
+}
+
+static void on_migrate_hook(void *ctx, const struct st_task_rec *rec,
+			    int32_t orig, int32_t dest, uint64_t ts)
+{
+	((struct fixture *)ctx)->migrations++;
+}
+
+static int setup(void **state)
+{
+	static struct fixture f;
+	struct engine_hooks hooks = {
+		.exit = on_exit_hook, .migrate = on_migrate_hook, .ctx = &f,
+	};
+
+	memset(&f, 0, sizeof(f));
+	if (schedstat_topology_parse(&f.topo, "LITTLE:0@512,big:1-2@1024", NULL))
+		return -1;
+	if (engine_new(&f.e, f.topo, &hooks))
+		return -1;
+	*state = &f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+
+	engine_free(f->e);
+	schedstat_topology_free(f->topo);
+	return 0;
+}
+
+static const struct st_task_rec *task_at(struct fixture *f, uint64_t ts,
+					 int32_t pid)
+{
+	assert_int_equal(engine_fill(f->e, ts, &f->in), 0);
+	for (size_t i = 0; i < f->in.nr_tasks; i++)
+		if (f->in.tasks[i].pid == pid)
+			return &f->in.tasks[i];
+	return NULL;
+}
+
+/*
+ * A task that runs @run_ms of every @period_ms on @cpu from @t0 for @n
+ * periods, idle in between; returns when its last sleep starts.
+ */
+static uint64_t periodic(struct fixture *f, int cpu, int32_t pid, uint64_t t0,
+			 uint64_t run_ms, uint64_t period_ms, int n)
+{
+	uint64_t t = t0;
+
+	for (int i = 0; i < n; i++) {
+		t = t0 + i * period_ms * MS;
+		assert_int_equal(engine_wakeup(f->e, t, pid, 120, cpu, "rt", false), 0);
+		assert_int_equal(engine_switch(f->e, t, cpu, 0, 120, 0, "swapper",
+					       pid, 120, "rt"), 0);
+		t += run_ms * MS;
+		assert_int_equal(engine_switch(f->e, t, cpu, pid, 120, 1, "rt",
+					       0, 120, "swapper"), 0);
+	}
+	return t;
+}
+
+/*
+ * A periodic task in steady state swings between 1024 (1 - y^r) / (1 - y^p)
+ * at the end of its run and y^(p - r) times that at the end of its sleep
+ * (r run and p period length in PELT periods).
+ */
+static void periodic_task_steady_state(void **state)
+{
+	struct fixture *f = *state;
+	/* 8.192 ms of 16.384: whole PELT periods, 8 of 16. */
+	const double r = 8, p = 16;
+	double top = 1024 * (1 - pow(Y, r)) / (1 - pow(Y, p));
+	double bottom = top * pow(Y, p - r);
+	uint64_t t0 = 1000 * MS, end;
+	const struct st_task_rec *rec;
+
+	end = t0;
+	for (int i = 0; i < 100; i++) {
+		uint64_t t = t0 + i * 16 * PERIOD;
+
+		engine_wakeup(f->e, t, 42, 120, 1, "rt", false);
+		engine_switch(f->e, t, 1, 0, 120, 0, "swapper", 42, 120, "rt");
+		end = t + 8 * PERIOD;
+		engine_switch(f->e, end, 1, 42, 120, 1, "rt", 0, 120, "swapper");
+	}
+	rec = task_at(f, end, 42);
+	assert_non_null(rec);
+	print_message("# end of run: util %u, closed form %.1f\n", rec->util_avg, top);
+	assert_true(fabs(rec->util_avg - top) <= 1024 * 0.01);
+	rec = task_at(f, end + 8 * PERIOD, 42);
+	print_message("# end of sleep: util %u, closed form %.1f\n", rec->util_avg,
+		      bottom);
+	assert_true(fabs(rec->util_avg - bottom) <= 1024 * 0.01);
+	/* Asleep and not queued; the CPU holds its contribution, blocked. */
+	assert_int_equal(rec->on_rq, 0);
+	assert_int_equal(rec->state, 1);
+	assert_true(fabs((double)f->in.cpus[1].cfs_util - rec->util_avg) <= 8);
+	/* 100 runs of 8 PELT periods, each 8.39 ms of CPU time. */
+	assert_int_equal(rec->sum_exec_runtime, 100 * 8 * PERIOD);
+	assert_int_equal(rec->nvcsw, 100);
+}
+
+/* A task asleep for 32 ms has half the util it went to sleep with. */
+static void sleeping_task_halves(void **state)
+{
+	struct fixture *f = *state;
+	uint64_t t = 1000 * MS;
+	const struct st_task_rec *rec;
+	uint32_t u0;
+
+	engine_wakeup(f->e, t, 7, 120, 2, "busy", false);
+	engine_switch(f->e, t, 2, 0, 120, 0, "swapper", 7, 120, "busy");
+	t += 100 * PERIOD;
+	engine_switch(f->e, t, 2, 7, 120, 1, "busy", 0, 120, "swapper");
+	rec = task_at(f, t, 7);
+	u0 = rec->util_avg;
+	assert_true(fabs(u0 - 1024 * (1 - pow(Y, 100))) <= 4);
+	rec = task_at(f, t + 32 * PERIOD, 7);
+	assert_true(labs((long)rec->util_avg - (long)u0 / 2) <= 2);
+	/* The CPU's blocked util decays with it. */
+	assert_true(labs((long)f->in.cpus[2].cfs_util - (long)u0 / 2) <= 4);
+}
+
+/* Migrating, a task takes its util along: off one CPU, onto the other. */
+static void migrating_task_carries_its_load(void **state)
+{
+	struct fixture *f = *state;
+	uint64_t t = 1000 * MS;
+	const struct st_task_rec *rec;
+	uint32_t u0, cpu1_before;
+
+	engine_wakeup(f->e, t, 9, 120, 1, "mover", false);
+	engine_switch(f->e, t, 1, 0, 120, 0, "swapper", 9, 120, "mover");
+	t += 64 * PERIOD;
+	engine_switch(f->e, t, 1, 9, 120, 1, "mover", 0, 120, "swapper");
+	rec = task_at(f, t, 9);
+	u0 = rec->util_avg;
+	cpu1_before = f->in.cpus[1].cfs_util;
+	assert_true(u0 > 700);
+	assert_true(cpu1_before >= u0 - 2);
+	t += MS;
+	engine_migrate(f->e, t, 9, 120, 1, 2, "mover");
+	engine_wakeup(f->e, t, 9, 120, 2, "mover", false);
+	rec = task_at(f, t, 9);
+	assert_int_equal(rec->cpu, 2);
+	assert_int_equal(rec->nr_migrations, 1);
+	assert_int_equal(f->migrations, 1);
+	assert_true(rec->util_avg >= u0 * 0.95);
+	assert_true(f->in.cpus[2].cfs_util >= rec->util_avg - 2);
+	assert_true(f->in.cpus[1].cfs_util <= 8);
+}
+
+/*
+ * On a CPU of half the capacity, the same work takes twice as long, and
+ * counts half: PELT's clock runs at capacity while the CPU works.
+ */
+static void util_scaled_by_capacity(void **state)
+{
+	struct fixture *f = *state;
+	const struct st_task_rec *little, *big;
+	uint64_t end0, end1;
+	uint32_t ul;
+
+	/* 2 ms of big-CPU work every 16 ms: 4 ms on the LITTLE. */
+	/* One after the other: the engine refuses time going back. */
+	end0 = periodic(f, 0, 100, 1000 * MS, 4, 16, 60);
+	end1 = periodic(f, 1, 101, end0 + 16 * MS, 2, 16, 60);
+	little = task_at(f, end0, 100);
+	ul = little->util_avg;
+	big = task_at(f, end1, 101);
+	print_message("# LITTLE %u, big %u\n", ul, big->util_avg);
+	assert_true(fabs((double)ul - big->util_avg) <= 0.1 * big->util_avg);
+}
+
+/* Tasks gone: the exit hook gets the final record, the table forgets it. */
+static void exit_hands_over_final_record(void **state)
+{
+	struct fixture *f = *state;
+	uint64_t t = 1000 * MS;
+
+	engine_wakeup(f->e, t, 77, 120, 1, "brief", true);
+	engine_switch(f->e, t, 1, 0, 120, 0, "swapper", 77, 120, "brief");
+	engine_exit(f->e, t + 3 * MS, 77, "brief");
+	engine_switch(f->e, t + 3 * MS, 1, 77, 120, 0x10, "brief", 0, 120,
+		      "swapper");
+	assert_int_equal(f->exits, 1);
+	assert_null(task_at(f, t + 4 * MS, 77));
+}
+
+/* A switch the trace lacks is made up from the next event's current pid. */
+static void missing_switch_is_inferred(void **state)
+{
+	struct fixture *f = *state;
+	uint64_t t = 1000 * MS;
+	const struct st_task_rec *rec;
+
+	engine_wakeup(f->e, t, 5, 120, 1, "hidden", false);
+	engine_switch(f->e, t, 1, 0, 120, 0, "swapper", 5, 120, "hidden");
+	/* Its switch out is not in the trace; idle records an event. */
+	engine_current(f->e, t + 10 * MS, 1, 0);
+	rec = task_at(f, t + 10 * MS, 5);
+	assert_int_equal(rec->on_cpu, 0);
+	assert_int_equal(rec->sum_exec_runtime, 10 * MS);
+	assert_int_equal(engine_implicit_switches(f->e), 1);
+}
+
+/* The switch away from an exited task is its last; no error, no new task. */
+static void switch_after_exit(void **state)
+{
+	struct fixture *f = *state;
+	uint64_t t = 1000 * MS;
+
+	engine_wakeup(f->e, t, 88, 120, 1, "gone", false);
+	engine_switch(f->e, t, 1, 0, 120, 0, "swapper", 88, 120, "gone");
+	assert_int_equal(engine_exit(f->e, t + MS, 88, "gone"), 0);
+	assert_int_equal(engine_switch(f->e, t + 2 * MS, 1, 88, 120, 0x10, "gone",
+				       0, 120, "swapper"), 0);
+	assert_null(task_at(f, t + 3 * MS, 88));
+}
+
+/*
+ * A CPU whose switches away from idle are missing from the trace: a task
+ * woken onto it idle runs (and accrues util) from its wakeup, as if the
+ * switch had been recorded, though only its switch out shows it.
+ */
+static void dropped_idle_switches_are_dated_back(void **state)
+{
+	struct fixture *f = *state;
+	uint64_t t = 1000 * MS;
+	const struct st_task_rec *rec;
+
+	/* Idle to "first" unrecorded; its own switch out shows it. */
+	engine_switch(f->e, t, 1, 3, 120, 1, "other", 0, 120, "swapper");
+	engine_wakeup(f->e, t + MS, 60, 120, 1, "first", false);
+	engine_switch(f->e, t + 5 * MS, 1, 60, 120, 1, "first", 0, 120, "swapper");
+	rec = task_at(f, t + 5 * MS, 60);
+	assert_int_equal(rec->sum_exec_runtime, 4 * MS);
+	/* Another task woken meanwhile moves the CPU's clock on. */
+	for (int i = 1; i <= 40; i++) {
+		uint64_t w = t + i * 16 * PERIOD;
+
+		engine_wakeup(f->e, w, 60, 120, 1, "first", false);
+		engine_wakeup(f->e, w + 2 * PERIOD, 61, 120, 1, "second", false);
+		engine_switch(f->e, w + 8 * PERIOD, 1, 60, 120, 1, "first", 61, 120,
+			      "second");
+		engine_switch(f->e, w + 8 * PERIOD, 1, 61, 120, 1, "second", 0, 120,
+			      "swapper");
+	}
+	rec = task_at(f, t + 40 * 16 * PERIOD + 8 * PERIOD, 60);
+	assert_int_equal(rec->sum_exec_runtime, 4 * MS + 40 * 8 * PERIOD);
+	/* The periodic steady state at the end of a run (see above): 556. */
+	assert_true(fabs(rec->util_avg - 556.3) <= 1024 * 0.02);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(running_entity_follows_closed_form),
+		cmocka_unit_test(update_instants_do_not_matter),
+		cmocka_unit_test(load_sum_peaks_at_load_avg_max),
+		cmocka_unit_test(blocked_entity_halves_in_32ms),
+		cmocka_unit_test(load_weighted_by_nice),
+		cmocka_unit_test_setup_teardown(periodic_task_steady_state, setup, teardown),
+		cmocka_unit_test_setup_teardown(sleeping_task_halves, setup, teardown),
+		cmocka_unit_test_setup_teardown(migrating_task_carries_its_load, setup, teardown),
+		cmocka_unit_test_setup_teardown(util_scaled_by_capacity, setup, teardown),
+		cmocka_unit_test_setup_teardown(exit_hands_over_final_record, setup, teardown),
+		cmocka_unit_test_setup_teardown(missing_switch_is_inferred, setup, teardown),
+		cmocka_unit_test_setup_teardown(switch_after_exit, setup, teardown),
+		cmocka_unit_test_setup_teardown(dropped_idle_switches_are_dated_back, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
