@@ -48,6 +48,13 @@ struct ecpu {
 	uint64_t idle_wake_ts;
 	uint64_t curr_since;		/* the last switch */
 	/*
+	 * Time the task clock lost to steal and interrupts (from
+	 * sched_stat_runtime): all of it, the part the PELT clock has yet
+	 * to skip, and when curr's run time was last accounted.
+	 */
+	uint64_t lag, lag_pending;
+	uint64_t accounted_at;
+	/*
 	 * Its switches away from idle have gone missing from the trace
 	 * before (the 6.18 test VM's second CPU): a snapshot taken while it
 	 * looks idle with a task woken onto it shows that task running.
@@ -204,8 +211,17 @@ static void advance_clock(struct ecpu *c, uint64_t ts)
 	d = ts - c->clock;
 	c->clock = ts;
 	if (c->curr == 0) {
-		c->pelt = ts;
+		/* The task clock, which lags trace time by what was lost. */
+		if (ts - c->lag > c->pelt)
+			c->pelt = ts - c->lag;
+		c->lag_pending = 0;
 		return;
+	}
+	if (c->lag_pending) {
+		uint64_t skip = d < c->lag_pending ? d : c->lag_pending;
+
+		d -= skip;
+		c->lag_pending -= skip;
 	}
 	if (c->st.freq_khz && c->max_khz && c->st.freq_khz < c->max_khz)
 		d = d * c->st.freq_khz / c->max_khz;
@@ -509,6 +525,25 @@ int engine_switch(struct engine *e, uint64_t ts, int cpu,
 		return err;
 	return do_switch(e, check_time(e, ts), c, cpu, prev_pid, prev_prio,
 			 prev_state, prev_comm, next_pid, next_prio, next_comm);
+}
+
+void engine_runtime(struct engine *e, uint64_t ts, int cpu, int32_t pid,
+		    uint64_t runtime_ns)
+{
+	struct ecpu *c = cpu_at(e, cpu);
+	uint64_t since, wall;
+
+	if (!c || c->curr != pid || pid <= 0)
+		return;
+	since = c->accounted_at > c->curr_since ? c->accounted_at : c->curr_since;
+	c->accounted_at = ts;
+	if (ts <= since)
+		return;
+	wall = ts - since;
+	if (runtime_ns < wall) {
+		c->lag += wall - runtime_ns;
+		c->lag_pending += wall - runtime_ns;
+	}
 }
 
 int engine_current(struct engine *e, uint64_t ts, int cpu, int32_t pid)

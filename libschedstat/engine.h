@@ -49,6 +49,15 @@ int engine_new(struct engine **out, const struct schedstat_topology *topo,
 void engine_free(struct engine *e);
 int engine_seed(struct engine *e, const struct engine_seed *seed, uint64_t ts);
 
+/*
+ * sched:sched_stat_runtime: @pid ran @runtime_ns of the task clock since
+ * it was last accounted. Where that is less than the trace time that went
+ * by, the hypervisor (steal) or interrupts took the rest, which the kernel's
+ * PELT clock skips: the engine's does too from then on.
+ */
+void engine_runtime(struct engine *e, uint64_t ts, int cpu, int32_t pid,
+		    uint64_t runtime_ns);
+
 /* sched:sched_switch. @prev_state as the event reports it (0x100: preempted). */
 int engine_switch(struct engine *e, uint64_t ts, int cpu,
 		  int32_t prev_pid, int32_t prev_prio, uint64_t prev_state,

@@ -13,6 +13,7 @@
 enum ev_kind {
 	EV_SWITCH, EV_WAKING, EV_WAKEUP, EV_WAKEUP_NEW, EV_MIGRATE, EV_EXIT,
 	EV_FREQ, EV_IDLE, EV_HP_ENTER, EV_HP_MULTI_ENTER, EV_HP_EXIT,
+	EV_STAT_RUNTIME,
 	/* EAS-era kernels and vendor modules: the kernel's own PELT values. */
 	EV_PELT_SE, EV_PELT_CFS, EV_LOAD_SE, EV_LOAD_AVG_TASK, EV_LOAD_AVG_CPU,
 	EV_LOAD_CFS_RQ, NR_EV_KINDS,
@@ -30,6 +31,7 @@ const struct sched_event_name sched_event_names[] = {
 	[EV_HP_ENTER] = { "cpuhp", "cpuhp_enter" },
 	[EV_HP_MULTI_ENTER] = { "cpuhp", "cpuhp_multi_enter" },
 	[EV_HP_EXIT] = { "cpuhp", "cpuhp_exit" },
+	[EV_STAT_RUNTIME] = { "sched", "sched_stat_runtime" },
 	[EV_PELT_SE] = { "sched", "sched_pelt_se" },
 	[EV_PELT_CFS] = { "sched", "sched_pelt_cfs" },
 	[EV_LOAD_SE] = { "sched", "sched_load_se" },
@@ -66,6 +68,7 @@ static const char *const field_names[NR_EV_KINDS][NR_F] = {
 	[EV_HP_ENTER] = { "cpu", "target" },
 	[EV_HP_MULTI_ENTER] = { "cpu", "target" },
 	[EV_HP_EXIT] = { "cpu", "state" },
+	[EV_STAT_RUNTIME] = { "pid", "runtime" },
 };
 
 /* Vendor PELT events: first of each list that the format has. */
@@ -284,6 +287,10 @@ int sched_events_handle(struct sched_events *se, struct tep_record *rec)
 		return 0;
 	case EV_HP_EXIT:
 		engine_hotplug(e, ts, num(ef->f[F_A], rec), 0, false);
+		return 0;
+	case EV_STAT_RUNTIME:
+		engine_runtime(e, ts, rec->cpu, num(ef->f[F_A], rec),
+			       num(ef->f[F_B], rec));
 		return 0;
 	default:
 		/* Kernel PELT: a task's entity when it names a pid. */

@@ -372,7 +372,7 @@ int cmd_convert(int argc, char **argv)
 	/* Opening the output truncates it: it must not be what we read. */
 	if (strcmp(out, "-") && same_file(in, out))
 		return cli_usage_error("convert", "the recording and -o name the same file");
-	fd = open_recording(in, &rec);
+	fd = open_recording(in, 0, &rec);
 	if (fd < 0)
 		return EXIT_FAIL;
 	f = strcmp(out, "-") ? fopen(out, "w") : stdout;

@@ -29,6 +29,7 @@ struct csv_opts {
 	size_t nr_pids;
 	const char *comm;
 	bool exact_wakeups;
+	bool interval_set;		/* -i given (a trace file's pace) */
 	const char *from;		/* a recording to read instead */
 	const char *record;		/* a recording to make alongside */
 	enum schedstat_source source;
@@ -136,6 +137,7 @@ static int parse_csv_opts(int argc, char **argv, struct csv_opts *o)
 		case 'i':
 			if (parse_ulong(optarg, 10, 3600000, &o->interval_ms))
 				return cli_usage_error("csv", "bad interval '%s': milliseconds, 10 to 3600000", optarg);
+			o->interval_set = true;
 			break;
 		case 'd':
 			if (parse_seconds(optarg, &seconds))
@@ -350,7 +352,7 @@ static int run_from(struct csv_run *r)
 	size_t bad = 0, n;
 	int fd, err, ret = EXIT_FAIL;
 
-	fd = open_recording(r->o->from, &rec);
+	fd = open_recording(r->o->from, r->o->interval_set ? r->o->interval_ms : 0, &rec);
 	if (fd < 0)
 		return EXIT_FAIL;
 	schedstat_recording_info(rec, &info);

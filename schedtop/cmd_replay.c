@@ -321,7 +321,7 @@ int cmd_replay(int argc, char **argv)
 	}
 	if (optind != argc - 1)
 		return cli_usage_error("replay", "give one recording");
-	fd = open_recording(argv[optind], &rp.rec);
+	fd = open_recording(argv[optind], 0, &rp.rec);
 	if (fd < 0)
 		return EXIT_FAIL;
 	schedstat_recording_info(rp.rec, &rp.info);

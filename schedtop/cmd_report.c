@@ -414,7 +414,7 @@ int cmd_report(int argc, char **argv)
 	}
 	if (optind != argc - 1)
 		return cli_usage_error("report", "give one recording");
-	fd = open_recording(argv[optind], &rec);
+	fd = open_recording(argv[optind], 0, &rec);
 	if (fd < 0)
 		return EXIT_FAIL;
 	ret = report(argv[optind], rec, top);

@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -147,13 +148,86 @@ out:
 	return ret;
 }
 
-int open_recording(const char *path, struct schedstat_recording **rec)
+/* trace-cmd's files start with its magic and "tracing". */
+static bool is_trace_dat(int fd)
+{
+	static const char magic[] = "\x17\x08\x44tracing";
+	char buf[sizeof(magic) - 1];
+
+	return pread(fd, buf, sizeof(buf), 0) == (ssize_t)sizeof(buf) &&
+	       !memcmp(buf, magic, sizeof(buf));
+}
+
+/*
+ * A trace-cmd file, run through the trace-file session (the model and the
+ * PELT engine, as --trace does) into a recording in memory: whatever reads
+ * recordings reads trace.dat alike. Returns the recording's descriptor or
+ * -1 after saying why not.
+ */
+static int record_trace(const char *path, unsigned long interval_ms)
+{
+	struct schedstat_session_opts sopts = {
+		.trace_file = path,
+		.trace_interval_ns = interval_ms * 1000000ULL,
+	};
+	struct recording_out o = { .fd = -1, .path = path };
+	struct schedstat_session *s = NULL;
+	char interval[24];
+	const char *meta[] = {
+		"schedtop", SCHEDTOP_VERSION, "source", "trace-cmd",
+		"trace_file", path, "interval_ms", interval, NULL,
+	};
+	int fd, err, close_err;
+
+	fd = memfd_create("schedtop-trace", MFD_CLOEXEC);
+	if (fd < 0) {
+		cli_error("%s: %s", path, strerror(errno));
+		return -1;
+	}
+	snprintf(interval, sizeof(interval), "%lu", interval_ms);
+	sopts.on_event = recording_out_event;
+	sopts.event_ctx = &o;
+	err = cli_session_open(&s, &sopts);
+	if (!err) {
+		o.topo = schedstat_session_topology(s);
+		err = schedstat_recorder_open(&o.rec, fd, o.topo, meta);
+	}
+	while (!err) {
+		struct schedstat_snapshot *snap;
+
+		err = schedstat_session_sample(s, &snap);
+		if (err)
+			break;
+		err = o.err ? o.err : schedstat_recorder_add_sample(o.rec, snap);
+		schedstat_snapshot_free(snap);
+	}
+	if (err == -ENODATA)
+		err = 0;
+	close_err = schedstat_recorder_close(o.rec);
+	schedstat_session_close(s);
+	err = err ? err : close_err;
+	if (err) {
+		cli_error("%s: %s", path, schedstat_strerror(err));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+int open_recording(const char *path, unsigned long trace_interval_ms,
+		   struct schedstat_recording **rec)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
 
 	if (fd < 0) {
 		cli_error("cannot read %s: %s", path, strerror(errno));
 		return -1;
+	}
+	if (is_trace_dat(fd)) {
+		close(fd);
+		fd = record_trace(path, trace_interval_ms ? trace_interval_ms : 100);
+		if (fd < 0)
+			return -1;
 	}
 	err = schedstat_recording_open(rec, fd);
 	if (err) {

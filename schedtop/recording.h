@@ -44,9 +44,12 @@ int recording_out_close(struct recording_out *o);
 
 /*
  * Opens @path as a recording; returns its descriptor (close it after the
- * recording) or -1 after saying why not.
+ * recording) or -1 after saying why not. A trace-cmd file (trace.dat) is
+ * turned into a recording in memory first, sampled every
+ * @trace_interval_ms of trace time (0: 100 ms).
  */
-int open_recording(const char *path, struct schedstat_recording **rec);
+int open_recording(const char *path, unsigned long trace_interval_ms,
+		   struct schedstat_recording **rec);
 /* A line on standard error when the recording is incomplete or damaged. */
 void recording_warn_lost(const char *path,
 			 const struct schedstat_recording_info *info);

@@ -378,6 +378,30 @@ static void dropped_idle_switches_are_dated_back(void **state)
 	assert_true(fabs(rec->util_avg - 556.3) <= 1024 * 0.02);
 }
 
+/*
+ * Steal: a task on the CPU for 32 ms of trace time that sched_stat_runtime
+ * says ran 16 ms of it (the hypervisor took the rest) accrues what 16 ms of
+ * running gives, as the kernel's PELT clock skips stolen time. Without the
+ * correction it would be 1024 (1 - y^31), about half again as much.
+ */
+static void stolen_time_does_not_count(void **state)
+{
+	struct fixture *f = *state;
+	const struct st_task_rec *rec;
+	uint64_t t = 1000 * MS;
+	double want = 1024 * (1 - pow(Y, 16 * MS / PERIOD));
+
+	assert_int_equal(engine_wakeup(f->e, t, 70, 120, 1, "stolen", false), 0);
+	assert_int_equal(engine_switch(f->e, t, 1, 0, 120, 0, "swapper", 70, 120,
+				       "stolen"), 0);
+	/* The task clock moved 4 ms in each 8 ms of trace time. */
+	for (int i = 1; i <= 4; i++)
+		engine_runtime(f->e, t + i * 8 * MS, 1, 70, 4 * MS);
+	rec = task_at(f, t + 32 * MS, 70);
+	print_message("# util %u after 16 of 32 ms (want %.0f)\n", rec->util_avg, want);
+	assert_true(fabs(rec->util_avg - want) <= 0.03 * 1024);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -394,6 +418,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(missing_switch_is_inferred, setup, teardown),
 		cmocka_unit_test_setup_teardown(switch_after_exit, setup, teardown),
 		cmocka_unit_test_setup_teardown(dropped_idle_switches_are_dated_back, setup, teardown),
+		cmocka_unit_test_setup_teardown(stolen_time_does_not_count, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
