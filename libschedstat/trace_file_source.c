@@ -13,6 +13,7 @@
 #include <trace-cmd.h>
 
 #include "model.h"
+#include "engine_sink.h"
 #include "sched_events.h"
 #include "source.h"
 
@@ -23,53 +24,15 @@ struct trace_file_source {
 	struct sched_events *events;
 	struct engine *engine;
 	struct schedstat_topology *topo;
-	struct model *model;
-	schedstat_event_fn on_event;
-	void *event_ctx;
+	struct engine_sink sink;	/* exits and migrations */
 	int nr_trace_cpus;
 	struct tep_record **next;	/* per trace CPU, NULL at its end */
 	uint64_t now;			/* trace time sampled up to */
 	uint64_t interval;
 	uint32_t avail;
-	int cb_err;
 	bool done;
 	const char *attached[2];
 };
-
-static void deliver(struct trace_file_source *s, struct schedstat_event *ev,
-		    const struct st_task_rec *rec, uint64_t ts, int cpu)
-{
-	ev->ts_ns = ts;
-	ev->cpu = cpu;
-	ev->pid = rec->pid;
-	ev->tgid = rec->tgid;
-	schedstat_comm_sanitize(ev->comm, rec->comm, sizeof(ev->comm));
-	if (s->on_event)
-		s->on_event(ev, s->event_ctx);
-}
-
-static void on_exit_rec(void *ctx, const struct st_task_rec *rec, uint64_t ts)
-{
-	struct trace_file_source *s = ctx;
-	struct schedstat_event ev = { .type = SCHEDSTAT_EV_EXIT };
-
-	if (model_add_exit(s->model, rec))
-		s->cb_err = -ENOMEM;
-	deliver(s, &ev, rec, ts, rec->cpu);
-}
-
-static void on_migrate(void *ctx, const struct st_task_rec *rec, int32_t orig,
-		       int32_t dest, uint64_t ts)
-{
-	struct trace_file_source *s = ctx;
-	struct schedstat_event ev = { .type = SCHEDSTAT_EV_MIGRATE };
-
-	if (model_add_migration(s->model, rec->pid, orig, dest))
-		s->cb_err = -ENOMEM;
-	ev.orig_cpu = orig;
-	ev.dest_cpu = dest;
-	deliver(s, &ev, rec, ts, dest);
-}
 
 /* The trace CPU whose next record is the earliest, or -1 at the end. */
 static int earliest(const struct trace_file_source *s)
@@ -94,13 +57,10 @@ static int feed_until(struct trace_file_source *s, uint64_t until)
 		err = sched_events_handle(s->events, rec);
 		tracecmd_free_record(rec);
 		s->next[cpu] = tracecmd_read_data(s->buffer, cpu);
+		if (!err)
+			err = engine_sink_take_error(&s->sink);
 		if (err)
 			return err;
-		if (s->cb_err) {
-			err = s->cb_err;
-			s->cb_err = 0;
-			return err;
-		}
 	}
 	return 0;
 }
@@ -129,7 +89,7 @@ static int trace_file_sample(void *src, struct schedstat_snapshot **out)
 	topology_cpus(s->topo, &online);
 	in.online = &online;
 	in.avail = s->avail;
-	return model_update(s->model, &in, out);
+	return model_update(s->sink.model, &in, out);
 }
 
 /* Events are consumed at each sample: nothing to poll. */
@@ -172,7 +132,7 @@ static void trace_file_close(void *src)
 	if (s->handle)
 		tracecmd_close(s->handle);
 	engine_free(s->engine);
-	model_free(s->model);
+	model_free(s->sink.model);
 	schedstat_topology_free(s->topo);
 	free(s);
 }
@@ -214,7 +174,7 @@ static int pick_buffer(struct trace_file_source *s)
 
 static int trace_file_open(void **out, const struct schedstat_session_opts *opts)
 {
-	struct engine_hooks hooks = { .exit = on_exit_rec, .migrate = on_migrate };
+	struct engine_hooks hooks = {};
 	struct schedstat_snapshot *none;
 	struct trace_file_source *s;
 	int first, err;
@@ -223,8 +183,8 @@ static int trace_file_open(void **out, const struct schedstat_session_opts *opts
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
-	s->on_event = opts->on_event;
-	s->event_ctx = opts->event_ctx;
+	s->sink.on_event = opts->on_event;
+	s->sink.event_ctx = opts->event_ctx;
 	s->interval = opts->trace_interval_ns ? opts->trace_interval_ns :
 		      1000000000ULL;
 	s->attached[0] = opts->trace_file;
@@ -246,7 +206,7 @@ static int trace_file_open(void **out, const struct schedstat_session_opts *opts
 	else
 		err = schedstat_topology_detect(&s->topo, opts->sysfs_root);
 	if (!err)
-		err = model_new(&s->model, s->topo);
+		err = model_new(&s->sink.model, s->topo);
 	if (!err)
 		err = engine_new(&s->engine, s->topo, &hooks);
 	if (!err)

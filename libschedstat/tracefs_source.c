@@ -18,6 +18,7 @@
 #include <tracefs.h>
 
 #include "model.h"
+#include "engine_sink.h"
 #include "sched_events.h"
 #include "source.h"
 
@@ -37,9 +38,7 @@ struct tracefs_source {
 	struct sched_events *events;
 	struct engine *engine;
 	struct schedstat_topology *topo;
-	struct model *model;
-	schedstat_event_fn on_event;
-	void *event_ctx;
+	struct engine_sink sink;	/* exits and migrations */
 	int nr_cpus;
 	int timerfd;
 	int cb_err;
@@ -55,41 +54,6 @@ struct tracefs_source {
 };
 
 static const char *const systems[] = { "sched", "power", "cpuhp", NULL };
-
-static void deliver(struct tracefs_source *s, struct schedstat_event *ev,
-		    const struct st_task_rec *rec, uint64_t ts, int cpu)
-{
-	ev->ts_ns = ts;
-	ev->cpu = cpu;
-	ev->pid = rec->pid;
-	ev->tgid = rec->tgid;
-	schedstat_comm_sanitize(ev->comm, rec->comm, sizeof(ev->comm));
-	if (s->on_event)
-		s->on_event(ev, s->event_ctx);
-}
-
-static void on_exit_rec(void *ctx, const struct st_task_rec *rec, uint64_t ts)
-{
-	struct tracefs_source *s = ctx;
-	struct schedstat_event ev = { .type = SCHEDSTAT_EV_EXIT };
-
-	if (model_add_exit(s->model, rec))
-		s->cb_err = -ENOMEM;
-	deliver(s, &ev, rec, ts, rec->cpu);
-}
-
-static void on_migrate(void *ctx, const struct st_task_rec *rec, int32_t orig,
-		       int32_t dest, uint64_t ts)
-{
-	struct tracefs_source *s = ctx;
-	struct schedstat_event ev = { .type = SCHEDSTAT_EV_MIGRATE };
-
-	if (model_add_migration(s->model, rec->pid, orig, dest))
-		s->cb_err = -ENOMEM;
-	ev.orig_cpu = orig;
-	ev.dest_cpu = dest;
-	deliver(s, &ev, rec, ts, dest);
-}
 
 /* Tgid from /proc/PID/status; 0 when the thread is gone already. */
 static int32_t proc_tgid(void *ctx, int32_t pid)
@@ -180,6 +144,8 @@ static int drain_until(struct tracefs_source *s, uint64_t upto)
 		};
 
 		err = sched_events_handle(s->events, &rec);
+		if (!err)
+			err = engine_sink_take_error(&s->sink);
 	}
 	/* Compact what waits; its data moves to the front. */
 	for (size_t i = done; i < s->nr_held; i++) {
@@ -411,7 +377,7 @@ static int tracefs_source_sample(void *src, struct schedstat_snapshot **out)
 		topology_cpus(s->topo, &online);
 	in.online = &online;
 	in.avail = s->avail;
-	return model_update(s->model, &in, out);
+	return model_update(s->sink.model, &in, out);
 }
 
 static int tracefs_source_poll(void *src)
@@ -465,7 +431,7 @@ static void tracefs_source_close(void *src)
 	sched_events_free(s->events);
 	tep_free(s->tep);
 	engine_free(s->engine);
-	model_free(s->model);
+	model_free(s->sink.model);
 	schedstat_topology_free(s->topo);
 	free(s);
 }
@@ -476,9 +442,7 @@ static int tracefs_source_open(void **out, const struct schedstat_session_opts *
 		.it_interval = { 0, DRAIN_MS * 1000000L },
 		.it_value = { 0, DRAIN_MS * 1000000L },
 	};
-	struct engine_hooks hooks = {
-		.exit = on_exit_rec, .migrate = on_migrate, .tgid = proc_tgid,
-	};
+	struct engine_hooks hooks = { .tgid = proc_tgid };
 	struct schedstat_snapshot *none;
 	struct tracefs_source *s;
 	char kb[32];
@@ -489,9 +453,9 @@ static int tracefs_source_open(void **out, const struct schedstat_session_opts *
 	if (!s)
 		return -ENOMEM;
 	s->timerfd = -1;
-	s->on_event = opts->on_event;
-	s->event_ctx = opts->event_ctx;
-	hooks.ctx = s;
+	s->sink.on_event = opts->on_event;
+	s->sink.event_ctx = opts->event_ctx;
+	engine_sink_hooks(&s->sink, &hooks);
 	if (opts->topology)
 		err = schedstat_topology_parse(&s->topo, opts->topology,
 					       opts->sysfs_root);
@@ -500,7 +464,7 @@ static int tracefs_source_open(void **out, const struct schedstat_session_opts *
 	if (err)
 		goto cleanup;
 	s->nr_cpus = schedstat_topology_nr_cpus(s->topo);
-	err = model_new(&s->model, s->topo);
+	err = model_new(&s->sink.model, s->topo);
 	if (!err)
 		err = engine_new(&s->engine, s->topo, &hooks);
 	if (err)

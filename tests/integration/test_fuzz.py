@@ -15,6 +15,7 @@ from harness import SRC, Skip, check, run, test
 
 FUZZER = os.path.join(SRC, "build", "fuzz", "fuzz_recording")
 CORPUS = os.path.join(SRC, "tests", "fuzz", "corpus")
+KEEP = tempfile.gettempdir()
 
 
 @test
@@ -32,9 +33,13 @@ def recording_reader_survives_fuzzing():
                            capture_output=True, timeout=seconds + 120)
         log = r.stderr.decode(errors="replace")
         crashes = [f for f in os.listdir(work) if f != "corpus"]
+        # Keep what it found: the work directory goes, the finding must not.
+        for name in crashes:
+            shutil.copy(os.path.join(work, name), os.path.join(KEEP, name))
+            print("# kept %s: rerun with %s %s" % (name, FUZZER, os.path.join(KEEP, name)))
         check(r.returncode == 0 and not crashes,
               "fuzzer found a problem (exit %d, %s):\n%s" %
-              (r.returncode, crashes, log[-3000:]))
+              (r.returncode, crashes, log[log.find("ERROR"):][:3000] or log[-3000:]))
         done = re.search(r"Done (\d+) runs", log)
         cov = re.findall(r"cov: (\d+)", log)
         check(done and int(done.group(1)) > 1000, "fuzzer barely ran:\n" + log[-1000:])
