@@ -705,7 +705,8 @@ int rec_decode_sample(struct rec_codec *cx, struct rec_cur *c,
 			void *row = rows + i * rk->size;
 
 			if (rk->by_pid) {
-				pid += (int32_t)rec_get_svar(c);
+				/* Unsigned: a damaged delta must not overflow. */
+				pid = (int32_t)((uint32_t)pid + (uint32_t)rec_get_svar(c));
 				((struct schedstat_task *)row)->pid = pid;
 			}
 			decode_row(c, rk, row, row_ref(rk, prev, i, row, &pos, zero));

@@ -185,6 +185,8 @@ static uint64_t resync(struct schedstat_recording *r, uint64_t off)
 		if (!p)
 			break;
 		off = p - r->map;
+		if (off + REC_CHUNK_HDR_LEN > r->size)
+			break;
 		if (rec_chunk_hdr_decode(p, &h) ||
 		    r->size - off - REC_CHUNK_HDR_LEN < h.stored_len)
 			continue;
