@@ -8,6 +8,8 @@ directory, and getprop, the shell uid and su are simulated (see the fake's
 docstring). The adb server runs on a private port with a private HOME and
 is killed at the end.
 """
+import csv
+import io
 import os
 import re
 import shutil
@@ -183,12 +185,15 @@ def push_copies_the_binary_for_the_abi():
 @test
 def arm64_phone_gets_the_static_arm64_build():
     """An arm64-v8a stand-in that runs aarch64 binaries through qemu-user:
-    push picks build-arm64/schedtop, it runs there, and a schedtop that
-    fails on the device (qemu-user has no bpf()) is reported with its own
-    message and a failing exit status, nothing in the CSV."""
-    if not os.path.exists(ARM_BIN) or not shutil.which("qemu-aarch64-static"):
-        raise Skip("no build-arm64/schedtop or qemu-aarch64-static "
-                   "(make ARCH=arm64; scripts/install-deps --arm64)")
+    push picks build-arm64/schedtop and it runs there. qemu-user has no
+    bpf(): by default schedtop falls back to tracefs and the CSV arrives,
+    marked estimated; with --source=bpf the failure is reported with
+    schedtop's own message and a failing exit status, nothing in the CSV."""
+    if not shutil.which("qemu-aarch64-static") or not shutil.which("aarch64-linux-gnu-gcc"):
+        raise Skip("not installed: qemu-user-static, gcc-aarch64-linux-gnu "
+                   "(scripts/install-deps --arm64)")
+    b = subprocess.run(["make", "-s", "-C", SRC, "ARCH=arm64"], capture_output=True)
+    check(b.returncode == 0, "make ARCH=arm64 failed:\n" + b.stderr.decode()[-2000:])
     e, _ = setup()
     arm = e.phone("arm64q", "--abi", "arm64-v8a", "--qemu",
                   shutil.which("qemu-aarch64-static"))
@@ -207,8 +212,17 @@ def arm64_phone_gets_the_static_arm64_build():
         check("schedtop  /data/local/tmp/schedtop: %s" % version in r.stdout,
               "check: %r" % r.stdout)
         out = os.path.join(e.top, "arm.csv")
-        r = e.helper("-s", arm.serial, "csv", "-o", out, "--", "-n", "1")
-        check(r.returncode == 1, "csv without bpf(): exit %d" % r.returncode)
+        r = e.helper("-s", arm.serial, "csv", "-o", out, "--", "-n", "2", "-i", "200",
+                     "-t", "cpu")
+        check(r.returncode == 0, "csv through tracefs on the arm64 stand-in: exit %d: %s"
+              % (r.returncode, r.stderr))
+        with open(out, "rb") as f:
+            rows = list(csv.DictReader(io.StringIO(f.read().decode(), newline="")))
+        check(rows and all(x["pelt_estimated"] == "1" for x in rows),
+              "no estimated rows from the tracefs fallback: %r" % rows[:2])
+        r = e.helper("-s", arm.serial, "csv", "-o", out, "--", "-n", "1",
+                     "--source=bpf")
+        check(r.returncode == 1, "csv --source=bpf without bpf(): exit %d" % r.returncode)
         check(r.stderr.startswith("schedtop: ") and "BPF" in r.stderr,
               "schedtop's message is not shown: %r" % r.stderr)
         with open(out, "rb") as f:
