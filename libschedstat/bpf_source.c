@@ -578,11 +578,7 @@ static int bpf_source_open(struct bpf_source **out,
 	log_debug = opts->log_debug;
 	libbpf_set_print(libbpf_print);
 
-	if (opts->topology)
-		err = schedstat_topology_parse(&s->topo, opts->topology,
-					       opts->sysfs_root);
-	else
-		err = schedstat_topology_detect(&s->topo, opts->sysfs_root);
+	err = source_topology(opts, &s->topo);
 	if (err)
 		goto cleanup;
 	s->nr_cpus = schedstat_topology_nr_cpus(s->topo);

@@ -111,3 +111,11 @@ const char *const *schedstat_session_attached(const struct schedstat_session *s)
 {
 	return s->ops->attached(s->src);
 }
+
+int source_topology(const struct schedstat_session_opts *opts,
+		    struct schedstat_topology **topo)
+{
+	if (opts->topology)
+		return schedstat_topology_parse(topo, opts->topology, opts->sysfs_root);
+	return schedstat_topology_detect(topo, opts->sysfs_root);
+}

@@ -20,6 +20,10 @@ struct source_ops {
 	const char *const *(*attached)(const void *src);
 };
 
+/* The clusters @opts asks for: its --topology spec, else sysfs. */
+int source_topology(const struct schedstat_session_opts *opts,
+		    struct schedstat_topology **topo);
+
 extern const struct source_ops bpf_source_ops;
 extern const struct source_ops tracefs_source_ops;
 extern const struct source_ops trace_file_source_ops;

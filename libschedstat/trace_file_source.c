@@ -200,11 +200,7 @@ static int trace_file_open(void **out, const struct schedstat_session_opts *opts
 	 * The recording machine's topology is not in the file: --topology
 	 * says it, else this machine's is assumed.
 	 */
-	if (opts->topology)
-		err = schedstat_topology_parse(&s->topo, opts->topology,
-					       opts->sysfs_root);
-	else
-		err = schedstat_topology_detect(&s->topo, opts->sysfs_root);
+	err = source_topology(opts, &s->topo);
 	if (!err)
 		err = model_new(&s->sink.model, s->topo);
 	if (!err)

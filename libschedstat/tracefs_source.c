@@ -456,11 +456,7 @@ static int tracefs_source_open(void **out, const struct schedstat_session_opts *
 	s->sink.on_event = opts->on_event;
 	s->sink.event_ctx = opts->event_ctx;
 	engine_sink_hooks(&s->sink, &hooks);
-	if (opts->topology)
-		err = schedstat_topology_parse(&s->topo, opts->topology,
-					       opts->sysfs_root);
-	else
-		err = schedstat_topology_detect(&s->topo, opts->sysfs_root);
+	err = source_topology(opts, &s->topo);
 	if (err)
 		goto cleanup;
 	s->nr_cpus = schedstat_topology_nr_cpus(s->topo);

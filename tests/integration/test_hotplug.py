@@ -18,6 +18,18 @@ def set_online(on):
         f.write("1" if on else "0")
 
 
+def offline_cpu1_for_a_while():
+    """cpu1 goes offline 0.7 s from now, online 0.8 s later; 0.7 s more."""
+    try:
+        time.sleep(0.7)
+        set_online(False)
+        time.sleep(0.8)
+        set_online(True)
+        time.sleep(0.7)
+    finally:
+        set_online(True)
+
+
 def need_hotplug():
     if not os.path.exists(CPU1):
         raise Skip("cpu1 cannot be taken offline here")
@@ -30,13 +42,8 @@ def recording_keeps_hotplug_for_report_and_perfetto():
     rec, js = os.path.join(tmp, "hp.rec"), os.path.join(tmp, "hp.json")
     p = start_schedtop("record", "-q", "-o", rec, "-i", "100", "--topology", TOPO)
     try:
-        time.sleep(0.7)
-        set_online(False)
-        time.sleep(0.8)
-        set_online(True)
-        time.sleep(0.7)
+        offline_cpu1_for_a_while()
     finally:
-        set_online(True)
         p.send_signal(2)
     _, err = p.communicate(timeout=20)
     try:
@@ -66,13 +73,8 @@ def csv_shows_offline_and_times_the_operations():
     st = start_schedtop("csv", "-t", "cpu", "-i", "100", "--topology", TOPO)
     cl = start_schedtop("csv", "-t", "cluster", "-i", "100", "--topology", TOPO)
     try:
-        time.sleep(0.7)
-        set_online(False)
-        time.sleep(0.8)
-        set_online(True)
-        time.sleep(0.7)
+        offline_cpu1_for_a_while()
     finally:
-        set_online(True)
         for p in (st, cl):
             p.send_signal(2)
     out, err = st.communicate(timeout=20)
