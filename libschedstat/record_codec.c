@@ -494,26 +494,20 @@ static void decode_row(struct rec_cur *c, const struct row_kind *k, void *row,
 static const void *row_ref(const struct row_kind *k, const struct schedstat_snapshot *prev,
 			   size_t i, const void *row, size_t *pos, const void *zero)
 {
-	const char *rows;
+	const struct schedstat_task *tasks;
+	int32_t pid;
 	size_t nr;
 
 	if (!prev)
 		return zero;
-	rows = *snap_rows(prev, k);
 	nr = *snap_nr(prev, k);
 	if (!k->by_pid)
-		return i < nr ? rows + i * k->size : zero;
-	{
-		int32_t pid = ((const struct schedstat_task *)row)->pid;
-
-		while (*pos < nr && ((const struct schedstat_task *)
-				     (rows + *pos * k->size))->pid < pid)
-			(*pos)++;
-		if (*pos < nr && ((const struct schedstat_task *)
-				  (rows + *pos * k->size))->pid == pid)
-			return rows + (*pos)++ * k->size;
-	}
-	return zero;
+		return i < nr ? (const char *)*snap_rows(prev, k) + i * k->size : zero;
+	tasks = prev->tasks;
+	pid = ((const struct schedstat_task *)row)->pid;
+	while (*pos < nr && tasks[*pos].pid < pid)
+		(*pos)++;
+	return *pos < nr && tasks[*pos].pid == pid ? &tasks[(*pos)++] : zero;
 }
 
 /* Room for the largest row of any kind, for the all-zero reference. */
@@ -622,7 +616,6 @@ int rec_encode_sample(struct rec_codec *cx, struct rec_buf *b,
 		const struct row_kind *rk = &row_kinds[k];
 		const char *rows = *snap_rows(snap, rk);
 		size_t nr = *snap_nr(snap, rk), pos = 0;
-
 		int32_t pid = 0;
 
 		rec_put_uvar(b, nr);

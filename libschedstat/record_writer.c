@@ -278,11 +278,6 @@ int schedstat_recorder_add_sample(struct schedstat_recorder *r,
 	return 0;
 }
 
-uint64_t schedstat_recorder_bytes(const struct schedstat_recorder *r)
-{
-	return r->offset;
-}
-
 static int write_index(struct schedstat_recorder *r)
 {
 	struct rec_chunk_hdr h = { .type = REC_CHUNK_INDEX };

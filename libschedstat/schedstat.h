@@ -452,8 +452,6 @@ int schedstat_recorder_add_event(struct schedstat_recorder *r,
  */
 int schedstat_recorder_add_sample(struct schedstat_recorder *r,
 				  const struct schedstat_snapshot *snap);
-/* Bytes written so far. */
-uint64_t schedstat_recorder_bytes(const struct schedstat_recorder *r);
 /* Writes what is buffered, the index and the end marker; frees @r. */
 int schedstat_recorder_close(struct schedstat_recorder *r);
 

@@ -299,10 +299,6 @@ static int on_sample(const struct schedstat_snapshot *snap, void *ctx)
 	int err;
 
 	if (r->o->record) {
-		if (r->rec.err) {
-			cli_error("recording events: %s", schedstat_strerror(r->rec.err));
-			return EXIT_FAIL;
-		}
 		err = recording_out_sample(&r->rec, snap);
 		if (err)
 			return err;
@@ -441,6 +437,10 @@ int cmd_csv(int argc, char **argv)
 		sopts.event_ctx = &run.rec;
 	}
 	err = cli_session_open(&s, &sopts);
+	if (err && o.trace_file) {
+		cli_error("%s: %s", o.trace_file, schedstat_strerror(err));
+		goto cleanup;
+	}
 	if (err) {
 		cli_error("%s", schedstat_strerror(err));
 		goto cleanup;

@@ -51,13 +51,7 @@ static const struct option record_long_opts[] = {
 
 static int on_sample(const struct schedstat_snapshot *snap, void *ctx)
 {
-	struct recording_out *o = ctx;
-
-	if (o->err) {
-		cli_error("recording events: %s", schedstat_strerror(o->err));
-		return EXIT_FAIL;
-	}
-	return recording_out_sample(o, snap);
+	return recording_out_sample(ctx, snap);
 }
 
 int cmd_record(int argc, char **argv)

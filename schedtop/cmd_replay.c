@@ -166,13 +166,11 @@ static int act(struct replay *rp, enum view_action a)
 		return go_to(rp, rp->info.nr_samples - 1, -1);
 	case ACT_SEEK_BY:
 		by = v->seek_s * 1e9;
-		if (by < 0 && (uint64_t)-by > now - t0)
-			return go_to(rp, 0, 1);
-		return seek(rp, now + by, by < 0 ? -1 : 1);
+		/* Before the start is the start. */
+		return seek(rp, by < 0 && (uint64_t)-by > now - t0 ? t0 : now + by,
+			    by < 0 ? -1 : 1);
 	case ACT_SEEK_TO:
 		return seek(rp, t0 + (uint64_t)(v->seek_s * 1e9), 1);
-	case ACT_SPEED:
-		return 0;
 	default:
 		return 0;
 	}

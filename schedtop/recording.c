@@ -111,7 +111,8 @@ static void report_kept(struct recording_out *o, int err)
 int recording_out_sample(struct recording_out *o,
 			 const struct schedstat_snapshot *snap)
 {
-	int err = schedstat_recorder_add_sample(o->rec, snap);
+	/* An event that could not be kept fails the sample it belongs to. */
+	int err = o->err ? o->err : schedstat_recorder_add_sample(o->rec, snap);
 
 	if (err) {
 		report_kept(o, err);

@@ -294,6 +294,10 @@ def csv_from_trace_cmd_file():
         if os.path.exists(path):
             os.unlink(path)
     check(len(rows) >= 25, "only %d rows from a 3 s trace (%s)" % (len(rows), how))
+    bad = subprocess.run([BIN, "csv", "--trace", "/etc/hostname", "-n", "1"],
+                         capture_output=True, text=True, timeout=30)
+    check(bad.returncode == 1 and bad.stderr.startswith("schedtop: /etc/hostname: ") and
+          "not a trace-cmd recording" in bad.stderr, "bad trace file: %r" % bad.stderr)
     ts = [int(x["ts_ns"]) for x in rows]
     # A row per sample the task was alive in: 100 ms of trace time apart.
     check(all(b > a and (b - a) % 100_000_000 == 0 for a, b in zip(ts, ts[1:])),
