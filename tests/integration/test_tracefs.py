@@ -77,9 +77,11 @@ def fidelity_round(tasks, seconds=6):
         out, err = pair.communicate(timeout=30)
     check(pair.returncode == 0, "pelt_pair failed: %s" % err)
     t1 = mono_ns()
+    stolen = {c: steal_ns(c) - steal0[c] for c in cpus}
     for c in cpus:
         print("# cpu%d: %.1f ms stolen by the hypervisor in %.1f s" %
-              (c, (steal_ns(c) - steal0[c]) / 1e6, (t1 - t0) / 1e9))
+              (c, stolen[c] / 1e6, (t1 - t0) / 1e9))
+    failures = []
     rows = [line.split(",") for line in out.splitlines()]
     for name, (cpu, duty) in tasks.items():
         mine_rows = [r for r in rows if r[3] == name]
@@ -108,20 +110,44 @@ def fidelity_round(tasks, seconds=6):
               "included, uncorrected: MAE %.1f, max %d" %
               (name, cpu, duty, len(same), mae, mae / 10.24, worst,
                worst / 10.24, len(every), sum(every) / len(every), max(every)))
-        check(mae <= 0.02 * 1024, "%s: util_avg MAE %.1f > 2%% of 1024" % (name, mae))
-        check(worst <= 0.05 * 1024, "%s: util_avg max error %.1f > 5%% of 1024" %
-              (name, worst))
+        if mae > 0.02 * 1024:
+            failures.append("%s: util_avg MAE %.1f > 2%% of 1024" % (name, mae))
+        if worst > 0.05 * 1024:
+            failures.append("%s: util_avg max error %.1f > 5%% of 1024" % (name, worst))
+    if failures and max(stolen.values()) > NOISY_STEAL_NS:
+        raise Noisy("; ".join(failures))
+    check(not failures, "; ".join(failures))
+
+
+class Noisy(Exception):
+    """A round that failed while the hypervisor stole much time: the kernel's
+    own values were skewed too (its clock skips steal unevenly), so the
+    round proves nothing either way and is measured again."""
+
+
+# 100 ms stolen in a 6 s round: 1.6% of the time.
+NOISY_STEAL_NS = 100e6
+
+
+def fidelity(tasks, rounds=3):
+    for i in range(rounds):
+        try:
+            return fidelity_round(tasks)
+        except Noisy as e:
+            print("# round %d inconclusive under heavy steal, measured again: %s" %
+                  (i + 1, e))
+    raise AssertionError("every round had heavy steal; fidelity not measured")
 
 
 @test(root=True)
 def engine_matches_kernel_pelt_one_task_per_cpu():
-    fidelity_round({"duty20": (0, 0.20), "duty60": (1, 0.60)})
+    fidelity({"duty20": (0, 0.20), "duty60": (1, 0.60)})
 
 
 @test(root=True)
 def engine_matches_kernel_pelt_shared_cpu():
     # Two tasks on one CPU: waiting (runnable, not running) must not count.
-    fidelity_round({"duty25": (0, 0.25), "duty40": (1, 0.40), "duty30": (1, 0.30)})
+    fidelity({"duty25": (0, 0.25), "duty40": (1, 0.40), "duty30": (1, 0.30)})
 
 
 @test(root=True)
