@@ -172,8 +172,9 @@ $(OUT)/fuzz/fuzz_recording: tests/fuzz/fuzz_recording.c $(FUZZ_LIB_SRCS) $(wildc
 
 fuzz: $(OUT)/fuzz/fuzz_recording
 
+# tests/run tests the build in $(OUT), not build/.
 check: all unit fuzz
-	$(Q)tests/run
+	$(Q)SCHEDTOP_OUT=$(abspath $(OUT)) SCHEDTOP_BIN=$(abspath $(OUT))/schedtop tests/run
 
 bench: all $(OUT)/bench/tui_render
 	$(Q)bench/run

@@ -382,38 +382,41 @@ int BPF_PROG(on_cpu_idle, unsigned int state, unsigned int cpu)
 	return 0;
 }
 
-/* A step closer than this to the last one belongs to the same operation. */
-#define HOTPLUG_GAP_NS	(100 * 1000 * 1000ULL)
-
-static __always_inline void hotplug_step(unsigned int cpu, int target)
+static __always_inline void hotplug_step(unsigned int cpu, int target, int idx)
 {
 	struct st_hotplug *h = &hotplug[cpu & (ST_MAX_CPUS - 1)];
 	__u64 now = bpf_ktime_get_ns();
+	__u32 up = idx <= target;
 
 	/*
-	 * Going down runs the AP's teardown towards one target, then the
-	 * control CPU's towards CPUHP_OFFLINE: one operation, steps apart by
-	 * microseconds. Operations a person starts are far apart.
+	 * Going down runs the AP's teardown towards CPUHP_TEARDOWN_CPU, then
+	 * the control CPU's towards CPUHP_OFFLINE; going up the control CPU's
+	 * towards CPUHP_BRINGUP_CPU, then the AP's towards CPUHP_ONLINE. All
+	 * steps of one operation run in its direction, the next operation on
+	 * this CPU runs the other way (a failed one rolls back: also the
+	 * other way). So a change of direction starts an operation; neither
+	 * the target nor the time between steps does.
 	 */
-	if (!h->ops || now - h->last > HOTPLUG_GAP_NS) {
+	if (!h->ops || h->up != up) {
 		h->first = now;
 		h->ops++;
+		h->up = up;
 	}
 	h->target = target;
 	h->last = now;
 }
 
 SEC("tp_btf/cpuhp_enter")
-int BPF_PROG(on_cpuhp_enter, unsigned int cpu, int target)
+int BPF_PROG(on_cpuhp_enter, unsigned int cpu, int target, int idx)
 {
-	hotplug_step(cpu, target);
+	hotplug_step(cpu, target, idx);
 	return 0;
 }
 
 SEC("tp_btf/cpuhp_multi_enter")
-int BPF_PROG(on_cpuhp_multi_enter, unsigned int cpu, int target)
+int BPF_PROG(on_cpuhp_multi_enter, unsigned int cpu, int target, int idx)
 {
-	hotplug_step(cpu, target);
+	hotplug_step(cpu, target, idx);
 	return 0;
 }
 

@@ -66,14 +66,21 @@ struct st_cpu_state {
 
 /*
  * CPU hotplug of one CPU, from the cpuhp tracepoints: an operation is the
- * run of cpuhp_enter/cpuhp_exit steps towards one target state. Indexed by
- * the CPU being plugged; operations are serialized by the hotplug lock.
+ * run of cpuhp_enter/cpuhp_exit steps in one direction. Each step names the
+ * state it runs (idx) and the state aimed at (target): bringing a CPU up
+ * runs states up to the target (idx <= target), taking it down tears down
+ * states above it (idx > target). The target alone does not tell: both
+ * directions pass through intermediate targets (CPUHP_TEARDOWN_CPU going
+ * down, CPUHP_BRINGUP_CPU going up). Indexed by the CPU being plugged;
+ * operations are serialized by the hotplug lock.
  */
 struct st_hotplug {
 	__u64 first;		/* first step's cpuhp_enter */
 	__u64 last;		/* latest step's cpuhp_exit */
 	__u32 ops;		/* operations started since load */
 	__s32 target;		/* cpuhp state aimed at: 0 is CPUHP_OFFLINE */
+	__u32 up;		/* 1: the latest operation brings the CPU up */
+	__u32 pad;
 };
 
 /* Root-domain state, from sched_overutilized_tp. */

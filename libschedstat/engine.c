@@ -720,9 +720,10 @@ void engine_idle(struct engine *e, uint64_t ts, int cpu, int32_t state)
 }
 
 void engine_hotplug(struct engine *e, uint64_t ts, int cpu, int32_t target,
-		    bool enter)
+		    int32_t idx, bool enter)
 {
 	struct ecpu *c = cpu_at(e, cpu);
+	uint32_t up = idx <= target;
 
 	if (!c)
 		return;
@@ -731,12 +732,17 @@ void engine_hotplug(struct engine *e, uint64_t ts, int cpu, int32_t target,
 		c->hp.last = ts;
 		return;
 	}
-	/* An operation is the run of steps towards one target state. */
-	if (!c->hp.ops || c->hp.target != target) {
+	/*
+	 * As in the BPF program: an operation is the run of steps in one
+	 * direction (a step runs state idx towards target: up while
+	 * idx <= target); the target changes halfway through either way.
+	 */
+	if (!c->hp.ops || c->hp.up != up) {
 		c->hp.ops++;
 		c->hp.first = ts;
-		c->hp.target = target;
+		c->hp.up = up;
 	}
+	c->hp.target = target;
 }
 
 void engine_kernel_task_pelt(struct engine *e, uint64_t ts, int32_t pid,

@@ -600,8 +600,12 @@ static void fill_cpus(struct model *m, const struct model_input *in,
 
 			/* An operation may span two samples: show it in each. */
 			o->hotplug_ops = h->ops - m->prev_hotplug[i].ops;
-			if (h->last != m->prev_hotplug[i].last)
+			if (h->last != m->prev_hotplug[i].last ||
+			    o->hotplug_ops) {
 				o->hotplug_ns = h->last - h->first;
+				snprintf(o->hotplug_to, sizeof(o->hotplug_to),
+					 "%s", h->up ? "online" : "offline");
+			}
 		}
 	}
 }

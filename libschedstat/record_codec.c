@@ -297,6 +297,7 @@ static const struct field cpu_fields[] = {
 	{ F_U64, offsetof(C, idle_state_ns[2]), 8 },
 	{ F_U64, offsetof(C, idle_state_ns[3]), 8 },
 	FLD(F_U32, C, avail), FLD(F_BOOL, C, pelt_estimated),
+	FLD(F_STR, C, hotplug_to),
 };
 #undef C
 

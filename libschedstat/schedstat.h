@@ -219,6 +219,13 @@ struct schedstat_cpu {
 	uint32_t hotplug_ops;
 	uint64_t hotplug_ns;
 	/*
+	 * Where the latest operation that ran during the interval took the
+	 * CPU: "online" or "offline", told by its cpuhp steps (not by the
+	 * online state read at the sample, which an operation under way has
+	 * not changed yet); "" if none ran.
+	 */
+	char hotplug_to[8];
+	/*
 	 * Clock: the latest power:cpu_frequency value and its time-weighted
 	 * mean over the interval; where that event never fired, the policy's
 	 * scaling_cur_freq read at the sample for both. kHz.

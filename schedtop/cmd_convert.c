@@ -183,7 +183,8 @@ static void cpus(struct conv *cv, const struct schedstat_snapshot *snap)
 			event(cv, 'i', PID_CPUS, ts);
 			fprintf(cv->f, ",\"s\":\"g\",\"name\":\"cpu%d %s\",\"args\":"
 				"{\"ops\":%u,\"took_ms\":%.3f}}", c[i].cpu,
-				c[i].online ? "online" : "offline", c[i].hotplug_ops,
+				c[i].hotplug_to[0] ? c[i].hotplug_to : "unknown",
+				c[i].hotplug_ops,
 				c[i].hotplug_ns / 1e6);
 		}
 		if (memcmp(now, last, 4 * sizeof(*now))) {

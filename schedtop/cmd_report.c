@@ -53,7 +53,7 @@ struct cluster_sum {
 struct hotplug_op {
 	uint64_t ts_ns;
 	int32_t cpu;
-	bool online;
+	char to[8];		/* "online", "offline"; "" in older files */
 	uint32_t ops;
 	uint64_t ns;
 };
@@ -126,6 +126,15 @@ static int add_task(struct report *r, const struct schedstat_task *t)
 	return 0;
 }
 
+/* The operation listed last for @cpu, or NULL. */
+static struct hotplug_op *last_hotplug(struct report *r, int32_t cpu)
+{
+	for (size_t i = r->nr_hotplug; i-- > 0;)
+		if (r->hotplug[i].cpu == cpu)
+			return &r->hotplug[i];
+	return NULL;
+}
+
 static int add_sample(struct report *r, const struct schedstat_snapshot *snap,
 		      size_t nr_evs)
 {
@@ -166,8 +175,16 @@ static int add_sample(struct report *r, const struct schedstat_snapshot *snap,
 	}
 	c = schedstat_snapshot_cpus(snap, &n);
 	for (size_t i = 0; i < n; i++) {
-		if (!c[i].hotplug_ops)
+		struct hotplug_op *h;
+
+		if (!c[i].hotplug_ops) {
+			/* The operation listed last for this CPU went on past
+			 * its sample: it took until this one's last step. */
+			h = last_hotplug(r, c[i].cpu);
+			if (h && c[i].hotplug_to[0])
+				h->ns = c[i].hotplug_ns;
 			continue;
+		}
 		if (r->nr_hotplug == r->cap_hotplug) {
 			size_t cap = r->cap_hotplug ? 2 * r->cap_hotplug : 16;
 			struct hotplug_op *p = realloc(r->hotplug, cap * sizeof(*p));
@@ -177,10 +194,13 @@ static int add_sample(struct report *r, const struct schedstat_snapshot *snap,
 			r->hotplug = p;
 			r->cap_hotplug = cap;
 		}
-		r->hotplug[r->nr_hotplug++] = (struct hotplug_op){
-			schedstat_snapshot_ts_ns(snap), c[i].cpu, c[i].online,
-			c[i].hotplug_ops, c[i].hotplug_ns,
+		h = &r->hotplug[r->nr_hotplug++];
+		*h = (struct hotplug_op){
+			.ts_ns = schedstat_snapshot_ts_ns(snap), .cpu = c[i].cpu,
+			.ops = c[i].hotplug_ops, .ns = c[i].hotplug_ns,
 		};
+		memcpy(h->to, c[i].hotplug_to, sizeof(h->to));
+		h->to[sizeof(h->to) - 1] = '\0';
 	}
 	t = schedstat_snapshot_tasks(snap, &n);
 	for (size_t i = 0; i < n; i++) {
@@ -316,7 +336,7 @@ static void print_hotplug(const struct report *r, uint64_t t0)
 		const struct hotplug_op *h = &r->hotplug[i];
 
 		printf("  at %8.3f s  cpu%-4d %-8s %u op%s, took %.1f ms\n",
-		       (h->ts_ns - t0) / 1e9, h->cpu, h->online ? "online" : "offline",
+		       (h->ts_ns - t0) / 1e9, h->cpu, h->to[0] ? h->to : "unknown",
 		       h->ops, h->ops == 1 ? "" : "s", h->ns / 1e6);
 	}
 }

@@ -294,6 +294,11 @@ static const struct column cpu_cols[] = {
 		CPU(hotplug_ns, COL_NS),
 		.avail = SCHEDSTAT_AVAIL_HOTPLUG,
 	}, {
+		.name = "hotplug_to", .title = "HP_TO", .width = 7,
+		.desc = "Where the latest hotplug operation on this CPU during the interval took it, online or offline, from the direction of its cpuhp steps (not from the online state at the sample); blank if none ran",
+		CPU(hotplug_to, COL_STR),
+		.avail = SCHEDSTAT_AVAIL_HOTPLUG,
+	}, {
 		.name = "freq_khz", .title = "FREQ", .width = 8,
 		.desc = "CPU clock at the sample, kHz: the latest power:cpu_frequency event, or the policy's scaling_cur_freq where the event never fired",
 		.sort_desc = true,

@@ -18,13 +18,34 @@ import traceback
 SRC = os.environ.get("SCHEDTOP_SRCDIR",
                      os.path.dirname(os.path.dirname(os.path.dirname(
                          os.path.abspath(__file__)))))
-BIN = os.environ.get("SCHEDTOP_BIN", os.path.join(SRC, "build", "schedtop"))
+# The build under test (make OUT=dir check: dir), and its schedtop.
+OUT = os.environ.get("SCHEDTOP_OUT", os.path.join(SRC, "build"))
+BIN = os.environ.get("SCHEDTOP_BIN", os.path.join(OUT, "schedtop"))
+
+
+def make_in_out(target):
+    """Build OUT/target with the project's Makefile; CompletedProcess."""
+    return subprocess.run(["make", "-s", "-C", SRC, "OUT=" + OUT,
+                           os.path.join(OUT, target)], capture_output=True)
 
 _tests = []
 
 
 class Skip(Exception):
     pass
+
+
+class Inconclusive(Skip):
+    """The test measured the machine and found it could not decide.
+
+    Raise it only with the measurement that says so (steal, a competing
+    load): it is reported as "# SKIP inconclusive: <reason>", counted as
+    skipped and listed by name in tests/run's summary. Any other failure
+    fails; nothing is run again.
+    """
+
+    def __str__(self):
+        return "inconclusive: " + super().__str__()
 
 
 def test(fn=None, *, root=False):

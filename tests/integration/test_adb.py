@@ -19,7 +19,7 @@ import subprocess
 import tempfile
 import time
 
-from harness import BIN, SRC, Skip, check, parse_csv, run, test
+from harness import BIN, OUT, SRC, make_in_out, Skip, check, parse_csv, run, test
 
 HELPER = os.path.join(SRC, "scripts", "schedtop-adb")
 FAKE = os.path.join(SRC, "tests", "adb", "fake_adbd.py")
@@ -357,10 +357,9 @@ def live_view_over_adb_shell_t():
     e, p = setup()
     push(e, p)
     p.mode("su")
-    ptyrun = os.path.join(SRC, "build", "ptyrun")
-    r = subprocess.run(["make", "-s", "-C", SRC, "build/ptyrun"],
-                       capture_output=True, text=True)
-    check(r.returncode == 0, "make build/ptyrun: %s" % r.stderr)
+    ptyrun = os.path.join(OUT, "ptyrun")
+    r = make_in_out("ptyrun")
+    check(r.returncode == 0, "make ptyrun: %s" % r.stderr.decode())
     env = dict(e.env)
     env.pop("TERM", None)
     r = subprocess.run([ptyrun, "-t", "30", "-e", "LITTLE", "-e", "big", "--",

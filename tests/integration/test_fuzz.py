@@ -11,9 +11,9 @@ import shutil
 import subprocess
 import tempfile
 
-from harness import SRC, Skip, check, run, test
+from harness import OUT, SRC, Skip, check, run, test
 
-FUZZER = os.path.join(SRC, "build", "fuzz", "fuzz_recording")
+FUZZER = os.path.join(OUT, "fuzz", "fuzz_recording")
 CORPUS = os.path.join(SRC, "tests", "fuzz", "corpus")
 KEEP = tempfile.gettempdir()
 

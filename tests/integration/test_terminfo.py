@@ -3,7 +3,7 @@
 A private mount namespace (unshare -m) lays empty directories over this
 host's terminfo directories, so the system's ncurses finds nothing, as a
 static ncurses finds nothing on Android; the rest of the machine is
-untouched. schedtop then runs in a pty (build/ptyrun) with TERM set to an
+untouched. schedtop then runs in a pty (OUT/ptyrun, build/ by default) with TERM set to an
 entry it carries, unset, and unknown.
 """
 import os
@@ -12,9 +12,9 @@ import shutil
 import subprocess
 import tempfile
 
-from harness import BIN, SRC, Skip, check, run, test
+from harness import BIN, OUT, SRC, make_in_out, Skip, check, run, test
 
-PTYRUN = os.path.join(SRC, "build", "ptyrun")
+PTYRUN = os.path.join(OUT, "ptyrun")
 TOPO = "LITTLE:0@512,big:1@1024"
 DIRS = ["/etc/terminfo", "/lib/terminfo", "/usr/lib/terminfo",
         "/usr/share/terminfo"]
@@ -34,9 +34,8 @@ def live_without_terminfo(term):
     both clusters, exited 0 and restored the terminal."""
     if not shutil.which("unshare"):
         raise Skip("no unshare (util-linux)")
-    r = subprocess.run(["make", "-s", "-C", SRC, "build/ptyrun"],
-                       capture_output=True, text=True)
-    check(r.returncode == 0, "make build/ptyrun: %s" % r.stderr)
+    r = make_in_out("ptyrun")
+    check(r.returncode == 0, "make ptyrun: %s" % r.stderr.decode())
     empty = tempfile.mkdtemp(prefix="schedtop-noterminfo-")
     tmp = tempfile.mkdtemp(prefix="schedtop-tmp-")
     hide = "".join("[ -d %s ] && mount --bind %s %s; " % (d, empty, d)

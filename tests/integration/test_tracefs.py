@@ -19,11 +19,11 @@ import shutil
 import subprocess
 import time
 
-from harness import (BIN, SRC, RtApp, check, mono_ns, parse_csv, periodic,
+from harness import (BIN, OUT, SRC, RtApp, check, mono_ns, parse_csv, periodic,
                      run, schedstat, start_schedtop, steal_ns, test)
 
 TOPO = "LITTLE:0,big:1@1024"
-PAIR = os.path.join(SRC, "build", "tests", "tools", "pelt_pair")
+PAIR = os.path.join(OUT, "tests", "tools", "pelt_pair")
 PERIOD_NS = 1024 * 1024
 Y = 0.5 ** (1 / 32)
 INSTANCES = "/sys/kernel/tracing/instances"

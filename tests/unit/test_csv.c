@@ -29,7 +29,7 @@
 #define CPU_HEADER "ts_ns,cpu,cluster,online,capacity,util_avg,runnable_avg," \
 	"load_avg,blocked_util,blocked_load,rt_util,dl_util,irq_util,nr_running"
 #define CPU_EXTRA "capacity_cfs,util_est,hw_pressure,busy_ns,nr_switches," \
-	"nr_preempt,dropped,hotplug_ops,hotplug_ns,freq_khz,freq_avg_khz," \
+	"nr_preempt,dropped,hotplug_ops,hotplug_ns,hotplug_to,freq_khz,freq_avg_khz," \
 	"idle0_ns,idle1_ns,idle2_ns,idle3_ns,pelt_estimated"
 #define CLUSTER_HEADER "ts_ns,cluster,cpus,capacity,util_pct,nr_running," \
 	"overutilized"
@@ -289,6 +289,7 @@ static const struct schedstat_cpu cpu_row = {
 	.dropped = 0,
 	.hotplug_ops = 2,
 	.hotplug_ns = 4100000,
+	.hotplug_to = "offline",
 	.freq_khz = 1800000,
 	.freq_avg_khz = 1500000,
 	.idle_state_ns = { 1000, 20000000, 0, 5 },
@@ -301,7 +302,7 @@ static void cpu_rows(void **state)
 
 	assert_row(&cpu_table, ALL_AVAIL, &c,
 		   "123456789012,6,big,1,1024,501,640,2100,120,300,11,2,9,3,"
-		   "980,520,30,812345678,4000,250,0,2,4100000,1800000,1500000,"
+		   "980,520,30,812345678,4000,250,0,2,4100000,offline,1800000,1500000,"
 		   "1000,20000000,0,5,0\r\n");
 
 	/* A kernel with only pelt_cfs_tp: every other signal is empty. */
