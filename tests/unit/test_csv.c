@@ -310,12 +310,12 @@ static void cpu_rows(void **state)
 	c.cluster = 0;
 	assert_row(&cpu_table, SCHEDSTAT_AVAIL_CFS, &c,
 		   "123456789012,6,LITTLE,0,1024,501,640,2100,120,300,,,,3,"
-		   ",,,812345678,4000,250,0,,,,,,,,,0\r\n");
+		   ",,,812345678,4000,250,0,,,,,,,,,,0\r\n");
 
 	/* And without it: the CFS columns go too, the counters stay. */
 	assert_row(&cpu_table, 0, &c,
 		   "123456789012,6,LITTLE,0,1024,,,,,,,,,3,"
-		   ",,,812345678,4000,250,0,,,,,,,,,0\r\n");
+		   ",,,812345678,4000,250,0,,,,,,,,,,0\r\n");
 }
 
 static const struct schedstat_cluster cluster_row = {
