@@ -39,8 +39,13 @@ HOST_MULTIARCH := $(shell gcc -print-multiarch 2>/dev/null || echo $(HOST_ARCH)-
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wshadow \
 	  -Wformat=2 -D_GNU_SOURCE -DSCHEDTOP_VERSION='"$(VERSION)"' \
-	  -DSCHEDTOP_GIT_REV='"$(GIT_REV)"' -I$(OUT) -Ilibschedstat -Ibpf \
-	  $(CROSS_INC)
+	  -DSCHEDTOP_GIT_REV='"$(GIT_REV)"' $(CROSS_INC)
+# The library sees its private headers, the BPF ABI and the skeleton; the
+# front end sees the public header only (include/), as a program using the
+# installed library does. Tests and benchmarks may look inside (TEST_INC).
+LIB_INC := -Iinclude -Ilibschedstat -Ibpf -I$(OUT)
+APP_INC := -Iinclude
+TEST_INC := $(LIB_INC) -Ischedtop
 ifeq ($(STATIC),1)
 # Static: no NSS, no shared libraries, nothing to install on the device.
 LDFLAGS += -static $(CROSS_LIB)
@@ -51,7 +56,7 @@ endif
 # The tracefs source (libschedstat/tracefs_source.c): libtracefs and
 # libtraceevent, static .a files in Debian's -dev packages for every arch.
 TRACE_INC := -I/usr/include/tracefs -I/usr/include/traceevent
-CFLAGS += $(TRACE_INC)
+LIB_INC += $(TRACE_INC)
 # trace-cmd files (trace_file_source.c): libtracecmd ships no static
 # library, so static builds (ARCH=arm64) leave it out; TRACECMD=0 does too.
 ifeq ($(STATIC),1)
@@ -60,7 +65,7 @@ else
 TRACECMD ?= $(shell $(PKG_CONFIG) --exists libtracecmd && echo 1 || echo 0)
 endif
 ifeq ($(TRACECMD),1)
-CFLAGS += -DHAVE_TRACECMD -I/usr/include/trace-cmd
+LIB_INC += -DHAVE_TRACECMD -I/usr/include/trace-cmd
 LDLIBS += -ltracecmd
 endif
 LDLIBS += -ltracefs -ltraceevent -lbpf -lelf -lz $(NCURSES_LIBS) -ldl
@@ -107,17 +112,17 @@ $(OUT)/schedtop.skel.h: $(OUT)/bpf/schedtop.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name schedtop_bpf > $@
 
-$(OBJ)/libschedstat/%.o: libschedstat/%.c $(wildcard libschedstat/*.h) $(BPF_HDRS) $(OUT)/schedtop.skel.h | $(OBJ)/libschedstat
+$(OBJ)/libschedstat/%.o: libschedstat/%.c $(wildcard libschedstat/*.h include/*.h) $(BPF_HDRS) $(OUT)/schedtop.skel.h | $(OBJ)/libschedstat
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(CFLAGS) $(LIB_INC) -c $< -o $@
 
 $(OUT)/libschedstat.a: $(LIB_OBJS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
-$(OBJ)/schedtop/%.o: schedtop/%.c $(wildcard schedtop/*.h) libschedstat/schedstat.h | $(OBJ)/schedtop
+$(OBJ)/schedtop/%.o: schedtop/%.c $(wildcard schedtop/*.h) $(wildcard include/*.h) | $(OBJ)/schedtop
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(CFLAGS) $(APP_INC) -c $< -o $@
 
 $(OUT)/terminfo_data.c: scripts/embed-terminfo | $(OBJ)/schedtop
 	$(call msg,GEN,$@)
@@ -125,7 +130,7 @@ $(OUT)/terminfo_data.c: scripts/embed-terminfo | $(OBJ)/schedtop
 
 $(OBJ)/terminfo_data.o: $(OUT)/terminfo_data.c schedtop/terminfo_fallback.h
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -Ischedtop -c $< -o $@
+	$(Q)$(CC) $(CFLAGS) $(APP_INC) -Ischedtop -c $< -o $@
 
 $(OUT)/schedtop: $(APP_OBJS) $(OUT)/libschedstat.a
 	$(call msg,LINK,$@)
@@ -133,13 +138,13 @@ $(OUT)/schedtop: $(APP_OBJS) $(OUT)/libschedstat.a
 
 $(OUT)/tests/%: tests/unit/%.c $(OUT)/libschedstat.a $(APP_TESTABLE) | $(OUT)/tests
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -Itests/unit -Ischedtop -o $@ $< $(APP_TESTABLE) \
+	$(Q)$(CC) $(CFLAGS) $(TEST_INC) -Itests/unit -o $@ $< $(APP_TESTABLE) \
 		$(OUT)/libschedstat.a -lcmocka $(LDLIBS) -lm
 
 $(OUT)/tests/tools/%: tests/tools/%.c $(OUT)/libschedstat.a | $(OUT)/tests
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(CFLAGS) -o $@ $< $(OUT)/libschedstat.a $(LDLIBS)
+	$(Q)$(CC) $(CFLAGS) $(TEST_INC) -o $@ $< $(OUT)/libschedstat.a $(LDLIBS)
 
 unit: $(UNIT_BINS) $(TOOL_BINS)
 
@@ -154,7 +159,7 @@ check: $(OUT)/ptyrun
 $(OUT)/bench/tui_render: bench/tui_render.c $(OUT)/libschedstat.a $(APP_TESTABLE)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(CFLAGS) -Ischedtop -o $@ $< $(APP_TESTABLE) \
+	$(Q)$(CC) $(CFLAGS) $(TEST_INC) -o $@ $< $(APP_TESTABLE) \
 		$(OUT)/libschedstat.a $(LDLIBS) -lm
 
 # The recording reader under libFuzzer, ASan and UBSan (clang); its own
@@ -163,9 +168,9 @@ FUZZ_LIB_SRCS := $(addprefix libschedstat/,record_codec.c record_reader.c \
 	topology.c cpulist.c sysfs.c snapshot.c util.c errors.c comm.c)
 FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION \
-	-std=gnu11 -D_GNU_SOURCE -Ilibschedstat -Ibpf -I$(OUT)
+	-std=gnu11 -D_GNU_SOURCE -Iinclude -Ilibschedstat -Ibpf -I$(OUT)
 
-$(OUT)/fuzz/fuzz_recording: tests/fuzz/fuzz_recording.c $(FUZZ_LIB_SRCS) $(wildcard libschedstat/*.h)
+$(OUT)/fuzz/fuzz_recording: tests/fuzz/fuzz_recording.c $(FUZZ_LIB_SRCS) $(wildcard libschedstat/*.h include/*.h)
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_LIB_SRCS) -lz

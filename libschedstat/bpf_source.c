@@ -91,7 +91,7 @@ static bool have_bpf_privileges(void)
 	return (eff & (1ULL << 39)) && (eff & (1ULL << 38));	/* BPF, PERFMON */
 }
 
-int schedstat_kernel_btf_check(const char *path)
+int bpf_source_btf_check(const char *path)
 {
 	return access(path, R_OK) ? -SCHEDSTAT_ERR_NO_BTF : 0;
 }
@@ -473,7 +473,7 @@ static int bpf_source_sample(struct bpf_source *s,
 			     struct schedstat_snapshot **out)
 {
 	struct st_global_state global;
-	struct schedstat_cpuset online = {};
+	struct cpuset online = {};
 	struct model_input in = {};
 	size_t nr = 0;
 	int err;
@@ -606,7 +606,7 @@ static int bpf_source_open(struct bpf_source **out,
 		err = -SCHEDSTAT_ERR_NO_PRIV;
 		goto cleanup;
 	}
-	err = schedstat_kernel_btf_check("/sys/kernel/btf/vmlinux");
+	err = bpf_source_btf_check("/sys/kernel/btf/vmlinux");
 	if (err)
 		goto cleanup;
 	err = kernel_features(opts);

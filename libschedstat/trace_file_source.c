@@ -68,7 +68,7 @@ static int feed_until(struct trace_file_source *s, uint64_t until)
 static int trace_file_sample(void *src, struct schedstat_snapshot **out)
 {
 	struct trace_file_source *s = src;
-	struct schedstat_cpuset online = {};
+	struct cpuset online = {};
 	struct model_input in = {};
 	int err;
 

@@ -359,7 +359,7 @@ static int enable_events(struct tracefs_source *s)
 static int tracefs_source_sample(void *src, struct schedstat_snapshot **out)
 {
 	struct tracefs_source *s = src;
-	struct schedstat_cpuset online = {};
+	struct cpuset online = {};
 	struct model_input in = {};
 	uint64_t now = mono_ns();
 	int err;

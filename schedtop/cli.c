@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array_size.h"
 #include "cli.h"
 
 struct global_opts global_opts;
@@ -232,7 +233,7 @@ int cli_parse_source(const char *arg, enum schedstat_source *out)
 		[SCHEDSTAT_SOURCE_TRACEFS] = "tracefs",
 	};
 
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
 		if (!strcmp(arg, names[i])) {
 			*out = i;
 			return 0;

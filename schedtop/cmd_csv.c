@@ -12,6 +12,7 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 
+#include "array_size.h"
 #include "cli.h"
 #include "columns.h"
 #include "csv_format.h"
@@ -105,7 +106,7 @@ static int list_columns(const char *format)
 
 	if (format && !man && strcmp(format, "markdown"))
 		return cli_usage_error("csv", "--list-columns takes markdown or man");
-	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(tables); i++) {
 		if (man) {
 			printf(".SS %s table\n", tables[i]->name);
 			columns_write_man(stdout, tables[i]);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "array_size.h"
 #include "columns.h"
 
 /*
@@ -506,8 +507,6 @@ static const struct column freq_cols[] = {
 		FREQ(ns, COL_NS), .tui_default = true,
 	},
 };
-
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 const struct column_table task_table = {
 	.name = "task",

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "array_size.h"
 #include "cli.h"
 
 static const struct {
@@ -26,7 +27,7 @@ int main(int argc, char **argv)
 		global_opts.verbose = true;
 		i++;
 	}
-	for (size_t c = 0; i < argc && c < sizeof(commands) / sizeof(commands[0]); c++)
+	for (size_t c = 0; i < argc && c < ARRAY_SIZE(commands); c++)
 		if (!strcmp(argv[i], commands[c].name))
 			return commands[c].fn(argc - i, argv + i);
 	return cmd_live(argc, argv);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "array_size.h"
 #include "tui_draw.h"
 
 _Static_assert(VK_DOWN == KEY_DOWN && VK_NPAGE == KEY_NPAGE &&
@@ -60,7 +61,7 @@ static attr_t attr_of(enum color c)
 
 	if (use_color)
 		return COLOR_PAIR(c) | (c == C_TITLE || c == C_ALERT ? A_BOLD : 0);
-	return c < (int)(sizeof(mono) / sizeof(mono[0])) ? mono[c] : A_NORMAL;
+	return c < (int)(ARRAY_SIZE(mono)) ? mono[c] : A_NORMAL;
 }
 
 static void put(int y, int x, enum color c, const char *s)
@@ -424,9 +425,9 @@ static void draw_help(const struct view *v)
 	int y = 0;
 
 	put(y++, 0, C_TITLE, "schedtop keys");
-	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]) && y < LINES - 1; i++)
+	for (size_t i = 0; i < ARRAY_SIZE(keys) && y < LINES - 1; i++)
 		put(y++, 2, C_NORMAL, keys[i]);
-	for (size_t i = 0; v->replay && i < sizeof(replay_keys) / sizeof(replay_keys[0]) && y < LINES - 1; i++)
+	for (size_t i = 0; v->replay && i < ARRAY_SIZE(replay_keys) && y < LINES - 1; i++)
 		put(y++, 2, C_NORMAL, replay_keys[i]);
 	y++;
 	put(y++, 0, C_TITLE, "Task columns");

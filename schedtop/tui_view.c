@@ -6,9 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array_size.h"
 #include "tui_view.h"
-
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 static size_t find_col(const struct column_table *t, const char *name)
 {
