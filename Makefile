@@ -5,6 +5,11 @@
 #   make bench      run the benchmarks under bench/ (root)
 #   make docs       regenerate the column sections of docs/ from the tables
 #   make V=1        show full commands
+#   make install    schedtop, its man page and bash completion, libschedstat.a,
+#                   include/schedstat.h and libschedstat.pc under DESTDIR/PREFIX
+#                   (PREFIX=/usr/local; BINDIR, LIBDIR, INCLUDEDIR, MANDIR,
+#                   PKGCONFIGDIR, BASHCOMPDIR override one place each)
+#   make uninstall  removes exactly those files
 #   make ARCH=arm64 one static aarch64 binary in build-arm64/ (for phones and
 #                   the arm64 test guest; needs gcc-aarch64-linux-gnu and the
 #                   :arm64 -dev packages, see scripts/install-deps --arm64)
@@ -98,10 +103,27 @@ TOOL_BINS := $(patsubst tests/tools/%.c,$(OUT)/tests/tools/%,$(TOOL_SRCS))
 # Front-end sources a unit test may link (everything but main).
 APP_TESTABLE := $(filter-out $(OBJ)/schedtop/main.o,$(APP_OBJS))
 
-.DELETE_ON_ERROR:
-.PHONY: all check unit bench clean docs fuzz
+# Where make install puts things (libtracefs's and bcc's shape). DESTDIR is
+# prepended to every path at install time only: the .pc file names the final
+# places.
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR ?= $(PREFIX)/share/man
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+INSTALL ?= install
+# What the library's code calls, as pkg-config names (libschedstat.pc.in).
+PC_REQUIRES := libbpf libtracefs libtraceevent zlib$(if $(filter 1,$(TRACECMD)), libtracecmd)
+# The completion is written by the binary itself; a cross-built one runs
+# under qemu-user.
+RUN_TARGET := $(if $(CROSS),qemu-aarch64-static)
 
-all: $(OUT)/schedtop
+.DELETE_ON_ERROR:
+.PHONY: all check unit bench clean docs fuzz install uninstall FORCE
+
+all: $(OUT)/schedtop $(OUT)/schedtop.bash
 
 $(OUT)/bpf/schedtop.bpf.o: bpf/schedtop.bpf.c $(BPF_HDRS) | $(OUT)/bpf
 	$(call msg,BPF,$@)
@@ -123,6 +145,18 @@ $(OUT)/libschedstat.a: $(LIB_OBJS)
 $(OBJ)/schedtop/%.o: schedtop/%.c $(wildcard schedtop/*.h) $(wildcard include/*.h) | $(OBJ)/schedtop
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(APP_INC) -c $< -o $@
+
+# Rewritten on every install: it names the PREFIX of that install.
+$(OUT)/libschedstat.pc: libschedstat/libschedstat.pc.in FORCE
+	$(call msg,GEN,$@)
+	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|; s|@LIBDIR@|$(LIBDIR)|' \
+		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|; s|@VERSION@|$(VERSION)|' \
+		-e 's|@REQUIRES@|$(PC_REQUIRES)|' $< >$@
+
+# Generated from the option and column tables (schedtop/completion.c).
+$(OUT)/schedtop.bash: $(OUT)/schedtop
+	$(call msg,GEN,$@)
+	$(Q)$(RUN_TARGET) $(OUT)/schedtop --bash-completion >$@
 
 $(OUT)/terminfo_data.c: scripts/embed-terminfo | $(OBJ)/schedtop
 	$(call msg,GEN,$@)
@@ -186,6 +220,25 @@ bench: all $(OUT)/bench/tui_render
 # After changing a column: rewrite the generated parts of the docs.
 docs: all
 	$(Q)scripts/regen-docs
+
+install: all $(OUT)/libschedstat.pc
+	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
+	$(Q)$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
+		$(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) \
+		$(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(BASHCOMPDIR)
+	$(Q)$(INSTALL) -m 755 $(OUT)/schedtop $(DESTDIR)$(BINDIR)/schedtop
+	$(Q)$(INSTALL) -m 644 docs/schedtop.1 $(DESTDIR)$(MANDIR)/man1/schedtop.1
+	$(Q)$(INSTALL) -m 644 $(OUT)/libschedstat.a $(DESTDIR)$(LIBDIR)/libschedstat.a
+	$(Q)$(INSTALL) -m 644 include/schedstat.h $(DESTDIR)$(INCLUDEDIR)/schedstat.h
+	$(Q)$(INSTALL) -m 644 $(OUT)/libschedstat.pc $(DESTDIR)$(PKGCONFIGDIR)/libschedstat.pc
+	$(Q)$(INSTALL) -m 644 $(OUT)/schedtop.bash $(DESTDIR)$(BASHCOMPDIR)/schedtop
+
+# Files only: the directories may hold other packages' files.
+uninstall:
+	$(call msg,UNINST,$(DESTDIR)$(PREFIX))
+	$(Q)rm -f $(DESTDIR)$(BINDIR)/schedtop $(DESTDIR)$(MANDIR)/man1/schedtop.1 \
+		$(DESTDIR)$(LIBDIR)/libschedstat.a $(DESTDIR)$(INCLUDEDIR)/schedstat.h \
+		$(DESTDIR)$(PKGCONFIGDIR)/libschedstat.pc $(DESTDIR)$(BASHCOMPDIR)/schedtop
 
 $(OUT)/bpf $(OBJ)/libschedstat $(OBJ)/schedtop $(OUT)/tests:
 	$(Q)mkdir -p $@

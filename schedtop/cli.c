@@ -225,16 +225,17 @@ static void log_libbpf(int level, const char *msg, void *ctx)
 	fputs(msg, stderr);
 }
 
+const char *const cli_source_names[] = {
+	[SCHEDSTAT_SOURCE_AUTO] = "auto",
+	[SCHEDSTAT_SOURCE_BPF] = "bpf",
+	[SCHEDSTAT_SOURCE_TRACEFS] = "tracefs",
+};
+const size_t cli_nr_source_names = ARRAY_SIZE(cli_source_names);
+
 int cli_parse_source(const char *arg, enum schedstat_source *out)
 {
-	static const char *const names[] = {
-		[SCHEDSTAT_SOURCE_AUTO] = "auto",
-		[SCHEDSTAT_SOURCE_BPF] = "bpf",
-		[SCHEDSTAT_SOURCE_TRACEFS] = "tracefs",
-	};
-
-	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
-		if (!strcmp(arg, names[i])) {
+	for (size_t i = 0; i < cli_nr_source_names; i++) {
+		if (!strcmp(arg, cli_source_names[i])) {
 			*out = i;
 			return 0;
 		}

@@ -29,7 +29,7 @@ static const char convert_usage[] =
 
 enum { OPT_PERFETTO = 256 };
 
-static const struct option convert_long_opts[] = {
+const struct option convert_long_opts[] = {
 	{ "perfetto", no_argument, NULL, OPT_PERFETTO },
 	{ "output", required_argument, NULL, 'o' },
 	{ "help", no_argument, NULL, 'h' },

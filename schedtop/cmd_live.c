@@ -27,7 +27,7 @@
 
 enum { OPT_TOPOLOGY = 256, OPT_SYSFS_ROOT, OPT_EXACT_WAKEUPS, OPT_RECORD, OPT_SOURCE };
 
-static const struct option live_long_opts[] = {
+const struct option live_long_opts[] = {
 	{ "interval", required_argument, NULL, 'i' },
 	{ "topology", required_argument, NULL, OPT_TOPOLOGY },
 	{ "sysfs-root", required_argument, NULL, OPT_SYSFS_ROOT },

@@ -35,7 +35,7 @@ static const char record_usage[] =
 
 enum { OPT_TOPOLOGY = 256, OPT_SYSFS_ROOT, OPT_EXACT_WAKEUPS };
 
-static const struct option record_long_opts[] = {
+const struct option record_long_opts[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "interval", required_argument, NULL, 'i' },
 	{ "duration", required_argument, NULL, 'd' },

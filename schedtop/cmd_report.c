@@ -25,7 +25,7 @@ static const char report_usage[] =
 "  -n, --top N            tasks listed per ranking (default 10)\n"
 "  -h, --help             show this help\n";
 
-static const struct option report_long_opts[] = {
+const struct option report_long_opts[] = {
 	{ "top", required_argument, NULL, 'n' },
 	{ "help", no_argument, NULL, 'h' },
 	{}
