@@ -100,8 +100,9 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(UNIT_SRCS))
 # Helpers that integration tests run (not tests themselves).
 TOOL_SRCS := $(wildcard tests/tools/*.c)
 TOOL_BINS := $(patsubst tests/tools/%.c,$(OUT)/tests/tools/%,$(TOOL_SRCS))
-# Front-end sources a unit test may link (everything but main).
-APP_TESTABLE := $(filter-out $(OBJ)/schedtop/main.o,$(APP_OBJS))
+# Front-end sources a unit test may link (everything but main and the
+# completion writer, which reads main.c's command table).
+APP_TESTABLE := $(filter-out $(OBJ)/schedtop/main.o $(OBJ)/schedtop/completion.o,$(APP_OBJS))
 
 # Where make install puts things (libtracefs's and bcc's shape). DESTDIR is
 # prepended to every path at install time only: the .pc file names the final

@@ -61,6 +61,30 @@ enum schedstat_error {
 const char *schedstat_strerror(int err);
 
 /* ------------------------------------------------------------------ */
+/* Hash: one integer-keyed table for every pid index.                 */
+
+/*
+ * Keys and values are 64-bit integers: a pid and the index of its entry in
+ * the caller's own array, typically (an index, not a pointer, survives the
+ * array's realloc). Every key is valid, 0 included (the idle task is pid 0).
+ * Lookups cost O(1) on average at any size: the table doubles as it fills.
+ */
+struct schedstat_hash;
+
+int schedstat_hash_new(struct schedstat_hash **out);
+void schedstat_hash_free(struct schedstat_hash *h);
+/* 0 with *@value set if @key is in the table (@value may be NULL), else -ENOENT. */
+int schedstat_hash_get(const struct schedstat_hash *h, uint64_t key,
+		       uint64_t *value);
+/* Sets @key to @value, replacing any old value. 0 or -ENOMEM (table unchanged). */
+int schedstat_hash_put(struct schedstat_hash *h, uint64_t key, uint64_t value);
+/* 0, or -ENOENT if @key was not in the table. */
+int schedstat_hash_remove(struct schedstat_hash *h, uint64_t key);
+/* Empties the table, keeping its memory for the next fill. */
+void schedstat_hash_clear(struct schedstat_hash *h);
+size_t schedstat_hash_count(const struct schedstat_hash *h);
+
+/* ------------------------------------------------------------------ */
 /* Topology: CPUs grouped into clusters of equal capacity.            */
 
 struct schedstat_topology;
