@@ -33,14 +33,15 @@ void view_free(struct view *v)
 	free(v->exited);
 	free(v->exited_until);
 	free(v->hist);
+	schedstat_hash_free(v->hist_index);
 	memset(v, 0, sizeof(*v));
 }
 
 void view_forget(struct view *v)
 {
-	if (v->hist)
-		memset(v->hist, 0, v->hist_cap * sizeof(*v->hist));
-	v->hist_used = 0;
+	v->nr_hist = 0;
+	if (v->hist_index)
+		schedstat_hash_clear(v->hist_index);
 	v->nr_exited = 0;
 	memset(v->clusters, 0, sizeof(v->clusters));
 }
@@ -50,71 +51,70 @@ const struct column *view_sort_column(const struct view *v)
 	return &v->table->cols[v->sort_col];
 }
 
-static size_t hist_slot(const struct view *v, int32_t pid)
-{
-	return ((uint32_t)pid * 2654435761u) & (v->hist_cap - 1);
-}
-
-/* Grow the history table when half full, dropping tasks not seen lately. */
+/* Not seen for more than two samples: its entry may go. */
 static bool hist_stale(const struct view *v, const struct task_hist *e)
 {
 	return v->gen - e->seen > 2;
 }
 
-/* Room for @want more pids besides the recent ones, at most 2/3 full. */
-static int hist_rehash(struct view *v, size_t want)
+/*
+ * Room for @want more pids. Before the array grows, the entries of tasks
+ * not seen lately go, so that pid churn (a build, a fork-heavy load) does
+ * not grow it for ever.
+ */
+static int hist_reserve(struct view *v, size_t want)
 {
-	struct task_hist *old = v->hist;
-	size_t old_cap = v->hist_cap, cap = 256, keep = 0;
+	size_t keep = 0, cap;
+	void *grown;
 
-	for (size_t i = 0; i < old_cap; i++)
-		keep += old[i].pid && !hist_stale(v, &old[i]);
-	while (cap < (keep + want) * 3 / 2)
-		cap <<= 1;
-	v->hist = calloc(cap, sizeof(*v->hist));
-	if (!v->hist) {
-		v->hist = old;
+	if (!v->hist_index && schedstat_hash_new(&v->hist_index))
 		return -ENOMEM;
-	}
+	if (v->nr_hist + want <= v->hist_cap)
+		return 0;
+	for (size_t i = 0; i < v->nr_hist; i++)
+		if (!hist_stale(v, &v->hist[i]))
+			v->hist[keep++] = v->hist[i];
+	v->nr_hist = keep;
+	schedstat_hash_clear(v->hist_index);
+	for (size_t i = 0; i < keep; i++)
+		if (schedstat_hash_put(v->hist_index, (uint32_t)v->hist[i].pid, i))
+			return -ENOMEM;
+	if (keep + want <= v->hist_cap)
+		return 0;
+	for (cap = v->hist_cap ? v->hist_cap : 256; cap < keep + want; cap *= 2)
+		;
+	grown = realloc(v->hist, cap * sizeof(*v->hist));
+	if (!grown)
+		return -ENOMEM;
+	v->hist = grown;
 	v->hist_cap = cap;
-	v->hist_used = 0;
-	for (size_t i = 0; i < old_cap; i++) {
-		size_t h;
-
-		if (!old[i].pid || hist_stale(v, &old[i]))
-			continue;
-		for (h = hist_slot(v, old[i].pid); v->hist[h].pid;
-		     h = (h + 1) & (cap - 1))
-			;
-		v->hist[h] = old[i];
-		v->hist_used++;
-	}
-	free(old);
 	return 0;
 }
 
 const struct task_hist *view_hist(const struct view *v, int32_t pid)
 {
-	if (!v->hist_cap || pid <= 0)
+	uint64_t i;
+
+	if (!v->hist_index || pid <= 0 ||
+	    schedstat_hash_get(v->hist_index, (uint32_t)pid, &i))
 		return NULL;
-	for (size_t h = hist_slot(v, pid); v->hist[h].pid;
-	     h = (h + 1) & (v->hist_cap - 1))
-		if (v->hist[h].pid == pid)
-			return &v->hist[h];
-	return NULL;
+	return &v->hist[i];
 }
 
-static void hist_add(struct view *v, const struct schedstat_task *t)
+/* Room was made by hist_reserve(). */
+static int hist_add(struct view *v, const struct schedstat_task *t)
 {
 	struct task_hist *e;
-	size_t h;
+	uint64_t i;
 
-	for (h = hist_slot(v, t->pid); v->hist[h].pid && v->hist[h].pid != t->pid;
-	     h = (h + 1) & (v->hist_cap - 1))
-		;
-	e = &v->hist[h];
-	if (!e->pid)
-		v->hist_used++;
+	if (schedstat_hash_get(v->hist_index, (uint32_t)t->pid, &i)) {
+		i = v->nr_hist;
+		if (schedstat_hash_put(v->hist_index, (uint32_t)t->pid, i))
+			return -ENOMEM;
+		v->nr_hist++;
+		v->hist[i].pid = 0;
+	}
+	e = &v->hist[i];
 	if (!e->pid || hist_stale(v, e)) {
 		memset(e, 0, sizeof(*e));
 		e->pid = t->pid;
@@ -134,6 +134,7 @@ static void hist_add(struct view *v, const struct schedstat_task *t)
 		if (e->nr_last < LAST_CPUS)
 			e->nr_last++;
 	}
+	return 0;
 }
 
 static int keep_exited(struct view *v, const struct schedstat_task *t,
@@ -170,15 +171,9 @@ int view_update(struct view *v, const struct schedstat_snapshot *snap)
 
 	v->gen++;
 	t = schedstat_snapshot_tasks(snap, &n);
-	/*
-	 * Every new pid takes a slot and stale ones only go at a rehash: do
-	 * one before the table could fill up, or a probe would never end.
-	 */
-	if ((v->hist_used + n) * 3 > v->hist_cap * 2) {
-		err = hist_rehash(v, n);
-		if (err)
-			return err;
-	}
+	err = hist_reserve(v, n);
+	if (err)
+		return err;
 	for (size_t i = 0; i < v->nr_exited; i++) {
 		if (v->exited_until[i] <= now)
 			continue;
@@ -193,7 +188,9 @@ int view_update(struct view *v, const struct schedstat_snapshot *snap)
 				return err;
 			continue;
 		}
-		hist_add(v, &t[i]);
+		err = hist_add(v, &t[i]);
+		if (err)
+			return err;
 	}
 	cl = schedstat_snapshot_clusters(snap, &n);
 	for (size_t i = 0; i < n && i < ARRAY_SIZE(v->clusters); i++) {

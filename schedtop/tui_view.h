@@ -96,10 +96,10 @@ struct view {
 	struct schedstat_task *exited;
 	uint64_t *exited_until;
 	size_t nr_exited, cap_exited;
-	/* History, by pid, open addressing. */
+	/* History of recent pids, live or stale; hist_index: pid -> entry. */
 	struct task_hist *hist;
-	size_t hist_cap;
-	size_t hist_used;		/* slots holding a pid, live or stale */
+	size_t nr_hist, hist_cap;
+	struct schedstat_hash *hist_index;	/* made at the first update */
 	uint32_t gen;
 	struct cluster_hist clusters[8];
 };
