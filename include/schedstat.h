@@ -533,7 +533,18 @@ size_t schedstat_recording_find(struct schedstat_recording *rec, uint64_t ts_ns)
 /* ------------------------------------------------------------------ */
 /* Text helpers shared by every front end                             */
 
-/* Replace control characters with '?', stop at NUL or @len. */
+/*
+ * schedstat_text_unsafe - the one test of what may not be written as it is
+ * @c: a byte of a task name, cgroup path or other text from the kernel
+ * @ascii: also refuse bytes >= 0x80 (a comm cut inside a UTF-8 sequence,
+ *	   JSON that must stay valid UTF-8)
+ *
+ * True for C0 control characters and DEL: a process can name itself with an
+ * escape sequence that would drive the user's terminal. Every front end
+ * replaces or escapes what this refuses.
+ */
+bool schedstat_text_unsafe(unsigned char c, bool ascii);
+/* Replace unsafe bytes (@ascii true) with '?', stop at NUL or @len. */
 void schedstat_comm_sanitize(char *dst, const char *src, size_t len);
 
 #ifdef __cplusplus

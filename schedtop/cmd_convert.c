@@ -68,7 +68,7 @@ static void json_str(FILE *f, const char *s)
 
 		if (c == '"' || c == '\\')
 			fprintf(f, "\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
+		else if (schedstat_text_unsafe(c, true))
 			fprintf(f, "\\u%04x", c);
 		else
 			fputc(c, f);
