@@ -19,6 +19,7 @@
 
 #include "cgroup_names.h"
 #include "model.h"
+#include "sched_kernel.h"
 #include "schedtop.skel.h"
 #include "source.h"
 
@@ -88,7 +89,7 @@ static bool have_bpf_privileges(void)
 	eff = data[0].effective | (uint64_t)data[1].effective << 32;
 	if (eff & (1ULL << CAP_SYS_ADMIN))
 		return true;
-	return (eff & (1ULL << 39)) && (eff & (1ULL << 38));	/* BPF, PERFMON */
+	return (eff & (1ULL << CAP_BPF)) && (eff & (1ULL << CAP_PERFMON));
 }
 
 int bpf_source_btf_check(const char *path)

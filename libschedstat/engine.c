@@ -13,12 +13,11 @@
 #include <string.h>
 
 #include "engine.h"
+#include "sched_kernel.h"
 
-/* __trace_sched_switch_state(): the preempted bit, and task_struct.__state. */
+/* __trace_sched_switch_state(): the preempted and idle-report bits. */
 #define SWITCH_PREEMPTED	0x100
 #define SWITCH_REPORT_IDLE	0x80
-#define TASK_IDLE_STATE		0x402
-#define EXIT_DEAD		0x10
 
 struct etask {
 	struct st_task_rec rec;
@@ -135,7 +134,7 @@ static struct etask *add_task(struct engine *e, int32_t pid, int32_t prio,
 	t->rec.start_time = ts;
 	t->rec.state = 1;		/* S until seen otherwise */
 	t->attached = -1;
-	t->fair = prio >= 100;
+	t->fair = prio_is_fair(prio);
 	set_comm(t, comm);
 	if (schedstat_hash_put(e->pids, (uint32_t)pid, e->nr_tasks - 1)) {
 		e->nr_tasks--;
@@ -375,8 +374,8 @@ static uint64_t check_time(struct engine *e, uint64_t ts)
 static uint32_t switch_state(uint64_t prev_state)
 {
 	if (prev_state == SWITCH_REPORT_IDLE)
-		return TASK_IDLE_STATE;
-	return prev_state & 0x7f;
+		return TASK_IDLE;
+	return prev_state & TASK_REPORT;
 }
 
 static void switch_out(struct engine *e, struct ecpu *c, struct etask *t,
@@ -441,7 +440,7 @@ static int do_switch(struct engine *e, uint64_t ts, struct ecpu *c, int cpu,
 		if (!prev)
 			return -ENOMEM;
 		prev->rec.prio = prev_prio;
-		prev->fair = prev_prio >= 100;
+		prev->fair = prio_is_fair(prev_prio);
 		set_comm(prev, prev_comm);
 		if (!prev->rec.on_cpu || prev->rec.cpu != (uint32_t)cpu) {
 			/* First sight: it was running here, queued. */
@@ -463,7 +462,7 @@ static int do_switch(struct engine *e, uint64_t ts, struct ecpu *c, int cpu,
 			c->load += pelt_prio_weight(next_prio) -
 				   pelt_prio_weight(next->rec.prio);
 		next->rec.prio = next_prio;
-		next->fair = next_prio >= 100;
+		next->fair = prio_is_fair(next_prio);
 		switch_in(e, cpu, next, ts);
 	}
 	c->curr = next_pid;
@@ -574,7 +573,7 @@ int engine_wakeup(struct engine *e, uint64_t ts, int32_t pid, int32_t prio,
 	if (!t)
 		return -ENOMEM;
 	t->rec.prio = prio;
-	t->fair = prio >= 100;
+	t->fair = prio_is_fair(prio);
 	if (new_task) {
 		t->rec.start_time = ts;
 		init_new(e, t, cpu, ts);

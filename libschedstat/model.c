@@ -10,6 +10,7 @@
 
 #include "model.h"
 #include "pelt.h"
+#include "sched_kernel.h"
 
 struct cluster_move {
 	int32_t pid;
@@ -304,10 +305,10 @@ char model_state_letter(unsigned int state, unsigned int exit_state)
 {
 	/* task_state_index() in include/linux/sched.h, same letters as ps. */
 	static const char letters[] = "RSDTtXZPI";
-	unsigned int report = (state & 0x7f) | exit_state;
+	unsigned int report = (state & TASK_REPORT) | exit_state;
 	int idx = 0;
 
-	if (state == 0x402)		/* TASK_IDLE: UNINTERRUPTIBLE | NOLOAD */
+	if (state == TASK_IDLE)
 		return 'I';
 	while (report) {
 		idx++;
@@ -342,7 +343,7 @@ static const struct st_cpu_state *cpu_of(const struct model_input *in,
 static bool sleeping_fair(const struct st_task_rec *r)
 {
 	/* prio < 100: rt or dl; their se.avg is not on any cfs_rq. */
-	return !r->on_rq && !r->exit_state && r->last_update_time && r->prio >= 100;
+	return !r->on_rq && !r->exit_state && r->last_update_time && prio_is_fair(r->prio);
 }
 
 static uint64_t sleep_periods(const struct st_task_rec *r, uint64_t now_pelt)
@@ -601,7 +602,7 @@ static void mark_misfits(struct model *m, struct schedstat_snapshot *s)
 		const struct schedstat_cpu *c;
 		uint64_t util, cap;
 
-		if (t->exited || t->state != 'R' || t->prio < 100 ||
+		if (t->exited || t->state != 'R' || !prio_is_fair(t->prio) ||
 		    t->cpu < 0 || (size_t)t->cpu >= s->nr_cpus || t->cluster < 0)
 			continue;
 		c = &s->cpus[t->cpu];
@@ -610,7 +611,7 @@ static void mark_misfits(struct model *m, struct schedstat_snapshot *s)
 		util = t->util_avg > t->util_est ? t->util_avg : t->util_est;
 		cap = c->avail & SCHEDSTAT_AVAIL_CAPACITY_CFS ? c->capacity_cfs :
 							       c->capacity;
-		t->misfit = util * 1280 >= cap * 1024;
+		t->misfit = !fits_capacity(util, cap);
 		if (t->misfit && (size_t)t->cluster < s->nr_clusters)
 			s->clusters[t->cluster].misfit_tasks++;
 	}
@@ -828,7 +829,7 @@ int model_update(struct model *m, const struct model_input *in,
 			 * root cfs_rq at enqueue and takes the same value
 			 * away at dequeue: the sum over queued tasks is it.
 			 */
-			if (is_runnable(r) && r->prio >= 100)
+			if (is_runnable(r) && prio_is_fair(r->prio))
 				s->cpus[r->cpu].util_est += r->util_est;
 			if (r->on_cpu)
 				cpu_running[r->cpu] = true;
