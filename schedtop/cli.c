@@ -35,6 +35,7 @@ const char schedtop_usage[] =
 "      --source SOURCE    auto (default: BPF, else tracefs), bpf, or tracefs\n"
 "  -v, --verbose          show libbpf debug output\n"
 "  -V, --version          print the version and exit\n"
+"      --list-keys[=man]  print the live view's keys (troff for the man page)\n"
 "  -h, --help             show this help\n"
 "\n"
 "Keys in the live view: h or F1. Needs root (or CAP_BPF and CAP_PERFMON)\n"

@@ -25,7 +25,8 @@
 #include "tui_loop.h"
 #include "tui_view.h"
 
-enum { OPT_TOPOLOGY = 256, OPT_SYSFS_ROOT, OPT_EXACT_WAKEUPS, OPT_RECORD, OPT_SOURCE };
+enum { OPT_TOPOLOGY = 256, OPT_SYSFS_ROOT, OPT_EXACT_WAKEUPS, OPT_RECORD, OPT_SOURCE,
+       OPT_LIST_KEYS };
 
 const struct option live_long_opts[] = {
 	{ "interval", required_argument, NULL, 'i' },
@@ -37,6 +38,7 @@ const struct option live_long_opts[] = {
 	{ "source", required_argument, NULL, OPT_SOURCE },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "version", no_argument, NULL, 'V' },
+	{ "list-keys", optional_argument, NULL, OPT_LIST_KEYS },
 	{ "help", no_argument, NULL, 'h' },
 	{}
 };
@@ -244,6 +246,10 @@ int cmd_live(int argc, char **argv)
 		case 'h':
 			fputs(schedtop_usage, stdout);
 			return EXIT_OK;
+		case OPT_LIST_KEYS:
+			if (optarg && strcmp(optarg, "man"))
+				return cli_usage_error(NULL, "--list-keys takes man or nothing");
+			return view_write_keys(stdout, optarg) ? EXIT_FAIL : EXIT_OK;
 		default:
 			return cli_bad_option(NULL, c, argv);
 		}
