@@ -410,8 +410,6 @@ schedstat_session_topology(const struct schedstat_session *s);
 int schedstat_session_event_fd(const struct schedstat_session *s);
 /* Consume pending events; returns how many, or a negative error. */
 int schedstat_session_poll(struct schedstat_session *s);
-/* Names of the programs attached, for -v and docs; NULL-terminated. */
-const char *const *schedstat_session_attached(const struct schedstat_session *s);
 
 /*
  * schedstat_session_sample - take one consistent snapshot

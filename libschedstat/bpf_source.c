@@ -544,11 +544,6 @@ bpf_source_topology(const struct bpf_source *s)
 	return s->topo;
 }
 
-static const char *const *bpf_source_attached(const struct bpf_source *s)
-{
-	return s->attached;
-}
-
 static int load_error(int err)
 {
 	if (err == -EPERM || err == -EACCES)
@@ -714,11 +709,6 @@ static const struct schedstat_topology *ops_topology(const void *s)
 	return bpf_source_topology(s);
 }
 
-static const char *const *ops_attached(const void *s)
-{
-	return bpf_source_attached(s);
-}
-
 const struct source_ops bpf_source_ops = {
 	.name = "bpf",
 	.open = ops_open,
@@ -727,5 +717,4 @@ const struct source_ops bpf_source_ops = {
 	.poll = ops_poll,
 	.event_fd = ops_event_fd,
 	.topology = ops_topology,
-	.attached = ops_attached,
 };

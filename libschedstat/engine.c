@@ -876,11 +876,6 @@ int engine_fill(struct engine *e, uint64_t ts, struct model_input *in)
 	return 0;
 }
 
-uint64_t engine_time_travel(const struct engine *e)
-{
-	return e->time_travel;
-}
-
 uint64_t engine_implicit_switches(const struct engine *e)
 {
 	return e->implicit_switches;

@@ -405,13 +405,6 @@ static const struct schedstat_topology *tracefs_source_topology(const void *src)
 	return s->topo;
 }
 
-static const char *const *tracefs_source_attached(const void *src)
-{
-	const struct tracefs_source *s = src;
-
-	return s->attached;
-}
-
 static void tracefs_source_close(void *src)
 {
 	struct tracefs_source *s = src;
@@ -522,5 +515,4 @@ const struct source_ops tracefs_source_ops = {
 	.poll = tracefs_source_poll,
 	.event_fd = tracefs_source_event_fd,
 	.topology = tracefs_source_topology,
-	.attached = tracefs_source_attached,
 };
