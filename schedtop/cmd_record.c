@@ -137,9 +137,8 @@ int cmd_record(int argc, char **argv)
 			       argc, argv))
 		goto cleanup;
 	err = sample_loop(s, interval, samples, on_sample, &out);
+	/* Every failure was reported where it happened. */
 	ret = err ? EXIT_FAIL : EXIT_OK;
-	if (err < 0)
-		cli_error("%s", schedstat_strerror(err));
 cleanup:
 	/* Detach first: the file's end marker is the last thing written. */
 	schedstat_session_close(s);

@@ -20,7 +20,6 @@ int sample_loop(struct schedstat_session *s, unsigned long interval_ms,
 	err = loop_open(&l, signals, fds, interval_ms);
 	if (err) {
 		cli_error("cannot set up the event loop: %s", strerror(-err));
-		err = EXIT_FAIL;
 	}
 	while (!err && (!samples || done < samples)) {
 		struct epoll_event evs[4];
@@ -29,8 +28,8 @@ int sample_loop(struct schedstat_session *s, unsigned long interval_ms,
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			cli_error("event loop: %s", strerror(errno));
-			err = EXIT_FAIL;
+			err = -errno;
+			cli_error("event loop: %s", strerror(-err));
 			break;
 		}
 		for (int i = 0; i < n && !err; i++) {
@@ -41,12 +40,10 @@ int sample_loop(struct schedstat_session *s, unsigned long interval_ms,
 				goto cleanup;
 			if (fd != l.timerfd) {
 				err = schedstat_session_poll(s);
-				if (err < 0) {
+				if (err < 0)
 					cli_error("reading events: %s", schedstat_strerror(err));
-					err = EXIT_FAIL;
-				} else {
+				else
 					err = 0;
-				}
 				continue;
 			}
 			if (!loop_ticks(&l))
@@ -59,7 +56,6 @@ int sample_loop(struct schedstat_session *s, unsigned long interval_ms,
 			}
 			if (err) {
 				cli_error("sampling failed: %s", schedstat_strerror(err));
-				err = EXIT_FAIL;
 				break;
 			}
 			err = fn(snap, ctx);
