@@ -124,7 +124,7 @@ RUN_TARGET := $(if $(CROSS),qemu-aarch64-static)
 .DELETE_ON_ERROR:
 .PHONY: all check unit bench clean docs fuzz install uninstall FORCE
 
-all: $(OUT)/schedtop $(OUT)/schedtop.bash
+all: $(OUT)/schedtop
 
 $(OUT)/bpf/schedtop.bpf.o: bpf/schedtop.bpf.c $(BPF_HDRS) | $(OUT)/bpf
 	$(call msg,BPF,$@)
@@ -222,7 +222,7 @@ bench: all $(OUT)/bench/tui_render
 docs: all
 	$(Q)scripts/regen-docs
 
-install: all $(OUT)/libschedstat.pc
+install: all $(OUT)/libschedstat.pc $(OUT)/schedtop.bash
 	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
 	$(Q)$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
 		$(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) \
