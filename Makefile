@@ -5,6 +5,11 @@
 #   make bench      run the benchmarks under bench/ (root)
 #   make docs       regenerate the column sections of docs/ from the tables
 #   make V=1        show full commands
+#   make install    schedtop, its man page and bash completion, libschedstat.a,
+#                   include/schedstat.h and libschedstat.pc under DESTDIR/PREFIX
+#                   (PREFIX=/usr/local; BINDIR, LIBDIR, INCLUDEDIR, MANDIR,
+#                   PKGCONFIGDIR, BASHCOMPDIR override one place each)
+#   make uninstall  removes exactly those files
 #   make ARCH=arm64 one static aarch64 binary in build-arm64/ (for phones and
 #                   the arm64 test guest; needs gcc-aarch64-linux-gnu and the
 #                   :arm64 -dev packages, see scripts/install-deps --arm64)
@@ -39,8 +44,13 @@ HOST_MULTIARCH := $(shell gcc -print-multiarch 2>/dev/null || echo $(HOST_ARCH)-
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wshadow \
 	  -Wformat=2 -D_GNU_SOURCE -DSCHEDTOP_VERSION='"$(VERSION)"' \
-	  -DSCHEDTOP_GIT_REV='"$(GIT_REV)"' -I$(OUT) -Ilibschedstat -Ibpf \
-	  $(CROSS_INC)
+	  -DSCHEDTOP_GIT_REV='"$(GIT_REV)"' $(CROSS_INC)
+# The library sees its private headers, the BPF ABI and the skeleton; the
+# front end sees the public header only (include/), as a program using the
+# installed library does. Tests and benchmarks may look inside (TEST_INC).
+LIB_INC := -Iinclude -Ilibschedstat -Ibpf -I$(OUT)
+APP_INC := -Iinclude
+TEST_INC := $(LIB_INC) -Ischedtop
 ifeq ($(STATIC),1)
 # Static: no NSS, no shared libraries, nothing to install on the device.
 LDFLAGS += -static $(CROSS_LIB)
@@ -51,7 +61,7 @@ endif
 # The tracefs source (libschedstat/tracefs_source.c): libtracefs and
 # libtraceevent, static .a files in Debian's -dev packages for every arch.
 TRACE_INC := -I/usr/include/tracefs -I/usr/include/traceevent
-CFLAGS += $(TRACE_INC)
+LIB_INC += $(TRACE_INC)
 # trace-cmd files (trace_file_source.c): libtracecmd ships no static
 # library, so static builds (ARCH=arm64) leave it out; TRACECMD=0 does too.
 ifeq ($(STATIC),1)
@@ -60,7 +70,7 @@ else
 TRACECMD ?= $(shell $(PKG_CONFIG) --exists libtracecmd && echo 1 || echo 0)
 endif
 ifeq ($(TRACECMD),1)
-CFLAGS += -DHAVE_TRACECMD -I/usr/include/trace-cmd
+LIB_INC += -DHAVE_TRACECMD -I/usr/include/trace-cmd
 LDLIBS += -ltracecmd
 endif
 LDLIBS += -ltracefs -ltraceevent -lbpf -lelf -lz $(NCURSES_LIBS) -ldl
@@ -90,11 +100,29 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(UNIT_SRCS))
 # Helpers that integration tests run (not tests themselves).
 TOOL_SRCS := $(wildcard tests/tools/*.c)
 TOOL_BINS := $(patsubst tests/tools/%.c,$(OUT)/tests/tools/%,$(TOOL_SRCS))
-# Front-end sources a unit test may link (everything but main).
-APP_TESTABLE := $(filter-out $(OBJ)/schedtop/main.o,$(APP_OBJS))
+# Front-end sources a unit test may link (everything but main and the
+# completion writer, which reads main.c's command table).
+APP_TESTABLE := $(filter-out $(OBJ)/schedtop/main.o $(OBJ)/schedtop/completion.o,$(APP_OBJS))
+
+# Where make install puts things (libtracefs's and bcc's shape). DESTDIR is
+# prepended to every path at install time only: the .pc file names the final
+# places.
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR ?= $(PREFIX)/share/man
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+INSTALL ?= install
+# What the library's code calls, as pkg-config names (libschedstat.pc.in).
+PC_REQUIRES := libbpf libtracefs libtraceevent zlib$(if $(filter 1,$(TRACECMD)), libtracecmd)
+# The completion is written by the binary itself; a cross-built one runs
+# under qemu-user.
+RUN_TARGET := $(if $(CROSS),qemu-aarch64-static)
 
 .DELETE_ON_ERROR:
-.PHONY: all check unit bench clean docs fuzz
+.PHONY: all check unit bench clean docs fuzz install uninstall FORCE
 
 all: $(OUT)/schedtop
 
@@ -107,17 +135,29 @@ $(OUT)/schedtop.skel.h: $(OUT)/bpf/schedtop.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name schedtop_bpf > $@
 
-$(OBJ)/libschedstat/%.o: libschedstat/%.c $(wildcard libschedstat/*.h) $(BPF_HDRS) $(OUT)/schedtop.skel.h | $(OBJ)/libschedstat
+$(OBJ)/libschedstat/%.o: libschedstat/%.c $(wildcard libschedstat/*.h include/*.h) $(BPF_HDRS) $(OUT)/schedtop.skel.h | $(OBJ)/libschedstat
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(CFLAGS) $(LIB_INC) -c $< -o $@
 
 $(OUT)/libschedstat.a: $(LIB_OBJS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
-$(OBJ)/schedtop/%.o: schedtop/%.c $(wildcard schedtop/*.h) libschedstat/schedstat.h | $(OBJ)/schedtop
+$(OBJ)/schedtop/%.o: schedtop/%.c $(wildcard schedtop/*.h) $(wildcard include/*.h) | $(OBJ)/schedtop
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(CFLAGS) $(APP_INC) -c $< -o $@
+
+# Rewritten on every install: it names the PREFIX of that install.
+$(OUT)/libschedstat.pc: libschedstat/libschedstat.pc.in FORCE
+	$(call msg,GEN,$@)
+	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|; s|@LIBDIR@|$(LIBDIR)|' \
+		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|; s|@VERSION@|$(VERSION)|' \
+		-e 's|@REQUIRES@|$(PC_REQUIRES)|' $< >$@
+
+# Generated from the option and column tables (schedtop/completion.c).
+$(OUT)/schedtop.bash: $(OUT)/schedtop
+	$(call msg,GEN,$@)
+	$(Q)$(RUN_TARGET) $(OUT)/schedtop --bash-completion >$@
 
 $(OUT)/terminfo_data.c: scripts/embed-terminfo | $(OBJ)/schedtop
 	$(call msg,GEN,$@)
@@ -125,7 +165,7 @@ $(OUT)/terminfo_data.c: scripts/embed-terminfo | $(OBJ)/schedtop
 
 $(OBJ)/terminfo_data.o: $(OUT)/terminfo_data.c schedtop/terminfo_fallback.h
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -Ischedtop -c $< -o $@
+	$(Q)$(CC) $(CFLAGS) $(APP_INC) -Ischedtop -c $< -o $@
 
 $(OUT)/schedtop: $(APP_OBJS) $(OUT)/libschedstat.a
 	$(call msg,LINK,$@)
@@ -133,13 +173,13 @@ $(OUT)/schedtop: $(APP_OBJS) $(OUT)/libschedstat.a
 
 $(OUT)/tests/%: tests/unit/%.c $(OUT)/libschedstat.a $(APP_TESTABLE) | $(OUT)/tests
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -Itests/unit -Ischedtop -o $@ $< $(APP_TESTABLE) \
+	$(Q)$(CC) $(CFLAGS) $(TEST_INC) -Itests/unit -o $@ $< $(APP_TESTABLE) \
 		$(OUT)/libschedstat.a -lcmocka $(LDLIBS) -lm
 
 $(OUT)/tests/tools/%: tests/tools/%.c $(OUT)/libschedstat.a | $(OUT)/tests
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(CFLAGS) -o $@ $< $(OUT)/libschedstat.a $(LDLIBS)
+	$(Q)$(CC) $(CFLAGS) $(TEST_INC) -o $@ $< $(OUT)/libschedstat.a $(LDLIBS)
 
 unit: $(UNIT_BINS) $(TOOL_BINS)
 
@@ -154,7 +194,7 @@ check: $(OUT)/ptyrun
 $(OUT)/bench/tui_render: bench/tui_render.c $(OUT)/libschedstat.a $(APP_TESTABLE)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(CFLAGS) -Ischedtop -o $@ $< $(APP_TESTABLE) \
+	$(Q)$(CC) $(CFLAGS) $(TEST_INC) -o $@ $< $(APP_TESTABLE) \
 		$(OUT)/libschedstat.a $(LDLIBS) -lm
 
 # The recording reader under libFuzzer, ASan and UBSan (clang); its own
@@ -163,9 +203,9 @@ FUZZ_LIB_SRCS := $(addprefix libschedstat/,record_codec.c record_reader.c \
 	topology.c cpulist.c sysfs.c snapshot.c util.c errors.c comm.c)
 FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION \
-	-std=gnu11 -D_GNU_SOURCE -Ilibschedstat -Ibpf -I$(OUT)
+	-std=gnu11 -D_GNU_SOURCE -Iinclude -Ilibschedstat -Ibpf -I$(OUT)
 
-$(OUT)/fuzz/fuzz_recording: tests/fuzz/fuzz_recording.c $(FUZZ_LIB_SRCS) $(wildcard libschedstat/*.h)
+$(OUT)/fuzz/fuzz_recording: tests/fuzz/fuzz_recording.c $(FUZZ_LIB_SRCS) $(wildcard libschedstat/*.h include/*.h)
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_LIB_SRCS) -lz
@@ -182,6 +222,25 @@ bench: all $(OUT)/bench/tui_render
 # After changing a column: rewrite the generated parts of the docs.
 docs: all
 	$(Q)scripts/regen-docs
+
+install: all $(OUT)/libschedstat.pc $(OUT)/schedtop.bash
+	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
+	$(Q)$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
+		$(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) \
+		$(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(BASHCOMPDIR)
+	$(Q)$(INSTALL) -m 755 $(OUT)/schedtop $(DESTDIR)$(BINDIR)/schedtop
+	$(Q)$(INSTALL) -m 644 docs/schedtop.1 $(DESTDIR)$(MANDIR)/man1/schedtop.1
+	$(Q)$(INSTALL) -m 644 $(OUT)/libschedstat.a $(DESTDIR)$(LIBDIR)/libschedstat.a
+	$(Q)$(INSTALL) -m 644 include/schedstat.h $(DESTDIR)$(INCLUDEDIR)/schedstat.h
+	$(Q)$(INSTALL) -m 644 $(OUT)/libschedstat.pc $(DESTDIR)$(PKGCONFIGDIR)/libschedstat.pc
+	$(Q)$(INSTALL) -m 644 $(OUT)/schedtop.bash $(DESTDIR)$(BASHCOMPDIR)/schedtop
+
+# Files only: the directories may hold other packages' files.
+uninstall:
+	$(call msg,UNINST,$(DESTDIR)$(PREFIX))
+	$(Q)rm -f $(DESTDIR)$(BINDIR)/schedtop $(DESTDIR)$(MANDIR)/man1/schedtop.1 \
+		$(DESTDIR)$(LIBDIR)/libschedstat.a $(DESTDIR)$(INCLUDEDIR)/schedstat.h \
+		$(DESTDIR)$(PKGCONFIGDIR)/libschedstat.pc $(DESTDIR)$(BASHCOMPDIR)/schedtop
 
 $(OUT)/bpf $(OBJ)/libschedstat $(OBJ)/schedtop $(OUT)/tests:
 	$(Q)mkdir -p $@

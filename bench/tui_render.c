@@ -31,7 +31,7 @@ int main(int argc, char **argv)
 	struct st_task_rec *recs = calloc(n, sizeof(*recs));
 	struct st_cpu_state cpus[8] = {};
 	struct st_global_state g = {};
-	struct schedstat_cpuset online = {};
+	struct cpuset online = {};
 	struct tui_style style = { .color = true, .utf8 = true };
 	struct model *m;
 	struct view v;

@@ -19,6 +19,7 @@
 
 #include "cgroup_names.h"
 #include "model.h"
+#include "sched_kernel.h"
 #include "schedtop.skel.h"
 #include "source.h"
 
@@ -88,10 +89,10 @@ static bool have_bpf_privileges(void)
 	eff = data[0].effective | (uint64_t)data[1].effective << 32;
 	if (eff & (1ULL << CAP_SYS_ADMIN))
 		return true;
-	return (eff & (1ULL << 39)) && (eff & (1ULL << 38));	/* BPF, PERFMON */
+	return (eff & (1ULL << CAP_BPF)) && (eff & (1ULL << CAP_PERFMON));
 }
 
-int schedstat_kernel_btf_check(const char *path)
+int bpf_source_btf_check(const char *path)
 {
 	return access(path, R_OK) ? -SCHEDSTAT_ERR_NO_BTF : 0;
 }
@@ -473,7 +474,7 @@ static int bpf_source_sample(struct bpf_source *s,
 			     struct schedstat_snapshot **out)
 {
 	struct st_global_state global;
-	struct schedstat_cpuset online = {};
+	struct cpuset online = {};
 	struct model_input in = {};
 	size_t nr = 0;
 	int err;
@@ -543,11 +544,6 @@ bpf_source_topology(const struct bpf_source *s)
 	return s->topo;
 }
 
-static const char *const *bpf_source_attached(const struct bpf_source *s)
-{
-	return s->attached;
-}
-
 static int load_error(int err)
 {
 	if (err == -EPERM || err == -EACCES)
@@ -606,7 +602,7 @@ static int bpf_source_open(struct bpf_source **out,
 		err = -SCHEDSTAT_ERR_NO_PRIV;
 		goto cleanup;
 	}
-	err = schedstat_kernel_btf_check("/sys/kernel/btf/vmlinux");
+	err = bpf_source_btf_check("/sys/kernel/btf/vmlinux");
 	if (err)
 		goto cleanup;
 	err = kernel_features(opts);
@@ -713,11 +709,6 @@ static const struct schedstat_topology *ops_topology(const void *s)
 	return bpf_source_topology(s);
 }
 
-static const char *const *ops_attached(const void *s)
-{
-	return bpf_source_attached(s);
-}
-
 const struct source_ops bpf_source_ops = {
 	.name = "bpf",
 	.open = ops_open,
@@ -726,5 +717,4 @@ const struct source_ops bpf_source_ops = {
 	.poll = ops_poll,
 	.event_fd = ops_event_fd,
 	.topology = ops_topology,
-	.attached = ops_attached,
 };

@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Task names made safe to print on a terminal. */
+/* Text from the kernel made safe to print: the one sanitizer. */
 #include "schedstat-local.h"
+
+bool schedstat_text_unsafe(unsigned char c, bool ascii)
+{
+	return c < 0x20 || c == 0x7f || (ascii && c >= 0x80);
+}
 
 /*
  * A comm is whatever the task wrote with prctl(PR_SET_NAME): an escape
@@ -17,7 +22,7 @@ void schedstat_comm_sanitize(char *dst, const char *src, size_t len)
 	for (i = 0; i < len - 1 && src[i]; i++) {
 		unsigned char c = src[i];
 
-		dst[i] = c < 0x20 || c >= 0x7f ? '?' : c;
+		dst[i] = schedstat_text_unsafe(c, true) ? '?' : c;
 	}
 	dst[i] = '\0';
 }

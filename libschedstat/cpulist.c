@@ -7,7 +7,7 @@
 
 #include "schedstat-local.h"
 
-int cpuset_count(const struct schedstat_cpuset *set)
+int cpuset_count(const struct cpuset *set)
 {
 	int n = 0;
 
@@ -16,7 +16,7 @@ int cpuset_count(const struct schedstat_cpuset *set)
 	return n;
 }
 
-int cpuset_end(const struct schedstat_cpuset *set)
+int cpuset_end(const struct cpuset *set)
 {
 	for (size_t i = ARRAY_SIZE(set->bits); i-- > 0;)
 		if (set->bits[i])
@@ -56,9 +56,9 @@ static int parse_cpu(const char **sp, unsigned int *cpu)
 	return big ? -ERANGE : 0;
 }
 
-int cpulist_parse(const char *str, struct schedstat_cpuset *set)
+int cpulist_parse(const char *str, struct cpuset *set)
 {
-	struct schedstat_cpuset tmp = {};
+	struct cpuset tmp = {};
 	const char *s = skip_space(str);
 	int err;
 
@@ -95,7 +95,7 @@ int cpulist_parse(const char *str, struct schedstat_cpuset *set)
 	return 0;
 }
 
-int cpulist_format(const struct schedstat_cpuset *set, char *buf, size_t size)
+int cpulist_format(const struct cpuset *set, char *buf, size_t size)
 {
 	int end = cpuset_end(set);
 	size_t len = 0;

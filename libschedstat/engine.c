@@ -13,12 +13,11 @@
 #include <string.h>
 
 #include "engine.h"
+#include "sched_kernel.h"
 
-/* __trace_sched_switch_state(): the preempted bit, and task_struct.__state. */
+/* __trace_sched_switch_state(): the preempted and idle-report bits. */
 #define SWITCH_PREEMPTED	0x100
 #define SWITCH_REPORT_IDLE	0x80
-#define TASK_IDLE_STATE		0x402
-#define EXIT_DEAD		0x10
 
 struct etask {
 	struct st_task_rec rec;
@@ -76,9 +75,8 @@ struct engine {
 	struct ecpu *cpus;
 	struct etask *tasks;
 	size_t nr_tasks, cap_tasks;
-	/* pid -> index into tasks + 1, open addressing; 0 is empty. */
-	uint32_t *hash;
-	size_t hash_size;
+	/* pid -> index into tasks; a reused pid maps to its later entry. */
+	struct schedstat_hash *pids;
 	uint64_t last_ts;
 	uint64_t time_travel;
 	uint64_t implicit_switches;
@@ -91,47 +89,23 @@ struct engine {
 	size_t nr_freqs, cap_freqs;
 };
 
-static size_t hash_slot(const struct engine *e, int32_t pid)
+static int pids_rebuild(struct engine *e)
 {
-	return ((uint32_t)pid * 2654435761u) & (e->hash_size - 1);
-}
-
-static int hash_rebuild(struct engine *e, size_t want)
-{
-	size_t size = 1024;
-	uint32_t *h;
-
-	while (size < want * 2)
-		size *= 2;
-	h = calloc(size, sizeof(*h));
-	if (!h)
-		return -ENOMEM;
-	free(e->hash);
-	e->hash = h;
-	e->hash_size = size;
-	for (size_t i = 0; i < e->nr_tasks; i++) {
-		size_t j = hash_slot(e, e->tasks[i].rec.pid);
-
-		while (h[j] && e->tasks[h[j] - 1].rec.pid != e->tasks[i].rec.pid)
-			j = (j + 1) & (size - 1);
-		/* The later entry of a reused pid wins. */
-		h[j] = i + 1;
-	}
+	schedstat_hash_clear(e->pids);
+	/* In order, so that the later entry of a reused pid wins. */
+	for (size_t i = 0; i < e->nr_tasks; i++)
+		if (schedstat_hash_put(e->pids, (uint32_t)e->tasks[i].rec.pid, i))
+			return -ENOMEM;
 	return 0;
 }
 
 static struct etask *find(struct engine *e, int32_t pid)
 {
-	size_t j = hash_slot(e, pid);
+	uint64_t i;
 
-	while (e->hash[j]) {
-		struct etask *t = &e->tasks[e->hash[j] - 1];
-
-		if (t->rec.pid == pid)
-			return t;
-		j = (j + 1) & (e->hash_size - 1);
-	}
-	return NULL;
+	if (schedstat_hash_get(e->pids, (uint32_t)pid, &i))
+		return NULL;
+	return &e->tasks[i];
 }
 
 static void set_comm(struct etask *t, const char *comm)
@@ -144,11 +118,7 @@ static struct etask *add_task(struct engine *e, int32_t pid, int32_t prio,
 			      const char *comm, uint64_t ts)
 {
 	struct etask *t;
-	size_t j;
 
-	if (e->nr_tasks + 1 > e->hash_size / 2 &&
-	    hash_rebuild(e, e->nr_tasks + 1))
-		return NULL;
 	if (array_reserve((void **)&e->tasks, &e->cap_tasks, e->nr_tasks + 1,
 			  sizeof(*e->tasks)))
 		return NULL;
@@ -164,12 +134,12 @@ static struct etask *add_task(struct engine *e, int32_t pid, int32_t prio,
 	t->rec.start_time = ts;
 	t->rec.state = 1;		/* S until seen otherwise */
 	t->attached = -1;
-	t->fair = prio >= 100;
+	t->fair = prio_is_fair(prio);
 	set_comm(t, comm);
-	j = hash_slot(e, pid);
-	while (e->hash[j] && e->tasks[e->hash[j] - 1].rec.pid != pid)
-		j = (j + 1) & (e->hash_size - 1);
-	e->hash[j] = t - e->tasks + 1;
+	if (schedstat_hash_put(e->pids, (uint32_t)pid, e->nr_tasks - 1)) {
+		e->nr_tasks--;
+		return NULL;
+	}
 	return t;
 }
 
@@ -404,8 +374,8 @@ static uint64_t check_time(struct engine *e, uint64_t ts)
 static uint32_t switch_state(uint64_t prev_state)
 {
 	if (prev_state == SWITCH_REPORT_IDLE)
-		return TASK_IDLE_STATE;
-	return prev_state & 0x7f;
+		return TASK_IDLE;
+	return prev_state & TASK_REPORT;
 }
 
 static void switch_out(struct engine *e, struct ecpu *c, struct etask *t,
@@ -470,7 +440,7 @@ static int do_switch(struct engine *e, uint64_t ts, struct ecpu *c, int cpu,
 		if (!prev)
 			return -ENOMEM;
 		prev->rec.prio = prev_prio;
-		prev->fair = prev_prio >= 100;
+		prev->fair = prio_is_fair(prev_prio);
 		set_comm(prev, prev_comm);
 		if (!prev->rec.on_cpu || prev->rec.cpu != (uint32_t)cpu) {
 			/* First sight: it was running here, queued. */
@@ -492,7 +462,7 @@ static int do_switch(struct engine *e, uint64_t ts, struct ecpu *c, int cpu,
 			c->load += pelt_prio_weight(next_prio) -
 				   pelt_prio_weight(next->rec.prio);
 		next->rec.prio = next_prio;
-		next->fair = next_prio >= 100;
+		next->fair = prio_is_fair(next_prio);
 		switch_in(e, cpu, next, ts);
 	}
 	c->curr = next_pid;
@@ -603,7 +573,7 @@ int engine_wakeup(struct engine *e, uint64_t ts, int32_t pid, int32_t prio,
 	if (!t)
 		return -ENOMEM;
 	t->rec.prio = prio;
-	t->fair = prio >= 100;
+	t->fair = prio_is_fair(prio);
 	if (new_task) {
 		t->rec.start_time = ts;
 		init_new(e, t, cpu, ts);
@@ -889,7 +859,7 @@ int engine_fill(struct engine *e, uint64_t ts, struct model_input *in)
 			e->tasks[keep++] = e->tasks[i];
 	if (keep != e->nr_tasks) {
 		e->nr_tasks = keep;
-		if (hash_rebuild(e, keep))
+		if (pids_rebuild(e))
 			return -ENOMEM;
 	}
 	if (array_reserve((void **)&e->recs, &e->cap_recs, e->nr_tasks + 1,
@@ -910,11 +880,6 @@ int engine_fill(struct engine *e, uint64_t ts, struct model_input *in)
 	in->freq_times = e->freqs;
 	in->nr_freq_times = e->nr_freqs;
 	return 0;
-}
-
-uint64_t engine_time_travel(const struct engine *e)
-{
-	return e->time_travel;
 }
 
 uint64_t engine_implicit_switches(const struct engine *e)
@@ -955,7 +920,7 @@ int engine_new(struct engine **out, const struct schedstat_topology *topo,
 		c->curr = -1;
 		c->st.cstate = -1;
 	}
-	err = hash_rebuild(e, 0);
+	err = schedstat_hash_new(&e->pids);
 	if (err)
 		goto cleanup;
 	*out = e;
@@ -973,7 +938,7 @@ void engine_free(struct engine *e)
 	free(e->cpu_out);
 	free(e->hp_out);
 	free(e->tasks);
-	free(e->hash);
+	schedstat_hash_free(e->pids);
 	free(e->recs);
 	free(e->freqs);
 	free(e);

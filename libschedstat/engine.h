@@ -100,8 +100,6 @@ void engine_set_dropped(struct engine *e, int cpu, uint64_t dropped);
  * until its next call. Tasks gone are dropped from the table.
  */
 int engine_fill(struct engine *e, uint64_t ts, struct model_input *in);
-/* Clock regressions seen ("time travel"): counted, never applied. */
-uint64_t engine_time_travel(const struct engine *e);
 /* Switches made up by engine_current(). */
 uint64_t engine_implicit_switches(const struct engine *e);
 

@@ -10,18 +10,13 @@
 
 #include "model.h"
 #include "pelt.h"
+#include "sched_kernel.h"
 
 struct cluster_move {
 	int32_t pid;
 	int16_t dir;		/* 1 up, -1 down, 0 same capacity */
 	int16_t dest;		/* cluster moved to */
 	int16_t from;
-};
-
-/* Open-addressing index from pid to a slot in the previous sample. */
-struct pid_index {
-	uint32_t *slots;	/* record index + 1; 0 = empty */
-	size_t mask;
 };
 
 struct model {
@@ -32,7 +27,8 @@ struct model {
 	struct st_task_rec *prev;
 	bool *prev_matched;
 	size_t nr_prev;
-	struct pid_index prev_index;
+	/* pid -> index into prev; this sample's, swapped in by save_prev(). */
+	struct schedstat_hash *prev_index, *cur_index;
 	struct st_cpu_state *prev_cpus;
 	struct st_hotplug *prev_hotplug;
 	struct st_global_state prev_global;
@@ -47,44 +43,23 @@ struct model {
 	size_t cap_moves;
 };
 
-static size_t pid_hash(int32_t pid, size_t mask)
+/* pid -> index into @recs; a pid listed twice maps to its first record. */
+static int pid_index_build(struct schedstat_hash *ix,
+			   const struct st_task_rec *recs, size_t nr)
 {
-	return ((uint32_t)pid * 2654435761u) & mask;
-}
-
-static int pid_index_build(struct pid_index *ix, const struct st_task_rec *recs,
-			   size_t nr)
-{
-	size_t cap = 64;
-
-	while (cap < nr * 2)
-		cap <<= 1;
-	free(ix->slots);
-	ix->slots = calloc(cap, sizeof(*ix->slots));
-	if (!ix->slots)
-		return -ENOMEM;
-	ix->mask = cap - 1;
-	for (size_t i = 0; i < nr; i++) {
-		size_t h = pid_hash(recs[i].pid, ix->mask);
-
-		while (ix->slots[h])
-			h = (h + 1) & ix->mask;
-		ix->slots[h] = i + 1;
-	}
+	schedstat_hash_clear(ix);
+	for (size_t i = 0; i < nr; i++)
+		if (schedstat_hash_get(ix, (uint32_t)recs[i].pid, NULL) &&
+		    schedstat_hash_put(ix, (uint32_t)recs[i].pid, i))
+			return -ENOMEM;
 	return 0;
 }
 
-static long pid_index_find(const struct pid_index *ix,
-			   const struct st_task_rec *recs, int32_t pid)
+static long pid_index_find(const struct schedstat_hash *ix, int32_t pid)
 {
-	size_t h;
+	uint64_t i;
 
-	if (!ix->slots)
-		return -1;
-	for (h = pid_hash(pid, ix->mask); ix->slots[h]; h = (h + 1) & ix->mask)
-		if (recs[ix->slots[h] - 1].pid == pid)
-			return ix->slots[h] - 1;
-	return -1;
+	return schedstat_hash_get(ix, (uint32_t)pid, &i) ? -1 : (long)i;
 }
 
 int model_new(struct model **out, const struct schedstat_topology *topo)
@@ -98,10 +73,10 @@ int model_new(struct model **out, const struct schedstat_topology *topo)
 	m->prev_cpus = calloc(m->nr_cpus ? m->nr_cpus : 1, sizeof(*m->prev_cpus));
 	m->prev_hotplug = calloc(m->nr_cpus ? m->nr_cpus : 1,
 				 sizeof(*m->prev_hotplug));
-	if (!m->prev_cpus || !m->prev_hotplug) {
-		free(m->prev_cpus);
-		free(m->prev_hotplug);
-		free(m);
+	if (!m->prev_cpus || !m->prev_hotplug ||
+	    schedstat_hash_new(&m->prev_index) ||
+	    schedstat_hash_new(&m->cur_index)) {
+		model_free(m);
 		return -ENOMEM;
 	}
 	*out = m;
@@ -114,7 +89,8 @@ void model_free(struct model *m)
 		return;
 	free(m->prev);
 	free(m->prev_matched);
-	free(m->prev_index.slots);
+	schedstat_hash_free(m->prev_index);
+	schedstat_hash_free(m->cur_index);
 	free(m->prev_cpus);
 	free(m->prev_hotplug);
 	free(m->prev_freq);
@@ -329,10 +305,10 @@ char model_state_letter(unsigned int state, unsigned int exit_state)
 {
 	/* task_state_index() in include/linux/sched.h, same letters as ps. */
 	static const char letters[] = "RSDTtXZPI";
-	unsigned int report = (state & 0x7f) | exit_state;
+	unsigned int report = (state & TASK_REPORT) | exit_state;
 	int idx = 0;
 
-	if (state == 0x402)		/* TASK_IDLE: UNINTERRUPTIBLE | NOLOAD */
+	if (state == TASK_IDLE)
 		return 'I';
 	while (report) {
 		idx++;
@@ -367,7 +343,7 @@ static const struct st_cpu_state *cpu_of(const struct model_input *in,
 static bool sleeping_fair(const struct st_task_rec *r)
 {
 	/* prio < 100: rt or dl; their se.avg is not on any cfs_rq. */
-	return !r->on_rq && !r->exit_state && r->last_update_time && r->prio >= 100;
+	return !r->on_rq && !r->exit_state && r->last_update_time && prio_is_fair(r->prio);
 }
 
 static uint64_t sleep_periods(const struct st_task_rec *r, uint64_t now_pelt)
@@ -630,7 +606,7 @@ static void mark_misfits(struct model *m, struct schedstat_snapshot *s)
 		const struct schedstat_cpu *c;
 		uint64_t util, cap;
 
-		if (t->exited || t->state != 'R' || t->prio < 100 ||
+		if (t->exited || t->state != 'R' || !prio_is_fair(t->prio) ||
 		    t->cpu < 0 || (size_t)t->cpu >= s->nr_cpus || t->cluster < 0)
 			continue;
 		c = &s->cpus[t->cpu];
@@ -639,7 +615,7 @@ static void mark_misfits(struct model *m, struct schedstat_snapshot *s)
 		util = t->util_avg > t->util_est ? t->util_avg : t->util_est;
 		cap = c->avail & SCHEDSTAT_AVAIL_CAPACITY_CFS ? c->capacity_cfs :
 							       c->capacity;
-		t->misfit = util * 1280 >= cap * 1024;
+		t->misfit = !fits_capacity(util, cap);
 		if (t->misfit && (size_t)t->cluster < s->nr_clusters)
 			s->clusters[t->cluster].misfit_tasks++;
 	}
@@ -751,18 +727,18 @@ static int cmp_task(const void *a, const void *b)
 	return x->exited - y->exited;
 }
 
-static bool pid_listed(const struct pid_index *ix, const struct model_input *in,
-		       const struct st_task_rec *r)
+static bool pid_listed(const struct schedstat_hash *ix,
+		       const struct model_input *in, const struct st_task_rec *r)
 {
-	long j = pid_index_find(ix, in->tasks, r->pid);
+	long j = pid_index_find(ix, r->pid);
 
 	return j >= 0 && in->tasks[j].start_time == r->start_time;
 }
 
-/* Keep this sample's records and their index (@cur, consumed) as the base. */
-static int save_prev(struct model *m, const struct model_input *in,
-		     struct pid_index *cur)
+/* Keep this sample's records and their index (cur_index) as the base. */
+static int save_prev(struct model *m, const struct model_input *in)
 {
+	struct schedstat_hash *ix;
 	struct st_task_rec *recs = NULL;
 	bool *matched = NULL;
 	size_t keep = 0;
@@ -795,23 +771,22 @@ static int save_prev(struct model *m, const struct model_input *in,
 		if (m->exits[i].pid >= 0)
 			m->exits[keep++] = m->exits[i];
 	m->nr_exits = keep;
-	free(m->prev_index.slots);
-	m->prev_index = *cur;
-	cur->slots = NULL;
+	ix = m->prev_index;
+	m->prev_index = m->cur_index;
+	m->cur_index = ix;
 	return 0;
 }
 
 int model_update(struct model *m, const struct model_input *in,
 		 struct schedstat_snapshot **out)
 {
-	struct pid_index cur = {};
 	struct schedstat_snapshot *s = NULL;
 	bool *cpu_running = NULL;
 	size_t cap_tasks, n = 0;
 	int err;
 
 	*out = NULL;
-	err = pid_index_build(&cur, in->tasks, in->nr_tasks);
+	err = pid_index_build(m->cur_index, in->tasks, in->nr_tasks);
 	if (err)
 		return err;
 	if (!m->have_baseline) {
@@ -819,7 +794,7 @@ int model_update(struct model *m, const struct model_input *in,
 		free(m->prev_freq);
 		err = freq_cumulative(in, &m->prev_freq, &m->nr_prev_freq);
 		if (!err)
-			err = save_prev(m, in, &cur);
+			err = save_prev(m, in);
 		goto cleanup;
 	}
 	err = -ENOMEM;
@@ -843,7 +818,7 @@ int model_update(struct model *m, const struct model_input *in,
 	for (size_t i = 0; i < in->nr_tasks; i++) {
 		const struct st_task_rec *r = &in->tasks[i];
 		const struct st_task_rec *base = NULL;
-		long j = pid_index_find(&m->prev_index, m->prev, r->pid);
+		long j = pid_index_find(m->prev_index, r->pid);
 
 		if (j >= 0 && m->prev[j].start_time == r->start_time) {
 			base = &m->prev[j];
@@ -858,7 +833,7 @@ int model_update(struct model *m, const struct model_input *in,
 			 * root cfs_rq at enqueue and takes the same value
 			 * away at dequeue: the sum over queued tasks is it.
 			 */
-			if (is_runnable(r) && r->prio >= 100)
+			if (is_runnable(r) && prio_is_fair(r->prio))
 				s->cpus[r->cpu].util_est += r->util_est;
 			if (r->on_cpu)
 				cpu_running[r->cpu] = true;
@@ -887,10 +862,10 @@ int model_update(struct model *m, const struct model_input *in,
 
 		if (r->pid < 0)
 			continue;
-		j = pid_index_find(&m->prev_index, m->prev, r->pid);
+		j = pid_index_find(m->prev_index, r->pid);
 		if (j >= 0 && m->prev[j].start_time == r->start_time)
 			continue;
-		if (pid_listed(&cur, in, r))
+		if (pid_listed(m->cur_index, in, r))
 			continue;
 		fill_exited(m, in, &s->tasks[n++], r, NULL);
 		m->exits[i].pid = -1;
@@ -913,13 +888,12 @@ int model_update(struct model *m, const struct model_input *in,
 	err = fill_groups(m, in, s);
 	if (err)
 		goto cleanup;
-	err = save_prev(m, in, &cur);
+	err = save_prev(m, in);
 	if (err)
 		goto cleanup;
 	*out = s;
 	s = NULL;
 cleanup:
-	free(cur.slots);
 	free(cpu_running);
 	if (s)
 		schedstat_snapshot_free(s);

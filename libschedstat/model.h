@@ -53,7 +53,7 @@ struct model_input {
 	const struct model_freq_time *freq_times;
 	size_t nr_freq_times;
 	size_t nr_cpus;
-	const struct schedstat_cpuset *online;
+	const struct cpuset *online;
 	const struct st_global_state *global;
 	uint32_t avail;				/* signals whose programs attached */
 	/* Group entities, cpu/depth/values/age filled; cluster is ours. */

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "pelt.h"
+#include "sched_kernel.h"
 
 /*
  * y^n * 2^32 for n < 32, computed as the kernel's generator
@@ -122,16 +123,16 @@ bool pelt_update(struct pelt_avg *sa, uint64_t now, uint64_t load,
 uint64_t pelt_prio_weight(int prio)
 {
 	/* kernel/sched/core.c sched_prio_to_weight[], nice -20 .. 19. */
-	static const uint32_t weights[40] = {
+	static const uint32_t weights[MAX_PRIO - MAX_RT_PRIO] = {
 		88761, 71755, 56483, 46273, 36291, 29154, 23254, 18705, 14949,
 		11916, 9548, 7620, 6100, 4904, 3906, 3121, 2501, 1991, 1586,
 		1277, 1024, 820, 655, 526, 423, 335, 272, 215, 172, 137, 110,
 		87, 70, 56, 45, 36, 29, 23, 18, 15,
 	};
 
-	if (prio < 100)
-		prio = 100;
-	if (prio > 139)
-		prio = 139;
-	return weights[prio - 100];
+	if (prio < MAX_RT_PRIO)
+		prio = MAX_RT_PRIO;
+	if (prio > MAX_PRIO - 1)
+		prio = MAX_PRIO - 1;
+	return weights[prio - MAX_RT_PRIO];
 }

@@ -736,7 +736,7 @@ int rec_encode_topology(struct rec_buf *b, const struct schedstat_topology *topo
 	rec_put_uvar(b, nr);
 	for (int k = 0; k < nr; k++) {
 		char list[SCHEDSTAT_CPULIST_LEN * 8];
-		struct schedstat_cpuset set = {};
+		struct cpuset set = {};
 		unsigned int fmin = 0, fmax = 0;
 		int err;
 
@@ -776,7 +776,7 @@ int rec_decode_topology(struct rec_cur *c, struct schedstat_topology **out)
 		return -ENOMEM;
 	for (size_t k = 0; k < nr && !err; k++) {
 		char name[SCHEDSTAT_NAME_LEN], list[SCHEDSTAT_CPULIST_LEN * 8];
-		struct schedstat_cpuset set = {};
+		struct cpuset set = {};
 		unsigned int fmin, fmax;
 		int policy, n = 0;
 

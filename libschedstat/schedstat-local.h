@@ -7,37 +7,37 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "array_size.h"
 #include "schedstat.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* A set of CPU numbers below SCHEDSTAT_MAX_CPUS. */
-struct schedstat_cpuset {
+struct cpuset {
 	uint64_t bits[SCHEDSTAT_MAX_CPUS / 64];
 };
 
-static inline void cpuset_set(struct schedstat_cpuset *set, unsigned int cpu)
+static inline void cpuset_set(struct cpuset *set, unsigned int cpu)
 {
 	set->bits[cpu / 64] |= 1ULL << (cpu % 64);
 }
 
-static inline bool cpuset_test(const struct schedstat_cpuset *set, unsigned int cpu)
+static inline bool cpuset_test(const struct cpuset *set, unsigned int cpu)
 {
 	return cpu < SCHEDSTAT_MAX_CPUS && (set->bits[cpu / 64] >> (cpu % 64)) & 1;
 }
 
-int cpuset_count(const struct schedstat_cpuset *set);
+int cpuset_count(const struct cpuset *set);
 /* Highest member + 1, 0 when empty. */
-int cpuset_end(const struct schedstat_cpuset *set);
+int cpuset_end(const struct cpuset *set);
 
 /*
  * Kernel CPU list syntax ("0-3,5,8-11"; also "0-7:2/4" stride groups are not
  * accepted: sysfs never writes them). Whitespace and a trailing newline are
  * ignored. -EINVAL on bad syntax, -ERANGE on a CPU >= SCHEDSTAT_MAX_CPUS.
  */
-int cpulist_parse(const char *str, struct schedstat_cpuset *set);
+int cpulist_parse(const char *str, struct cpuset *set);
 /* The shortest kernel-style list; -ENOSPC if it does not fit. */
-int cpulist_format(const struct schedstat_cpuset *set, char *buf, size_t size);
+int cpulist_format(const struct cpuset *set, char *buf, size_t size);
 
 /*
  * Read a small sysfs file below @root ("/sys" when NULL) into @buf, trailing
@@ -52,9 +52,9 @@ int sysfs_read_u64(const char *root, const char *rel, uint64_t *val);
  * leaving @online untouched: the caller decides what to assume then (all
  * CPUs of the topology, say, from topology_cpus()).
  */
-int topology_read_online(const char *sysfs_root, struct schedstat_cpuset *online);
+int topology_read_online(const char *sysfs_root, struct cpuset *online);
 /* CPUs that belong to some cluster. */
-void topology_cpus(const struct schedstat_topology *topo, struct schedstat_cpuset *set);
+void topology_cpus(const struct schedstat_topology *topo, struct cpuset *set);
 
 /*
  * A topology rebuilt cluster by cluster, as a recording describes it:
@@ -63,7 +63,7 @@ void topology_cpus(const struct schedstat_topology *topo, struct schedstat_cpuse
  */
 struct schedstat_topology *topology_new(enum schedstat_topology_origin origin);
 int topology_add_cluster(struct schedstat_topology *topo, const char *name,
-			 const struct schedstat_cpuset *cpus,
+			 const struct cpuset *cpus,
 			 const unsigned int *capacity, int policy,
 			 unsigned int freq_min_khz, unsigned int freq_max_khz);
 void topology_seal(struct schedstat_topology *topo);
@@ -78,6 +78,6 @@ int array_reserve(void **items, size_t *cap, size_t need, size_t size);
 uint64_t mono_ns(void);
 
 /* 0 if kernel BTF is readable at @path, else -SCHEDSTAT_ERR_NO_BTF. */
-int schedstat_kernel_btf_check(const char *path);
+int bpf_source_btf_check(const char *path);
 
 #endif /* SCHEDSTAT_LOCAL_H */

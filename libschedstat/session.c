@@ -107,11 +107,6 @@ schedstat_session_topology(const struct schedstat_session *s)
 	return s->ops->topology(s->src);
 }
 
-const char *const *schedstat_session_attached(const struct schedstat_session *s)
-{
-	return s->ops->attached(s->src);
-}
-
 int source_topology(const struct schedstat_session_opts *opts,
 		    struct schedstat_topology **topo)
 {

@@ -17,7 +17,6 @@ struct source_ops {
 	int (*poll)(void *src);
 	int (*event_fd)(const void *src);
 	const struct schedstat_topology *(*topology)(const void *src);
-	const char *const *(*attached)(const void *src);
 };
 
 /* The clusters @opts asks for: its --topology spec, else sysfs. */

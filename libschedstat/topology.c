@@ -24,7 +24,7 @@
 
 struct cluster {
 	char name[SCHEDSTAT_NAME_LEN];
-	struct schedstat_cpuset cpus;
+	struct cpuset cpus;
 	unsigned int capacity;	/* largest of its CPUs */
 	int nr_cpus;
 	int first;		/* lowest CPU: breaks capacity ties */
@@ -46,29 +46,29 @@ struct schedstat_topology {
 	for (int cpu = 0; cpu < SCHEDSTAT_MAX_CPUS; cpu++)		\
 		if (cpuset_test(set, cpu))
 
-static void cpuset_or(struct schedstat_cpuset *dst,
-		      const struct schedstat_cpuset *src)
+static void cpuset_or(struct cpuset *dst,
+		      const struct cpuset *src)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(dst->bits); i++)
 		dst->bits[i] |= src->bits[i];
 }
 
-static void cpuset_and(struct schedstat_cpuset *dst,
-		       const struct schedstat_cpuset *src)
+static void cpuset_and(struct cpuset *dst,
+		       const struct cpuset *src)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(dst->bits); i++)
 		dst->bits[i] &= src->bits[i];
 }
 
-static void cpuset_andnot(struct schedstat_cpuset *dst,
-			  const struct schedstat_cpuset *src)
+static void cpuset_andnot(struct cpuset *dst,
+			  const struct cpuset *src)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(dst->bits); i++)
 		dst->bits[i] &= ~src->bits[i];
 }
 
-static bool cpuset_intersects(const struct schedstat_cpuset *a,
-			      const struct schedstat_cpuset *b)
+static bool cpuset_intersects(const struct cpuset *a,
+			      const struct cpuset *b)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(a->bits); i++)
 		if (a->bits[i] & b->bits[i])
@@ -98,7 +98,7 @@ void schedstat_topology_free(struct schedstat_topology *topo)
 
 /* Capacities of the CPUs in @set must be filled in before. */
 static int topo_add_cluster(struct schedstat_topology *topo,
-			    const struct schedstat_cpuset *set, const char *name)
+			    const struct cpuset *set, const char *name)
 {
 	struct cluster *c;
 
@@ -132,7 +132,7 @@ static int topo_add_cluster(struct schedstat_topology *topo,
 /* Index CPUs by cluster once the clusters are in their final order. */
 static void topo_finish(struct schedstat_topology *topo)
 {
-	struct schedstat_cpuset all = {};
+	struct cpuset all = {};
 
 	for (int k = 0; k < topo->nr_clusters; k++) {
 		for_each_cpu(cpu, &topo->clusters[k].cpus)
@@ -147,7 +147,7 @@ static void topo_finish(struct schedstat_topology *topo)
 }
 
 static int read_cpulist(const char *root, const char *rel,
-			struct schedstat_cpuset *set)
+			struct cpuset *set)
 {
 	char *buf = malloc(CPULIST_FILE_LEN);
 	int err;
@@ -166,7 +166,7 @@ static int read_cpulist(const char *root, const char *rel,
  * list; turn the blanks between numbers into commas so both forms parse.
  */
 static int read_cpu_words(const char *root, const char *rel,
-			  struct schedstat_cpuset *set)
+			  struct cpuset *set)
 {
 	char *buf = malloc(CPULIST_FILE_LEN);
 	char *s, *d;
@@ -227,7 +227,7 @@ static int cpu_dir_number(const char *name)
 	return v;
 }
 
-static int scan_cpu_dirs(const char *root, struct schedstat_cpuset *set)
+static int scan_cpu_dirs(const char *root, struct cpuset *set)
 {
 	char path[PATH_MAX];
 	struct dirent *de;
@@ -253,7 +253,7 @@ static int scan_cpu_dirs(const char *root, struct schedstat_cpuset *set)
  * already have a cluster. A file that exists but does not parse is an
  * error rather than a reason to guess from the next source.
  */
-static int read_possible(const char *root, struct schedstat_cpuset *set)
+static int read_possible(const char *root, struct cpuset *set)
 {
 	int err;
 
@@ -268,12 +268,12 @@ static int read_possible(const char *root, struct schedstat_cpuset *set)
 }
 
 static int group_by_capacity(struct schedstat_topology *topo,
-			     const struct schedstat_cpuset *possible)
+			     const struct cpuset *possible)
 {
-	struct schedstat_cpuset left = *possible;
+	struct cpuset left = *possible;
 
 	while (cpuset_count(&left)) {
-		struct schedstat_cpuset group = {};
+		struct cpuset group = {};
 		unsigned int cap = 0;
 		bool first = true;
 		int err;
@@ -354,19 +354,19 @@ static int list_policies(const char *root, int **out, int *nr)
  */
 /* The possible CPUs not @placed yet, as one more cluster. */
 static int add_rest(struct schedstat_topology *topo,
-		    const struct schedstat_cpuset *possible,
-		    const struct schedstat_cpuset *placed)
+		    const struct cpuset *possible,
+		    const struct cpuset *placed)
 {
-	struct schedstat_cpuset rest = *possible;
+	struct cpuset rest = *possible;
 
 	cpuset_andnot(&rest, placed);
 	return cpuset_count(&rest) ? topo_add_cluster(topo, &rest, NULL) : 0;
 }
 
 static int group_by_cpufreq(struct schedstat_topology *topo, const char *root,
-			    const struct schedstat_cpuset *possible)
+			    const struct cpuset *possible)
 {
-	struct schedstat_cpuset *sets, placed = {};
+	struct cpuset *sets, placed = {};
 	int *ids, nr_ids, nr_sets = 0, err;
 	bool multi = false;
 
@@ -383,7 +383,7 @@ static int group_by_cpufreq(struct schedstat_topology *topo, const char *root,
 		return -ENOMEM;
 	}
 	for (int i = 0; i < nr_ids; i++) {
-		struct schedstat_cpuset *set = &sets[nr_sets];
+		struct cpuset *set = &sets[nr_sets];
 		char rel[96];
 
 		snprintf(rel, sizeof(rel),
@@ -428,14 +428,14 @@ out:
  * Returns 1 when it made clusters, 0 when it had nothing to say.
  */
 static int group_by_cluster_cpus(struct schedstat_topology *topo, const char *root,
-				 const struct schedstat_cpuset *possible)
+				 const struct cpuset *possible)
 {
-	struct schedstat_cpuset placed = {};
+	struct cpuset placed = {};
 	bool informative = false;
 	int groups = 0, err;
 
 	for_each_cpu(cpu, possible) {
-		struct schedstat_cpuset cl, core;
+		struct cpuset cl, core;
 		char rel[96];
 
 		snprintf(rel, sizeof(rel),
@@ -452,9 +452,9 @@ static int group_by_cluster_cpus(struct schedstat_topology *topo, const char *ro
 	}
 	if (!informative || groups < 2)
 		return 0;
-	placed = (struct schedstat_cpuset){};
+	placed = (struct cpuset){};
 	for_each_cpu(cpu, possible) {
-		struct schedstat_cpuset cl;
+		struct cpuset cl;
 		char rel[96];
 
 		if (cpuset_test(&placed, cpu))
@@ -484,7 +484,7 @@ static int read_cluster_freqs(struct schedstat_topology *topo, const char *root)
 	if (err == -ENOMEM)
 		return err;
 	for (int i = 0; !err && i < nr_ids; i++) {
-		struct schedstat_cpuset related;
+		struct cpuset related;
 		char rel[96];
 
 		snprintf(rel, sizeof(rel),
@@ -596,7 +596,7 @@ int schedstat_topology_detect(struct schedstat_topology **out,
 			      const char *sysfs_root)
 {
 	struct schedstat_topology *topo;
-	struct schedstat_cpuset possible;
+	struct cpuset possible;
 	unsigned int first_cap = 0;
 	bool differ = false, seen = false;
 	int err;
@@ -680,7 +680,7 @@ static size_t spec_name_len(const char *s)
  * one by one so that a CPU written twice ("0-3,2") is caught even inside a
  * cluster.
  */
-static int spec_cpus(const char *s, size_t len, struct schedstat_cpuset *set)
+static int spec_cpus(const char *s, size_t len, struct cpuset *set)
 {
 	char buf[32];
 
@@ -715,13 +715,13 @@ static int spec_capacity(const char **sp, unsigned int *cap)
 static int parse_spec(struct schedstat_topology *topo, const char *spec,
 		      const char *sysfs_root)
 {
-	struct schedstat_cpuset all = {};
+	struct cpuset all = {};
 	const char *p = spec;
 
 	if (!*p)
 		return -EINVAL;
 	for (;;) {
-		struct schedstat_cpuset set = {};
+		struct cpuset set = {};
 		char name[SCHEDSTAT_NAME_LEN];
 		size_t len = spec_name_len(p);
 		unsigned int cap = 0;
@@ -741,7 +741,7 @@ static int parse_spec(struct schedstat_topology *topo, const char *spec,
 		 * "NAME:": "little:0,2,4,big:1,3" is two clusters.
 		 */
 		for (;;) {
-			struct schedstat_cpuset elem;
+			struct cpuset elem;
 			size_t n = strcspn(p, ",@");
 
 			if (spec_cpus(p, n, &elem))
@@ -815,7 +815,7 @@ struct schedstat_topology *topology_new(enum schedstat_topology_origin origin)
 }
 
 int topology_add_cluster(struct schedstat_topology *topo, const char *name,
-			 const struct schedstat_cpuset *cpus,
+			 const struct cpuset *cpus,
 			 const unsigned int *capacity, int policy,
 			 unsigned int freq_min_khz, unsigned int freq_max_khz)
 {
@@ -941,13 +941,13 @@ unsigned int schedstat_topology_cpu_capacity(const struct schedstat_topology *to
 	return topo->cpu_capacity[cpu];
 }
 
-int topology_read_online(const char *sysfs_root, struct schedstat_cpuset *online)
+int topology_read_online(const char *sysfs_root, struct cpuset *online)
 {
 	return read_cpulist(sysfs_root, "devices/system/cpu/online", online);
 }
 
 void topology_cpus(const struct schedstat_topology *topo,
-		   struct schedstat_cpuset *set)
+		   struct cpuset *set)
 {
 	memset(set, 0, sizeof(*set));
 	for (int k = 0; k < topo->nr_clusters; k++)

@@ -31,7 +31,6 @@ struct trace_file_source {
 	uint64_t interval;
 	uint32_t avail;
 	bool done;
-	const char *attached[2];
 };
 
 /* The trace CPU whose next record is the earliest, or -1 at the end. */
@@ -68,7 +67,7 @@ static int feed_until(struct trace_file_source *s, uint64_t until)
 static int trace_file_sample(void *src, struct schedstat_snapshot **out)
 {
 	struct trace_file_source *s = src;
-	struct schedstat_cpuset online = {};
+	struct cpuset online = {};
 	struct model_input in = {};
 	int err;
 
@@ -108,13 +107,6 @@ static const struct schedstat_topology *trace_file_topology(const void *src)
 	const struct trace_file_source *s = src;
 
 	return s->topo;
-}
-
-static const char *const *trace_file_attached(const void *src)
-{
-	const struct trace_file_source *s = src;
-
-	return s->attached;
 }
 
 static void trace_file_close(void *src)
@@ -187,7 +179,6 @@ static int trace_file_open(void **out, const struct schedstat_session_opts *opts
 	s->sink.event_ctx = opts->event_ctx;
 	s->interval = opts->trace_interval_ns ? opts->trace_interval_ns :
 		      1000000000ULL;
-	s->attached[0] = opts->trace_file;
 	hooks.ctx = s;
 	s->handle = tracecmd_open(opts->trace_file, 0);
 	if (!s->handle) {
@@ -243,6 +234,5 @@ const struct source_ops trace_file_source_ops = {
 	.poll = trace_file_poll,
 	.event_fd = trace_file_event_fd,
 	.topology = trace_file_topology,
-	.attached = trace_file_attached,
 };
 #endif /* HAVE_TRACECMD */

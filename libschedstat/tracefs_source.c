@@ -359,7 +359,7 @@ static int enable_events(struct tracefs_source *s)
 static int tracefs_source_sample(void *src, struct schedstat_snapshot **out)
 {
 	struct tracefs_source *s = src;
-	struct schedstat_cpuset online = {};
+	struct cpuset online = {};
 	struct model_input in = {};
 	uint64_t now = mono_ns();
 	int err;
@@ -403,13 +403,6 @@ static const struct schedstat_topology *tracefs_source_topology(const void *src)
 	const struct tracefs_source *s = src;
 
 	return s->topo;
-}
-
-static const char *const *tracefs_source_attached(const void *src)
-{
-	const struct tracefs_source *s = src;
-
-	return s->attached;
 }
 
 static void tracefs_source_close(void *src)
@@ -522,5 +515,4 @@ const struct source_ops tracefs_source_ops = {
 	.poll = tracefs_source_poll,
 	.event_fd = tracefs_source_event_fd,
 	.topology = tracefs_source_topology,
-	.attached = tracefs_source_attached,
 };

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array_size.h"
 #include "cli.h"
 
 struct global_opts global_opts;
@@ -34,6 +35,7 @@ const char schedtop_usage[] =
 "      --source SOURCE    auto (default: BPF, else tracefs), bpf, or tracefs\n"
 "  -v, --verbose          show libbpf debug output\n"
 "  -V, --version          print the version and exit\n"
+"      --list-keys[=man]  print the live view's keys (troff for the man page)\n"
 "  -h, --help             show this help\n"
 "\n"
 "Keys in the live view: h or F1. Needs root (or CAP_BPF and CAP_PERFMON)\n"
@@ -224,16 +226,17 @@ static void log_libbpf(int level, const char *msg, void *ctx)
 	fputs(msg, stderr);
 }
 
+const char *const cli_source_names[] = {
+	[SCHEDSTAT_SOURCE_AUTO] = "auto",
+	[SCHEDSTAT_SOURCE_BPF] = "bpf",
+	[SCHEDSTAT_SOURCE_TRACEFS] = "tracefs",
+};
+const size_t cli_nr_source_names = ARRAY_SIZE(cli_source_names);
+
 int cli_parse_source(const char *arg, enum schedstat_source *out)
 {
-	static const char *const names[] = {
-		[SCHEDSTAT_SOURCE_AUTO] = "auto",
-		[SCHEDSTAT_SOURCE_BPF] = "bpf",
-		[SCHEDSTAT_SOURCE_TRACEFS] = "tracefs",
-	};
-
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		if (!strcmp(arg, names[i])) {
+	for (size_t i = 0; i < cli_nr_source_names; i++) {
+		if (!strcmp(arg, cli_source_names[i])) {
 			*out = i;
 			return 0;
 		}

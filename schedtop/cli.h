@@ -3,6 +3,7 @@
 #ifndef SCHEDTOP_CLI_H
 #define SCHEDTOP_CLI_H
 
+#include <getopt.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -51,17 +52,47 @@ int parse_pid_list(const char *s, int **pids, size_t *nr);
 /* Whether @pid is in a list from parse_pid_list(). */
 bool pid_list_has(const int *pids, size_t nr, int pid);
 
+/* The --source values, indexed by enum schedstat_source. */
+extern const char *const cli_source_names[];
+extern const size_t cli_nr_source_names;
+/* "auto", "bpf" or "tracefs"; -EINVAL otherwise. */
+int cli_parse_source(const char *arg, enum schedstat_source *out);
+
 /*
  * Opens a session with @opts (the caller's choices; logging is filled in
  * here). The caller reports a failure: the live view must first give the
  * terminal back.
  */
-/* "auto", "bpf" or "tracefs"; -EINVAL otherwise. */
-int cli_parse_source(const char *arg, enum schedstat_source *out);
 int cli_session_open(struct schedstat_session **s,
 		     struct schedstat_session_opts *opts);
 
 extern const char schedtop_usage[];
+
+/*
+ * The subcommands (main.c): what runs them and which options they take, so
+ * that the bash completion (completion.c) is generated from what getopt
+ * really accepts. @opts may be NULL: no options are completed then.
+ */
+struct cli_command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const struct option *opts;
+};
+
+extern const struct cli_command cli_commands[];
+extern const size_t cli_nr_commands;
+
+/* Each command's getopt_long() table, ending in an all-zero entry. */
+extern const struct option live_long_opts[];
+extern const struct option csv_long_opts[];
+extern const struct option topology_long_opts[];
+extern const struct option record_long_opts[];
+extern const struct option report_long_opts[];
+extern const struct option convert_long_opts[];
+extern const struct option replay_long_opts[];
+
+/* The bash completion script for schedtop, on stdout. */
+int cli_write_bash_completion(void);
 
 int cmd_live(int argc, char **argv);
 int cmd_csv(int argc, char **argv);

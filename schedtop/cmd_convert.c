@@ -29,7 +29,7 @@ static const char convert_usage[] =
 
 enum { OPT_PERFETTO = 256 };
 
-static const struct option convert_long_opts[] = {
+const struct option convert_long_opts[] = {
 	{ "perfetto", no_argument, NULL, OPT_PERFETTO },
 	{ "output", required_argument, NULL, 'o' },
 	{ "help", no_argument, NULL, 'h' },
@@ -43,7 +43,6 @@ static const struct option convert_long_opts[] = {
 struct last_task {
 	int32_t pid;
 	uint32_t util, runnable;
-	bool used;
 };
 
 struct conv {
@@ -51,8 +50,9 @@ struct conv {
 	const struct schedstat_topology *topo;
 	uint64_t t0;
 	bool first;
-	struct last_task *tasks;	/* open addressing by pid */
+	struct last_task *tasks;	/* in the order first seen */
 	size_t cap, nr;
+	struct schedstat_hash *task_index;	/* pid -> index into tasks */
 	/* Last values per CPU and cluster: cfs, rt, dl, irq, online, khz. */
 	uint32_t (*cpu_last)[6];
 	size_t nr_cpu_last;
@@ -68,7 +68,7 @@ static void json_str(FILE *f, const char *s)
 
 		if (c == '"' || c == '\\')
 			fprintf(f, "\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
+		else if (schedstat_text_unsafe(c, true))
 			fprintf(f, "\\u%04x", c);
 		else
 			fputc(c, f);
@@ -102,37 +102,29 @@ static void process_name(struct conv *cv, long pid, const char *name)
 	cv->first = false;
 }
 
+/* The last values written for @pid (none yet: UINT32_MAX); NULL: no memory. */
 static struct last_task *task_slot(struct conv *cv, int32_t pid)
 {
-	size_t i;
+	uint64_t i;
 
-	if ((cv->nr + 1) * 2 > cv->cap) {
-		struct last_task *old = cv->tasks;
-		size_t old_cap = cv->cap;
+	if (!cv->task_index && schedstat_hash_new(&cv->task_index))
+		return NULL;
+	if (!schedstat_hash_get(cv->task_index, (uint32_t)pid, &i))
+		return &cv->tasks[i];
+	if (cv->nr == cv->cap) {
+		size_t cap = cv->cap ? 2 * cv->cap : 1024;
+		void *grown = realloc(cv->tasks, cap * sizeof(*cv->tasks));
 
-		cv->cap = old_cap ? 2 * old_cap : 1024;
-		cv->tasks = calloc(cv->cap, sizeof(*cv->tasks));
-		if (!cv->tasks)
+		if (!grown)
 			return NULL;
-		for (size_t j = 0; j < old_cap; j++) {
-			if (!old[j].used)
-				continue;
-			i = ((uint32_t)old[j].pid * 2654435761u) & (cv->cap - 1);
-			while (cv->tasks[i].used)
-				i = (i + 1) & (cv->cap - 1);
-			cv->tasks[i] = old[j];
-		}
-		free(old);
+		cv->tasks = grown;
+		cv->cap = cap;
 	}
-	i = ((uint32_t)pid * 2654435761u) & (cv->cap - 1);
-	while (cv->tasks[i].used && cv->tasks[i].pid != pid)
-		i = (i + 1) & (cv->cap - 1);
-	if (!cv->tasks[i].used) {
-		cv->tasks[i] = (struct last_task){ .pid = pid, .util = UINT32_MAX,
-						   .runnable = UINT32_MAX, .used = true };
-		cv->nr++;
-	}
-	return &cv->tasks[i];
+	if (schedstat_hash_put(cv->task_index, (uint32_t)pid, cv->nr))
+		return NULL;
+	cv->tasks[cv->nr] = (struct last_task){ .pid = pid, .util = UINT32_MAX,
+						.runnable = UINT32_MAX };
+	return &cv->tasks[cv->nr++];
 }
 
 static int tasks(struct conv *cv, const struct schedstat_snapshot *snap)
@@ -323,6 +315,7 @@ static int convert(struct schedstat_recording *rec, FILE *f, const char *path)
 	fputs("\n]}\n", f);
 cleanup:
 	free(cv.tasks);
+	schedstat_hash_free(cv.task_index);
 	free(cv.cpu_last);
 	free(cv.cl_util);
 	free(cv.cl_khz);

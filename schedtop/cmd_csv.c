@@ -12,6 +12,7 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 
+#include "array_size.h"
 #include "cli.h"
 #include "columns.h"
 #include "csv_format.h"
@@ -73,7 +74,7 @@ enum {
 	OPT_FROM, OPT_RECORD, OPT_SOURCE, OPT_TRACE,
 };
 
-static const struct option csv_long_opts[] = {
+const struct option csv_long_opts[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "interval", required_argument, NULL, 'i' },
 	{ "duration", required_argument, NULL, 'd' },
@@ -97,23 +98,19 @@ static const struct option csv_long_opts[] = {
 /* The column tables as Markdown (docs/csv.md) or troff (docs/schedtop.1). */
 static int list_columns(const char *format)
 {
-	static const struct column_table *const tables[] = {
-		&task_table, &cpu_table, &cluster_table, &group_table,
-		&migration_table, &freq_table,
-	};
 	bool man = format && !strcmp(format, "man");
 
 	if (format && !man && strcmp(format, "markdown"))
 		return cli_usage_error("csv", "--list-columns takes markdown or man");
-	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
+	for (size_t i = 0; i < column_nr_tables; i++) {
 		if (man) {
-			printf(".SS %s table\n", tables[i]->name);
-			columns_write_man(stdout, tables[i]);
+			printf(".SS %s table\n", column_tables[i]->name);
+			columns_write_man(stdout, column_tables[i]);
 			continue;
 		}
 		if (i)
 			putchar('\n');
-		columns_write_markdown(stdout, tables[i]);
+		columns_write_markdown(stdout, column_tables[i]);
 	}
 	return fflush(stdout) ? EXIT_FAIL : EXIT_OK;
 }

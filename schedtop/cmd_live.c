@@ -7,27 +7,25 @@
 #include <curses.h>
 #include <errno.h>
 #include <getopt.h>
-#include <langinfo.h>
 #include <locale.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <term.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "loop.h"
 #include "recording.h"
 #include "terminal.h"
-#include "terminfo_fallback.h"
 #include "tui_draw.h"
 #include "tui_loop.h"
 #include "tui_view.h"
 
-enum { OPT_TOPOLOGY = 256, OPT_SYSFS_ROOT, OPT_EXACT_WAKEUPS, OPT_RECORD, OPT_SOURCE };
+enum { OPT_TOPOLOGY = 256, OPT_SYSFS_ROOT, OPT_EXACT_WAKEUPS, OPT_RECORD, OPT_SOURCE,
+       OPT_LIST_KEYS };
 
-static const struct option live_long_opts[] = {
+const struct option live_long_opts[] = {
 	{ "interval", required_argument, NULL, 'i' },
 	{ "topology", required_argument, NULL, OPT_TOPOLOGY },
 	{ "sysfs-root", required_argument, NULL, OPT_SYSFS_ROOT },
@@ -37,68 +35,12 @@ static const struct option live_long_opts[] = {
 	{ "source", required_argument, NULL, OPT_SOURCE },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "version", no_argument, NULL, 'V' },
+	{ "list-keys", optional_argument, NULL, OPT_LIST_KEYS },
 	{ "help", no_argument, NULL, 'h' },
 	{}
 };
 
 #define FIRST_SAMPLE_MS	100
-
-static SCREEN *screen;
-
-/* Also reached from atexit() and fatal signals: leave the terminal usable. */
-void restore_terminal(void)
-{
-	if (screen && !isendwin())
-		endwin();
-}
-
-static void on_fatal_signal(int sig)
-{
-	restore_terminal();
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
-/*
- * The terminal description: $TERM if terminfo knows it, else one built into
- * schedtop (terminfo_fallback.c), so a phone with no terminfo database still
- * gets the live view. setupterm() is asked first because newterm() would
- * print its own error and exit.
- */
-int open_terminal(struct tui_style *style)
-{
-	const char *term = getenv("TERM");
-
-	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
-		cli_error("the live view needs a terminal; 'schedtop csv' writes to pipes and files");
-		return -ENOTTY;
-	}
-	term = terminfo_setup(term, STDOUT_FILENO);
-	if (!term)
-		return -ENOENT;
-	del_curterm(cur_term);
-	screen = newterm(term, stdout, stdin);
-	terminfo_release();
-	if (!screen) {
-		cli_error("cannot start the terminal '%s': use 'schedtop csv'", term);
-		return -EIO;
-	}
-	atexit(restore_terminal);
-	signal(SIGSEGV, on_fatal_signal);
-	signal(SIGABRT, on_fatal_signal);
-	signal(SIGBUS, on_fatal_signal);
-	cbreak();
-	noecho();
-	nonl();
-	keypad(stdscr, TRUE);
-	nodelay(stdscr, TRUE);
-	set_escdelay(25);
-	curs_set(0);
-	style->utf8 = !strcmp(nl_langinfo(CODESET), "UTF-8");
-	style->color = has_colors() && !getenv("NO_COLOR");
-	tui_draw_init(style);
-	return 0;
-}
 
 struct live {
 	struct schedstat_session *session;
@@ -244,6 +186,10 @@ int cmd_live(int argc, char **argv)
 		case 'h':
 			fputs(schedtop_usage, stdout);
 			return EXIT_OK;
+		case OPT_LIST_KEYS:
+			if (optarg && strcmp(optarg, "man"))
+				return cli_usage_error(NULL, "--list-keys takes man or nothing");
+			return view_write_keys(stdout, optarg) ? EXIT_FAIL : EXIT_OK;
 		default:
 			return cli_bad_option(NULL, c, argv);
 		}
@@ -306,13 +252,4 @@ cleanup:
 	free(spec);
 	close_terminal();
 	return ret;
-}
-
-void close_terminal(void)
-{
-	restore_terminal();
-	if (screen) {
-		delscreen(screen);
-		screen = NULL;
-	}
 }

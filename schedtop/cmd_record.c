@@ -35,7 +35,7 @@ static const char record_usage[] =
 
 enum { OPT_TOPOLOGY = 256, OPT_SYSFS_ROOT, OPT_EXACT_WAKEUPS };
 
-static const struct option record_long_opts[] = {
+const struct option record_long_opts[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "interval", required_argument, NULL, 'i' },
 	{ "duration", required_argument, NULL, 'd' },
@@ -137,9 +137,8 @@ int cmd_record(int argc, char **argv)
 			       argc, argv))
 		goto cleanup;
 	err = sample_loop(s, interval, samples, on_sample, &out);
+	/* Every failure was reported where it happened. */
 	ret = err ? EXIT_FAIL : EXIT_OK;
-	if (err < 0)
-		cli_error("%s", schedstat_strerror(err));
 cleanup:
 	/* Detach first: the file's end marker is the last thing written. */
 	schedstat_session_close(s);

@@ -35,7 +35,7 @@ static const char replay_usage[] =
 
 enum { OPT_START = 256 };
 
-static const struct option replay_long_opts[] = {
+const struct option replay_long_opts[] = {
 	{ "speed", required_argument, NULL, 's' },
 	{ "start", required_argument, NULL, OPT_START },
 	{ "filter", required_argument, NULL, 'f' },

@@ -25,7 +25,7 @@ static const char report_usage[] =
 "  -n, --top N            tasks listed per ranking (default 10)\n"
 "  -h, --help             show this help\n";
 
-static const struct option report_long_opts[] = {
+const struct option report_long_opts[] = {
 	{ "top", required_argument, NULL, 'n' },
 	{ "help", no_argument, NULL, 'h' },
 	{}
@@ -62,8 +62,9 @@ struct report {
 	const struct schedstat_topology *topo;
 	int nr_clusters;
 	struct cluster_sum *clusters;
-	struct task_sum *tasks;		/* open addressing by pid */
+	struct task_sum *tasks;		/* in the order first seen */
 	size_t cap_tasks, nr_tasks;
+	struct schedstat_hash *task_index;	/* pid -> index into tasks */
 	struct hotplug_op *hotplug;
 	size_t nr_hotplug, cap_hotplug;
 	uint64_t ou_ns;
@@ -74,45 +75,36 @@ struct report {
 	uint64_t span_ns;
 };
 
-static size_t slot(const struct report *r, int32_t pid)
+/* The sums of @pid, new and zeroed the first time it is seen; NULL: no memory. */
+static struct task_sum *task_sum(struct report *r, int32_t pid)
 {
-	size_t i = ((uint32_t)pid * 2654435761u) & (r->cap_tasks - 1);
+	uint64_t i;
 
-	while (r->tasks[i].samples && r->tasks[i].pid != pid)
-		i = (i + 1) & (r->cap_tasks - 1);
-	return i;
-}
+	if (!r->task_index && schedstat_hash_new(&r->task_index))
+		return NULL;
+	if (!schedstat_hash_get(r->task_index, (uint32_t)pid, &i))
+		return &r->tasks[i];
+	if (r->nr_tasks == r->cap_tasks) {
+		size_t cap = r->cap_tasks ? r->cap_tasks * 2 : 1024;
+		void *grown = realloc(r->tasks, cap * sizeof(*r->tasks));
 
-static int grow_tasks(struct report *r)
-{
-	struct task_sum *old = r->tasks;
-	size_t old_cap = r->cap_tasks;
-
-	r->cap_tasks = old_cap ? old_cap * 2 : 1024;
-	r->tasks = calloc(r->cap_tasks, sizeof(*r->tasks));
-	if (!r->tasks) {
-		r->tasks = old;
-		r->cap_tasks = old_cap;
-		return -ENOMEM;
+		if (!grown)
+			return NULL;
+		r->tasks = grown;
+		r->cap_tasks = cap;
 	}
-	for (size_t i = 0; i < old_cap; i++)
-		if (old[i].samples)
-			r->tasks[slot(r, old[i].pid)] = old[i];
-	free(old);
-	return 0;
+	if (schedstat_hash_put(r->task_index, (uint32_t)pid, r->nr_tasks))
+		return NULL;
+	r->tasks[r->nr_tasks] = (struct task_sum){ .pid = pid };
+	return &r->tasks[r->nr_tasks++];
 }
 
 static int add_task(struct report *r, const struct schedstat_task *t)
 {
-	struct task_sum *s;
+	struct task_sum *s = task_sum(r, t->pid);
 
-	if ((r->nr_tasks + 1) * 2 > r->cap_tasks && grow_tasks(r))
+	if (!s)
 		return -ENOMEM;
-	s = &r->tasks[slot(r, t->pid)];
-	if (!s->samples) {
-		r->nr_tasks++;
-		s->pid = t->pid;
-	}
 	s->tgid = t->tgid;
 	memcpy(s->comm, t->comm, sizeof(s->comm));
 	s->util_sum += t->util_avg;
@@ -381,9 +373,8 @@ static int report(const char *path, struct schedstat_recording *rec,
 	list = malloc((r.nr_tasks ? r.nr_tasks : 1) * sizeof(*list));
 	if (!list)
 		goto nomem;
-	for (size_t i = 0; i < r.cap_tasks; i++)
-		if (r.tasks[i].samples)
-			list[n++] = r.tasks[i];
+	for (size_t i = 0; i < r.nr_tasks; i++)
+		list[n++] = r.tasks[i];
 	/* Damaged chunks are only found by decoding them: ask again. */
 	schedstat_recording_info(rec, &info);
 	print_header(path, rec, &info, r.span_ns);
@@ -402,6 +393,7 @@ cleanup:
 		free(r.clusters[k].util);
 	free(r.clusters);
 	free(r.tasks);
+	schedstat_hash_free(r.task_index);
 	free(r.hotplug);
 	free(list);
 	if (!err && r.bad)

@@ -27,7 +27,7 @@ static const char *const origin_names[] = {
 
 enum { OPT_TOPOLOGY = 256, OPT_SYSFS_ROOT, OPT_CSV };
 
-static const struct option topology_long_opts[] = {
+const struct option topology_long_opts[] = {
 	{ "topology", required_argument, NULL, OPT_TOPOLOGY },
 	{ "sysfs-root", required_argument, NULL, OPT_SYSFS_ROOT },
 	{ "csv", no_argument, NULL, OPT_CSV },

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "array_size.h"
 #include "columns.h"
 
 /*
@@ -512,8 +513,6 @@ static const struct column freq_cols[] = {
 	},
 };
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-
 const struct column_table task_table = {
 	.name = "task",
 	.cols = task_cols,
@@ -556,16 +555,17 @@ const struct column_table freq_table = {
 	.row_size = sizeof(struct schedstat_freq_residency),
 };
 
+const struct column_table *const column_tables[] = {
+	&task_table, &cpu_table, &cluster_table, &group_table,
+	&migration_table, &freq_table,
+};
+const size_t column_nr_tables = ARRAY_SIZE(column_tables);
+
 const struct column_table *column_table_find(const char *name)
 {
-	static const struct column_table *const tables[] = {
-		&task_table, &cpu_table, &cluster_table, &group_table,
-		&migration_table, &freq_table,
-	};
-
-	for (size_t i = 0; name && i < ARRAY_SIZE(tables); i++)
-		if (!strcmp(tables[i]->name, name))
-			return tables[i];
+	for (size_t i = 0; name && i < column_nr_tables; i++)
+		if (!strcmp(column_tables[i]->name, name))
+			return column_tables[i];
 	return NULL;
 }
 

@@ -61,6 +61,10 @@ extern const struct column_table group_table;	/* struct schedstat_group */
 extern const struct column_table migration_table; /* struct schedstat_migration */
 extern const struct column_table freq_table;	/* struct schedstat_freq_residency */
 
+/* Every table, in the order docs and completion list them. */
+extern const struct column_table *const column_tables[];
+extern const size_t column_nr_tables;
+
 /* The table called @name ("task", "cpu", "cluster"), or NULL. */
 const struct column_table *column_table_find(const char *name);
 

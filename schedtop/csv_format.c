@@ -29,11 +29,6 @@ static int stream_status(FILE *f)
 	return errno ? -errno : -EIO;
 }
 
-static bool is_ctl(unsigned char c)
-{
-	return c < 0x20 || c == 0x7f;
-}
-
 /* At most @len bytes of @s: row strings are fixed arrays, maybe unterminated. */
 static void csv_field_n(FILE *f, const char *s, size_t len)
 {
@@ -56,7 +51,8 @@ static void csv_field_n(FILE *f, const char *s, size_t len)
 	for (size_t i = 0; i < len; i++) {
 		unsigned char c = s[i];
 
-		if (is_ctl(c))
+		/* UTF-8 stays: a CSV reader decodes it, a terminal is not driven. */
+		if (schedstat_text_unsafe(c, false))
 			c = '?';
 		else if (c == '"')
 			putc('"', f);

@@ -80,6 +80,35 @@ unsigned long loop_ticks(struct loop *l)
 	return ticks;
 }
 
+int loop_run(struct loop *l, const struct loop_ops *ops, void *ctx)
+{
+	for (;;) {
+		struct epoll_event evs[4];
+		int n = epoll_wait(l->epfd, evs, 4, -1);
+
+		/* A signal we do not watch (SIGSTOP/SIGCONT, a debugger). */
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		for (int i = 0; i < n; i++) {
+			int fd = evs[i].data.fd, ret;
+
+			if (fd == l->sigfd) {
+				int sig = loop_signal(l);
+
+				ret = sig ? ops->signal(ctx, sig) : 0;
+			} else if (fd == l->timerfd) {
+				ret = loop_ticks(l) ? ops->tick(ctx) : 0;
+			} else {
+				ret = ops->ready(ctx, fd);
+			}
+			if (ret)
+				return ret < 0 ? ret : 0;
+		}
+	}
+}
+
 void loop_close(struct loop *l)
 {
 	if (l->epfd >= 0)

@@ -30,4 +30,21 @@ int loop_signal(struct loop *l);
 unsigned long loop_ticks(struct loop *l);
 void loop_close(struct loop *l);
 
+/*
+ * What loop_run() calls. Each returns 0 to go on, LOOP_STOP to end the loop
+ * normally, or a negative errno to end it with that error.
+ */
+#define LOOP_STOP 1
+struct loop_ops {
+	int (*signal)(void *ctx, int sig);	/* a watched signal arrived */
+	int (*tick)(void *ctx);			/* the timer fired */
+	int (*ready)(void *ctx, int fd);	/* one of the @fds is readable */
+};
+
+/*
+ * Waits and dispatches (EINTR is not an error) until a handler ends the
+ * loop: 0 for LOOP_STOP, else its error, or epoll's -errno (not reported).
+ */
+int loop_run(struct loop *l, const struct loop_ops *ops, void *ctx);
+
 #endif /* SCHEDTOP_LOOP_H */

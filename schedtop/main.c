@@ -3,19 +3,18 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "array_size.h"
 #include "cli.h"
 
-static const struct {
-	const char *name;
-	int (*fn)(int argc, char **argv);
-} commands[] = {
-	{ "csv", cmd_csv },
-	{ "topology", cmd_topology },
-	{ "record", cmd_record },
-	{ "report", cmd_report },
-	{ "convert", cmd_convert },
-	{ "replay", cmd_replay },
+const struct cli_command cli_commands[] = {
+	{ "csv", cmd_csv, csv_long_opts },
+	{ "topology", cmd_topology, topology_long_opts },
+	{ "record", cmd_record, record_long_opts },
+	{ "report", cmd_report, report_long_opts },
+	{ "convert", cmd_convert, convert_long_opts },
+	{ "replay", cmd_replay, replay_long_opts },
 };
+const size_t cli_nr_commands = ARRAY_SIZE(cli_commands);
 
 int main(int argc, char **argv)
 {
@@ -26,8 +25,11 @@ int main(int argc, char **argv)
 		global_opts.verbose = true;
 		i++;
 	}
-	for (size_t c = 0; i < argc && c < sizeof(commands) / sizeof(commands[0]); c++)
-		if (!strcmp(argv[i], commands[c].name))
-			return commands[c].fn(argc - i, argv + i);
+	/* Generated, not hand-kept: make install writes it (Makefile). */
+	if (i == 1 && argc == 2 && !strcmp(argv[1], "--bash-completion"))
+		return cli_write_bash_completion();
+	for (size_t c = 0; i < argc && c < cli_nr_commands; c++)
+		if (!strcmp(argv[i], cli_commands[c].name))
+			return cli_commands[c].fn(argc - i, argv + i);
 	return cmd_live(argc, argv);
 }

@@ -21,12 +21,14 @@ static uint64_t clock_ns(clockid_t id)
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-static int fail_open(struct recording_out *o, const char *why)
+/* @err: a negative errno or SCHEDSTAT_ERR_* code; returned. */
+static int fail_open(struct recording_out *o, int err)
 {
-	snprintf(o->error, sizeof(o->error), "cannot write %s: %s", o->path, why);
+	snprintf(o->error, sizeof(o->error), "cannot write %s: %s", o->path,
+		 schedstat_strerror(err));
 	if (!o->defer_errors)
 		cli_error("%s", o->error);
-	return EXIT_FAIL;
+	return err;
 }
 
 int recording_out_open(struct recording_out *o, const char *path,
@@ -43,7 +45,7 @@ int recording_out_open(struct recording_out *o, const char *path,
 	o->fd = strcmp(path, "-") ? open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)
 				  : STDOUT_FILENO;
 	if (o->fd < 0)
-		return fail_open(o, strerror(errno));
+		return fail_open(o, -errno);
 	if (uname(&u))
 		memset(&u, 0, sizeof(u));
 	/* Both clocks at one instant: replay shows wall-clock time from it. */
@@ -71,7 +73,7 @@ int recording_out_open(struct recording_out *o, const char *path,
 		err = schedstat_recorder_open(&o->rec, o->fd, topo, meta);
 	}
 	if (err)
-		return fail_open(o, schedstat_strerror(err));
+		return fail_open(o, err);
 	return 0;
 }
 
@@ -117,7 +119,7 @@ int recording_out_sample(struct recording_out *o,
 	if (err) {
 		report_kept(o, err);
 		o->failed = true;
-		return EXIT_FAIL;
+		return err;
 	}
 	o->nr_samples++;
 	return 0;
@@ -138,12 +140,12 @@ int recording_out_close(struct recording_out *o)
 		/* The same sticky error as the failed sample: said once. */
 		if (!o->failed)
 			report_kept(o, err);
-		ret = EXIT_FAIL;
+		ret = err;
 	}
 out:
 	if (o->fd > STDOUT_FILENO && close(o->fd) && !ret) {
-		cli_error("writing %s: %s", o->path, strerror(errno));
-		ret = EXIT_FAIL;
+		ret = -errno;
+		cli_error("writing %s: %s", o->path, strerror(-ret));
 	}
 	o->fd = -1;
 	return ret;

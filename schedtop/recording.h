@@ -28,17 +28,17 @@ struct recording_out {
 /*
  * Creates @path (truncating it) and writes the header, metadata (kernel,
  * host, start time, @interval_ms, the command line) and @topo. Reports
- * failures (see defer_errors); returns 0 or EXIT_FAIL.
+ * failures (see defer_errors); returns 0 or a negative errno.
  */
 int recording_out_open(struct recording_out *o, const char *path,
 		       const struct schedstat_topology *topo,
 		       unsigned long interval_ms, int argc, char **argv);
 /* The session's on_event: keeps the events worth a record (ctx: the out). */
 void recording_out_event(const struct schedstat_event *ev, void *ctx);
-/* 0, or EXIT_FAIL after saying what went wrong and what is kept. */
+/* 0, or a negative errno after saying what went wrong and what is kept. */
 int recording_out_sample(struct recording_out *o,
 			 const struct schedstat_snapshot *snap);
-/* Finishes the file; 0 or EXIT_FAIL (reported). Safe when never opened. */
+/* Finishes the file; 0 or a negative errno (reported). Safe when never opened. */
 int recording_out_close(struct recording_out *o);
 
 

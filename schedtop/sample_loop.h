@@ -5,15 +5,18 @@
 
 #include "schedstat.h"
 
-/* Called with each snapshot; any return but 0 stops the loop with it. */
+/*
+ * Called with each snapshot; 0 goes on, a negative errno stops the loop with
+ * it (the callback has said what went wrong).
+ */
 typedef int (*sample_fn)(const struct schedstat_snapshot *snap, void *ctx);
 
 /*
  * Samples @s every @interval_ms until @samples were taken (0: no limit) or
  * SIGINT, SIGTERM or SIGHUP arrives, or a trace file's session runs out
- * (-ENODATA), which are normal ends. Returns 0, the
- * error @fn returned, or EXIT_FAIL when the loop or the session failed (that
- * is reported here).
+ * (-ENODATA), which are normal ends. Returns 0, the error @fn returned, or
+ * the negative errno of the loop or the session (reported here). The caller
+ * turns it into an exit code: one error domain, errno, below main().
  */
 int sample_loop(struct schedstat_session *s, unsigned long interval_ms,
 		unsigned long samples, sample_fn fn, void *ctx);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* The terminal of the live view and of replay (cmd_live.c). */
+/* The terminal of the live view and of replay (terminal.c). */
 #ifndef SCHEDTOP_TERMINAL_H
 #define SCHEDTOP_TERMINAL_H
 
@@ -7,7 +7,7 @@
 
 /*
  * Starts ncurses on standard input/output with a usable terminal
- * description (see cmd_live.c), and arranges for the terminal to be
+ * description (see terminal.c), and arranges for the terminal to be
  * restored on exit and fatal signals. Reports failures itself.
  */
 int open_terminal(struct tui_style *style);

@@ -21,6 +21,7 @@
 #include <term.h>
 #include <unistd.h>
 
+#include "array_size.h"
 #include "cli.h"
 #include "terminfo_fallback.h"
 
@@ -95,7 +96,7 @@ static int materialise(const struct terminfo_entry *e)
 	const char *bases[] = { getenv("TMPDIR"), "/data/local/tmp", "/tmp" };
 	const char *old = getenv("TERMINFO");
 
-	for (size_t i = 0; i < sizeof(bases) / sizeof(bases[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(bases); i++) {
 		if (!bases[i] || !*bases[i] || materialise_in(bases[i], e))
 			continue;
 		if (!saved_set) {

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "array_size.h"
 #include "tui_draw.h"
 
 _Static_assert(VK_DOWN == KEY_DOWN && VK_NPAGE == KEY_NPAGE &&
@@ -60,7 +61,7 @@ static attr_t attr_of(enum color c)
 
 	if (use_color)
 		return COLOR_PAIR(c) | (c == C_TITLE || c == C_ALERT ? A_BOLD : 0);
-	return c < (int)(sizeof(mono) / sizeof(mono[0])) ? mono[c] : A_NORMAL;
+	return c < (int)(ARRAY_SIZE(mono)) ? mono[c] : A_NORMAL;
 }
 
 static void put(int y, int x, enum color c, const char *s)
@@ -402,32 +403,20 @@ static void draw_status(const struct view *v, const struct schedstat_snapshot *s
 
 static void draw_help(const struct view *v)
 {
-	static const char *const keys[] = {
-		"q F10        quit",
-		"h ? F1       this help (any key closes it)",
-		"space Z      pause / resume",
-		"< > F6       previous / next sort column;  I invert",
-		"P M U        sort by %CPU, LOAD, UTIL",
-		"/ F3         search a name;  \\ F4 filter by name or pid (Esc clears)",
-		"t F5         threads under their process",
-		"g            cgroup entities instead of tasks",
-		"c            cluster history;  Enter task detail;  Esc back",
-		"+ -          sample interval",
-		"arrows PgUp PgDn Home End   move",
-	};
-	static const char *const replay_keys[] = {
-		". ->  , <-   replay: one sample forward / back (pauses)",
-		"[ ]          10 s back / forward;  { } start / end",
-		": TIME       go to seconds, M:SS or H:MM:SS from the start",
-		"+ -          replay speed x0.25 .. x16 (not the interval)",
-	};
 	int y = 0;
 
+	/* From the key table (tui_view.c): the keys that really work here. */
 	put(y++, 0, C_TITLE, "schedtop keys");
-	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]) && y < LINES - 1; i++)
-		put(y++, 2, C_NORMAL, keys[i]);
-	for (size_t i = 0; v->replay && i < sizeof(replay_keys) / sizeof(replay_keys[0]) && y < LINES - 1; i++)
-		put(y++, 2, C_NORMAL, replay_keys[i]);
+	for (size_t i = 0; i < view_nr_bindings && y < LINES - 1; i++) {
+		const struct view_binding *b = &view_bindings[i];
+		char s[256];
+
+		if (b->where == BIND_REPLAY && !v->replay)
+			continue;
+		snprintf(s, sizeof(s), "%-14s %s%s", b->names,
+			 b->where == BIND_REPLAY ? "replay: " : "", b->help);
+		put(y++, 2, C_NORMAL, s);
+	}
 	y++;
 	put(y++, 0, C_TITLE, "Task columns");
 	for (size_t i = 0; i < v->table->nr_cols && y < LINES - 1; i++) {

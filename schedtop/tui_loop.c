@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
+/* The full-screen views' handlers on the one event loop (loop.c). */
 #include <curses.h>
 #include <errno.h>
 #include <signal.h>
-#include <sys/epoll.h>
 #include <unistd.h>
 
 #include "tui_loop.h"
@@ -20,47 +20,54 @@ int tui_loop_open(struct loop *l, int other_fd, unsigned long first_ms,
 	return err;
 }
 
-int tui_loop_run(struct loop *l, const struct tui_loop_ops *ops, void *ctx)
+struct tui_run {
+	const struct tui_loop_ops *ops;
+	void *ctx;
+};
+
+static int on_signal(void *ctx, int sig)
 {
+	const struct tui_run *r = ctx;
+
+	if (sig != SIGWINCH)
+		return LOOP_STOP;
+	/* The signal is ours, not ncurses': tell it. */
+	endwin();
+	refresh();
+	r->ops->redraw(r->ctx);
+	return 0;
+}
+
+static int on_tick(void *ctx)
+{
+	const struct tui_run *r = ctx;
+	int err = r->ops->tick(r->ctx);
+
+	if (err < 0)
+		return err;
+	if (!err)
+		r->ops->redraw(r->ctx);
+	return 0;
+}
+
+static int on_ready(void *ctx, int fd)
+{
+	const struct tui_run *r = ctx;
 	int err;
 
+	if (fd != STDIN_FILENO)
+		return r->ops->other(r->ctx);
+	err = r->ops->keys(r->ctx);
+	return err > 0 ? LOOP_STOP : err;
+}
+
+int tui_loop_run(struct loop *l, const struct tui_loop_ops *ops, void *ctx)
+{
+	static const struct loop_ops lops = {
+		.signal = on_signal, .tick = on_tick, .ready = on_ready,
+	};
+	struct tui_run r = { .ops = ops, .ctx = ctx };
+
 	ops->redraw(ctx);
-	for (;;) {
-		struct epoll_event evs[4];
-		int n = epoll_wait(l->epfd, evs, 4, -1);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		for (int i = 0; i < n; i++) {
-			int fd = evs[i].data.fd, sig;
-
-			if (fd == l->sigfd) {
-				sig = loop_signal(l);
-				if (sig != SIGWINCH && sig)
-					return 0;
-				/* The signal is ours, not ncurses': tell it. */
-				endwin();
-				refresh();
-				ops->redraw(ctx);
-			} else if (fd == l->timerfd) {
-				if (!loop_ticks(l))
-					continue;
-				err = ops->tick(ctx);
-				if (err < 0)
-					return err;
-				if (!err)
-					ops->redraw(ctx);
-			} else if (fd == STDIN_FILENO) {
-				err = ops->keys(ctx);
-				if (err)
-					return err < 0 ? err : 0;
-			} else {
-				err = ops->other(ctx);
-				if (err)
-					return err;
-			}
-		}
-	}
+	return loop_run(l, &lops, &r);
 }

@@ -3,12 +3,12 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "array_size.h"
 #include "tui_view.h"
-
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 static size_t find_col(const struct column_table *t, const char *name)
 {
@@ -34,14 +34,15 @@ void view_free(struct view *v)
 	free(v->exited);
 	free(v->exited_until);
 	free(v->hist);
+	schedstat_hash_free(v->hist_index);
 	memset(v, 0, sizeof(*v));
 }
 
 void view_forget(struct view *v)
 {
-	if (v->hist)
-		memset(v->hist, 0, v->hist_cap * sizeof(*v->hist));
-	v->hist_used = 0;
+	v->nr_hist = 0;
+	if (v->hist_index)
+		schedstat_hash_clear(v->hist_index);
 	v->nr_exited = 0;
 	memset(v->clusters, 0, sizeof(v->clusters));
 }
@@ -51,71 +52,70 @@ const struct column *view_sort_column(const struct view *v)
 	return &v->table->cols[v->sort_col];
 }
 
-static size_t hist_slot(const struct view *v, int32_t pid)
-{
-	return ((uint32_t)pid * 2654435761u) & (v->hist_cap - 1);
-}
-
-/* Grow the history table when half full, dropping tasks not seen lately. */
+/* Not seen for more than two samples: its entry may go. */
 static bool hist_stale(const struct view *v, const struct task_hist *e)
 {
 	return v->gen - e->seen > 2;
 }
 
-/* Room for @want more pids besides the recent ones, at most 2/3 full. */
-static int hist_rehash(struct view *v, size_t want)
+/*
+ * Room for @want more pids. Before the array grows, the entries of tasks
+ * not seen lately go, so that pid churn (a build, a fork-heavy load) does
+ * not grow it for ever.
+ */
+static int hist_reserve(struct view *v, size_t want)
 {
-	struct task_hist *old = v->hist;
-	size_t old_cap = v->hist_cap, cap = 256, keep = 0;
+	size_t keep = 0, cap;
+	void *grown;
 
-	for (size_t i = 0; i < old_cap; i++)
-		keep += old[i].pid && !hist_stale(v, &old[i]);
-	while (cap < (keep + want) * 3 / 2)
-		cap <<= 1;
-	v->hist = calloc(cap, sizeof(*v->hist));
-	if (!v->hist) {
-		v->hist = old;
+	if (!v->hist_index && schedstat_hash_new(&v->hist_index))
 		return -ENOMEM;
-	}
+	if (v->nr_hist + want <= v->hist_cap)
+		return 0;
+	for (size_t i = 0; i < v->nr_hist; i++)
+		if (!hist_stale(v, &v->hist[i]))
+			v->hist[keep++] = v->hist[i];
+	v->nr_hist = keep;
+	schedstat_hash_clear(v->hist_index);
+	for (size_t i = 0; i < keep; i++)
+		if (schedstat_hash_put(v->hist_index, (uint32_t)v->hist[i].pid, i))
+			return -ENOMEM;
+	if (keep + want <= v->hist_cap)
+		return 0;
+	for (cap = v->hist_cap ? v->hist_cap : 256; cap < keep + want; cap *= 2)
+		;
+	grown = realloc(v->hist, cap * sizeof(*v->hist));
+	if (!grown)
+		return -ENOMEM;
+	v->hist = grown;
 	v->hist_cap = cap;
-	v->hist_used = 0;
-	for (size_t i = 0; i < old_cap; i++) {
-		size_t h;
-
-		if (!old[i].pid || hist_stale(v, &old[i]))
-			continue;
-		for (h = hist_slot(v, old[i].pid); v->hist[h].pid;
-		     h = (h + 1) & (cap - 1))
-			;
-		v->hist[h] = old[i];
-		v->hist_used++;
-	}
-	free(old);
 	return 0;
 }
 
 const struct task_hist *view_hist(const struct view *v, int32_t pid)
 {
-	if (!v->hist_cap || pid <= 0)
+	uint64_t i;
+
+	if (!v->hist_index || pid <= 0 ||
+	    schedstat_hash_get(v->hist_index, (uint32_t)pid, &i))
 		return NULL;
-	for (size_t h = hist_slot(v, pid); v->hist[h].pid;
-	     h = (h + 1) & (v->hist_cap - 1))
-		if (v->hist[h].pid == pid)
-			return &v->hist[h];
-	return NULL;
+	return &v->hist[i];
 }
 
-static void hist_add(struct view *v, const struct schedstat_task *t)
+/* Room was made by hist_reserve(). */
+static int hist_add(struct view *v, const struct schedstat_task *t)
 {
 	struct task_hist *e;
-	size_t h;
+	uint64_t i;
 
-	for (h = hist_slot(v, t->pid); v->hist[h].pid && v->hist[h].pid != t->pid;
-	     h = (h + 1) & (v->hist_cap - 1))
-		;
-	e = &v->hist[h];
-	if (!e->pid)
-		v->hist_used++;
+	if (schedstat_hash_get(v->hist_index, (uint32_t)t->pid, &i)) {
+		i = v->nr_hist;
+		if (schedstat_hash_put(v->hist_index, (uint32_t)t->pid, i))
+			return -ENOMEM;
+		v->nr_hist++;
+		v->hist[i].pid = 0;
+	}
+	e = &v->hist[i];
 	if (!e->pid || hist_stale(v, e)) {
 		memset(e, 0, sizeof(*e));
 		e->pid = t->pid;
@@ -135,6 +135,7 @@ static void hist_add(struct view *v, const struct schedstat_task *t)
 		if (e->nr_last < LAST_CPUS)
 			e->nr_last++;
 	}
+	return 0;
 }
 
 static int keep_exited(struct view *v, const struct schedstat_task *t,
@@ -171,15 +172,9 @@ int view_update(struct view *v, const struct schedstat_snapshot *snap)
 
 	v->gen++;
 	t = schedstat_snapshot_tasks(snap, &n);
-	/*
-	 * Every new pid takes a slot and stale ones only go at a rehash: do
-	 * one before the table could fill up, or a probe would never end.
-	 */
-	if ((v->hist_used + n) * 3 > v->hist_cap * 2) {
-		err = hist_rehash(v, n);
-		if (err)
-			return err;
-	}
+	err = hist_reserve(v, n);
+	if (err)
+		return err;
 	for (size_t i = 0; i < v->nr_exited; i++) {
 		if (v->exited_until[i] <= now)
 			continue;
@@ -194,7 +189,9 @@ int view_update(struct view *v, const struct schedstat_snapshot *snap)
 				return err;
 			continue;
 		}
-		hist_add(v, &t[i]);
+		err = hist_add(v, &t[i]);
+		if (err)
+			return err;
 	}
 	cl = schedstat_snapshot_clusters(snap, &n);
 	for (size_t i = 0; i < n && i < ARRAY_SIZE(v->clusters); i++) {
@@ -434,53 +431,298 @@ static enum view_action change_interval(struct view *v, int dir)
 	return ACT_INTERVAL;
 }
 
-static enum view_action handle_key(struct view *v, int key, size_t page);
-
-/* Keys a replay takes for itself; false for the live view's keys. */
-static bool replay_key(struct view *v, int key, enum view_action *a)
+/*
+ * The key bindings: small actions, each returning what to redraw, and one
+ * table that binds keys to them (htop's Action_setBindings). The handler,
+ * the help screen (tui_draw.c) and the man page's KEYS (schedtop
+ * --list-keys=man) all read the table, so a key is bound and documented in
+ * one place.
+ */
+static enum view_action act_quit(struct view *v, int key, size_t page)
 {
-	switch (key) {
-	case '.':
-	case VK_RIGHT:
-		v->paused = true;
-		*a = ACT_STEP_FWD;
-		return true;
-	case ',':
-	case VK_LEFT:
-		v->paused = true;
-		*a = ACT_STEP_BACK;
-		return true;
-	case '{':
-		*a = ACT_SEEK_START;
-		return true;
-	case '}':
-		*a = ACT_SEEK_END;
-		return true;
-	case '[':
-	case ']':
-		v->seek_s = key == '[' ? -10 : 10;
-		*a = ACT_SEEK_BY;
-		return true;
-	case ':':
-		v->input = INPUT_SEEK;
-		v->input_buf[0] = '\0';
-		*a = ACT_REDRAW;
-		return true;
-	case '+':
-	case '=':
-		*a = v->speed_x4 < 64 ? ACT_SPEED : ACT_NONE;
-		if (*a == ACT_SPEED)
-			v->speed_x4 *= 2;
-		return true;
-	case '-':
-		*a = v->speed_x4 > 1 ? ACT_SPEED : ACT_NONE;
-		if (*a == ACT_SPEED)
-			v->speed_x4 /= 2;
-		return true;
-	default:
-		return false;
+	return ACT_QUIT;
+}
+
+static enum view_action act_help(struct view *v, int key, size_t page)
+{
+	v->screen = SCREEN_HELP;
+	return ACT_REDRAW;
+}
+
+static enum view_action act_pause(struct view *v, int key, size_t page)
+{
+	v->paused = !v->paused;
+	return ACT_REDRAW;
+}
+
+static enum view_action act_step_sort(struct view *v, int key, size_t page)
+{
+	step_sort(v, key == '<' ? -1 : 1);
+	return ACT_REDRAW;
+}
+
+static enum view_action act_invert(struct view *v, int key, size_t page)
+{
+	v->sort_invert = !v->sort_invert;
+	return ACT_REDRAW;
+}
+
+static enum view_action act_sort(struct view *v, int key, size_t page)
+{
+	set_sort(v, key == 'P' ? "cpu_pct" : key == 'M' ? "load_avg" : "util_avg");
+	return ACT_REDRAW;
+}
+
+static enum view_action act_search(struct view *v, int key, size_t page)
+{
+	v->input = INPUT_SEARCH;
+	v->input_buf[0] = '\0';
+	return ACT_REDRAW;
+}
+
+static enum view_action act_filter(struct view *v, int key, size_t page)
+{
+	v->input = INPUT_FILTER;
+	memcpy(v->input_buf, v->filter, sizeof(v->input_buf));
+	return ACT_REDRAW;
+}
+
+static enum view_action act_clear_filter(struct view *v, int key, size_t page)
+{
+	if (!v->filter[0])
+		return ACT_NONE;
+	v->filter[0] = '\0';
+	return ACT_REDRAW;
+}
+
+static enum view_action act_tree(struct view *v, int key, size_t page)
+{
+	v->tree = !v->tree;
+	return ACT_REDRAW;
+}
+
+static enum view_action act_groups(struct view *v, int key, size_t page)
+{
+	v->show_groups = !v->show_groups;
+	v->scroll = v->selected = 0;
+	return ACT_REDRAW;
+}
+
+static enum view_action act_clusters(struct view *v, int key, size_t page)
+{
+	v->screen = SCREEN_CLUSTERS;
+	return ACT_REDRAW;
+}
+
+static enum view_action act_detail(struct view *v, int key, size_t page)
+{
+	if (v->selected >= v->nr_rows || v->show_groups)
+		return ACT_NONE;
+	v->detail_pid = v->rows[v->selected].task->pid;
+	v->screen = SCREEN_DETAIL;
+	return ACT_REDRAW;
+}
+
+static enum view_action act_interval(struct view *v, int key, size_t page)
+{
+	return change_interval(v, key == '-' ? -1 : 1);
+}
+
+static enum view_action act_move(struct view *v, int key, size_t page)
+{
+	long by = key == VK_UP || key == 'k' ? -1 : 1;
+
+	move_selection(v, by);
+	return ACT_REDRAW;
+}
+
+static enum view_action act_page(struct view *v, int key, size_t page)
+{
+	long by = page ? page : 1;
+
+	move_selection(v, key == VK_PPAGE ? -by : by);
+	return ACT_REDRAW;
+}
+
+static enum view_action act_ends(struct view *v, int key, size_t page)
+{
+	if (key == VK_HOME)
+		v->selected = 0;
+	else
+		move_selection(v, v->nr_rows);
+	return ACT_REDRAW;
+}
+
+static enum view_action act_replay_step(struct view *v, int key, size_t page)
+{
+	v->paused = true;
+	return key == '.' || key == VK_RIGHT ? ACT_STEP_FWD : ACT_STEP_BACK;
+}
+
+static enum view_action act_replay_ends(struct view *v, int key, size_t page)
+{
+	return key == '{' ? ACT_SEEK_START : ACT_SEEK_END;
+}
+
+static enum view_action act_replay_seek_by(struct view *v, int key, size_t page)
+{
+	v->seek_s = key == '[' ? -10 : 10;
+	return ACT_SEEK_BY;
+}
+
+static enum view_action act_replay_seek_to(struct view *v, int key, size_t page)
+{
+	v->input = INPUT_SEEK;
+	v->input_buf[0] = '\0';
+	return ACT_REDRAW;
+}
+
+static enum view_action act_replay_speed(struct view *v, int key, size_t page)
+{
+	if (key == '-') {
+		if (v->speed_x4 <= 1)
+			return ACT_NONE;
+		v->speed_x4 /= 2;
+	} else {
+		if (v->speed_x4 >= 64)
+			return ACT_NONE;
+		v->speed_x4 *= 2;
+	}
+	return ACT_SPEED;
+}
+
+const struct view_binding view_bindings[] = {
+	{ BIND_MAIN, act_quit, { 'q', VK_F(10) }, "q F10",
+	  "quit", "Quit." },
+	{ BIND_MAIN, act_help, { 'h', '?', VK_F(1) }, "h ? F1",
+	  "this help (any key closes it)",
+	  "Help: keys and the description of every column." },
+	{ BIND_MAIN, act_pause, { ' ', 'Z' }, "space Z",
+	  "pause / resume",
+	  "Pause or resume (sampling goes on; the screen keeps the last values)." },
+	{ BIND_MAIN, act_step_sort, { '<', '>', VK_F(6) }, "< > F6",
+	  "previous / next sort column", "Previous or next sort column." },
+	{ BIND_MAIN, act_invert, { 'I' }, "I",
+	  "invert the sort order", "Invert the sort order." },
+	{ BIND_MAIN, act_sort, { 'P', 'M', 'U' }, "P M U",
+	  "sort by %CPU, LOAD, UTIL (again: invert)",
+	  "Sort by %CPU, LOAD, UTIL; the same key again inverts the order." },
+	{ BIND_MAIN, act_search, { '/', VK_F(3) }, "/ F3",
+	  "search a name", "Search a task name." },
+	{ BIND_MAIN, act_filter, { '\\', VK_F(4) }, "\\ F4",
+	  "filter by name or pid (Esc clears)",
+	  "Filter by name or pid (Esc clears the filter)." },
+	{ BIND_MAIN, act_clear_filter, { VK_ESC }, "Esc",
+	  "clear the filter; back from a screen",
+	  "Clear the filter; on another screen, go back." },
+	{ BIND_MAIN, act_tree, { 't', VK_F(5) }, "t F5",
+	  "threads under their process", "Threads under their process." },
+	{ BIND_MAIN, act_groups, { 'g' }, "g",
+	  "cgroup entities instead of tasks",
+	  "cgroup (and session autogroup) entities instead of tasks." },
+	{ BIND_MAIN, act_clusters, { 'c' }, "c",
+	  "cluster history", "Per-cluster utilization history." },
+	{ BIND_MAIN, act_detail, { '\n', '\r', VK_ENTER }, "Enter",
+	  "task detail",
+	  "Task detail: util_avg and runnable_avg history, time per cluster, "
+	  "last CPUs, every column; Esc goes back." },
+	{ BIND_MAIN, act_interval, { '+', '=', '-' }, "+ -",
+	  "sample interval", "Longer or shorter sample interval." },
+	{ BIND_MAIN, act_move, { VK_UP, 'k', VK_DOWN, 'j' }, "Up Down k j",
+	  "move the selection", "Move the selection one row." },
+	{ BIND_MAIN, act_page, { VK_PPAGE, VK_NPAGE }, "PgUp PgDn",
+	  "move a page", "Move the selection one page." },
+	{ BIND_MAIN, act_ends, { VK_HOME, VK_END }, "Home End",
+	  "first / last row", "Select the first or the last row." },
+	{ BIND_REPLAY, act_replay_step, { '.', VK_RIGHT, ',', VK_LEFT }, ". Right , Left",
+	  "one sample forward / back (pauses)",
+	  "One sample forward or back (and pause)." },
+	{ BIND_REPLAY, act_replay_seek_by, { '[', ']' }, "[ ]",
+	  "10 s back / forward", "10 s back or forward." },
+	{ BIND_REPLAY, act_replay_ends, { '{', '}' }, "{ }",
+	  "start / end", "Go to the start or the end." },
+	{ BIND_REPLAY, act_replay_seek_to, { ':' }, ":",
+	  "go to seconds, M:SS or H:MM:SS from the start",
+	  "Go to a time: seconds, M:SS or H:MM:SS from the start." },
+	{ BIND_REPLAY, act_replay_speed, { '+', '=', '-' }, "+ -",
+	  "speed x0.25 .. x16 (not the interval)",
+	  "Replay speed, x0.25 to x16 (instead of the sample interval)." },
+};
+const size_t view_nr_bindings = ARRAY_SIZE(view_bindings);
+
+/* troff text: a backslash is \e, a hyphen \-; nothing starts a request. */
+static void man_text(FILE *f, const char *s)
+{
+	if (*s == '.' || *s == '\'')
+		fputs("\\&", f);
+	for (; *s; s++) {
+		if (*s == '\\')
+			fputs("\\e", f);
+		else if (*s == '-')
+			fputs("\\-", f);
+		else
+			fputc(*s, f);
 	}
 }
+
+/* "q F10" as .BR "q" ", " "F10" (bold keys, roman commas). */
+static void man_keys(FILE *f, const char *names)
+{
+	char buf[64], *save = NULL;
+	bool first = true;
+
+	snprintf(buf, sizeof(buf), "%s", names);
+	fputs(strchr(names, ' ') ? ".BR" : ".B", f);
+	for (char *k = strtok_r(buf, " ", &save); k; k = strtok_r(NULL, " ", &save)) {
+		fputs(first ? " \"" : " \", \" \"", f);
+		man_text(f, k);
+		fputc('"', f);
+		first = false;
+	}
+	fputc('\n', f);
+}
+
+int view_write_keys(FILE *f, bool man)
+{
+	bool replay = false;
+
+	for (size_t i = 0; i < view_nr_bindings; i++) {
+		const struct view_binding *b = &view_bindings[i];
+
+		if (!man) {
+			fprintf(f, "%-14s %s%s\n", b->names,
+				b->where == BIND_REPLAY ? "replay: " : "", b->help);
+			continue;
+		}
+		if (b->where == BIND_REPLAY && !replay) {
+			fputs(".PP\nIn\n.BR \"schedtop replay\" ,\n"
+			      "these come before the keys above:\n", f);
+			replay = true;
+		}
+		fputs(".TP\n", f);
+		man_keys(f, b->names);
+		man_text(f, b->man);
+		fputc('\n', f);
+	}
+	return fflush(f) ? -errno : 0;
+}
+
+/* The binding of @key among those of @where, or NULL. */
+static const struct view_binding *find_binding(unsigned int where, int key)
+{
+	for (size_t i = 0; i < view_nr_bindings; i++) {
+		const struct view_binding *b = &view_bindings[i];
+
+		if (b->where != where)
+			continue;
+		for (size_t k = 0; k < ARRAY_SIZE(b->keys) && b->keys[k]; k++)
+			if (b->keys[k] == key)
+				return b;
+	}
+	return NULL;
+}
+
+static enum view_action handle_key(struct view *v, int key, size_t page);
 
 enum view_action view_key(struct view *v, int key, size_t page)
 {
@@ -492,17 +734,19 @@ enum view_action view_key(struct view *v, int key, size_t page)
 
 static enum view_action handle_key(struct view *v, int key, size_t page)
 {
+	const struct view_binding *b;
+
 	if (v->input != INPUT_NONE)
 		return input_key(v, key);
 	/* Moving through a replay works on every screen but help. */
 	if (v->replay && v->screen != SCREEN_HELP) {
-		enum view_action a;
-
-		if (replay_key(v, key, &a))
-			return a;
+		b = find_binding(BIND_REPLAY, key);
+		if (b)
+			return b->fn(v, key, page);
 	}
+	b = find_binding(BIND_MAIN, key);
 	if (v->screen != SCREEN_MAIN) {
-		if (key == 'q' || key == VK_F(10))
+		if (b && b->fn == act_quit)
 			return ACT_QUIT;
 		/* Any other key leaves help; Esc or Enter leave the others. */
 		if (v->screen == SCREEN_HELP || key == VK_ESC || key == '\n' ||
@@ -512,98 +756,5 @@ static enum view_action handle_key(struct view *v, int key, size_t page)
 		}
 		return ACT_NONE;
 	}
-	switch (key) {
-	case 'q':
-	case VK_F(10):
-		return ACT_QUIT;
-	case 'h':
-	case '?':
-	case VK_F(1):
-		v->screen = SCREEN_HELP;
-		return ACT_REDRAW;
-	case ' ':
-	case 'Z':
-		v->paused = !v->paused;
-		return ACT_REDRAW;
-	case '<':
-		step_sort(v, -1);
-		return ACT_REDRAW;
-	case '>':
-	case VK_F(6):
-		step_sort(v, 1);
-		return ACT_REDRAW;
-	case 'I':
-		v->sort_invert = !v->sort_invert;
-		return ACT_REDRAW;
-	case 'P':
-		set_sort(v, "cpu_pct");
-		return ACT_REDRAW;
-	case 'M':
-		set_sort(v, "load_avg");
-		return ACT_REDRAW;
-	case 'U':
-		set_sort(v, "util_avg");
-		return ACT_REDRAW;
-	case '/':
-	case VK_F(3):
-		v->input = INPUT_SEARCH;
-		v->input_buf[0] = '\0';
-		return ACT_REDRAW;
-	case '\\':
-	case VK_F(4):
-		v->input = INPUT_FILTER;
-		memcpy(v->input_buf, v->filter, sizeof(v->input_buf));
-		return ACT_REDRAW;
-	case VK_ESC:
-		if (!v->filter[0])
-			return ACT_NONE;
-		v->filter[0] = '\0';
-		return ACT_REDRAW;
-	case 't':
-	case VK_F(5):
-		v->tree = !v->tree;
-		return ACT_REDRAW;
-	case 'g':
-		v->show_groups = !v->show_groups;
-		v->scroll = v->selected = 0;
-		return ACT_REDRAW;
-	case 'c':
-		v->screen = SCREEN_CLUSTERS;
-		return ACT_REDRAW;
-	case '\n':
-	case '\r':
-	case VK_ENTER:
-		if (v->selected >= v->nr_rows || v->show_groups)
-			return ACT_NONE;
-		v->detail_pid = v->rows[v->selected].task->pid;
-		v->screen = SCREEN_DETAIL;
-		return ACT_REDRAW;
-	case '+':
-	case '=':
-		return change_interval(v, 1);
-	case '-':
-		return change_interval(v, -1);
-	case VK_UP:
-	case 'k':
-		move_selection(v, -1);
-		return ACT_REDRAW;
-	case VK_DOWN:
-	case 'j':
-		move_selection(v, 1);
-		return ACT_REDRAW;
-	case VK_PPAGE:
-		move_selection(v, -(long)(page ? page : 1));
-		return ACT_REDRAW;
-	case VK_NPAGE:
-		move_selection(v, page ? page : 1);
-		return ACT_REDRAW;
-	case VK_HOME:
-		v->selected = 0;
-		return ACT_REDRAW;
-	case VK_END:
-		move_selection(v, v->nr_rows);
-		return ACT_REDRAW;
-	default:
-		return ACT_NONE;
-	}
+	return b ? b->fn(v, key, page) : ACT_NONE;
 }

@@ -8,6 +8,7 @@
 #define SCHEDTOP_TUI_VIEW_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -96,10 +97,10 @@ struct view {
 	struct schedstat_task *exited;
 	uint64_t *exited_until;
 	size_t nr_exited, cap_exited;
-	/* History, by pid, open addressing. */
+	/* History of recent pids, live or stale; hist_index: pid -> entry. */
 	struct task_hist *hist;
-	size_t hist_cap;
-	size_t hist_used;		/* slots holding a pid, live or stale */
+	size_t nr_hist, hist_cap;
+	struct schedstat_hash *hist_index;	/* made at the first update */
 	uint32_t gen;
 	struct cluster_hist clusters[8];
 };
@@ -118,6 +119,31 @@ enum view_action {
 	ACT_SEEK_TO,		/* seek_s seconds from the start */
 	ACT_SPEED,		/* speed_x4 changed */
 };
+
+/* Where a binding works: every view, or a replay (checked first there). */
+enum view_bind_where {
+	BIND_MAIN,
+	BIND_REPLAY,
+};
+
+/* Keys that do one thing, and how the help screen and man page say it. */
+struct view_binding {
+	enum view_bind_where where;
+	enum view_action (*fn)(struct view *v, int key, size_t page);
+	int keys[4];		/* key codes (VK_*), 0-terminated if fewer */
+	const char *names;	/* the keys as typed, space-separated: "q F10" */
+	const char *help;	/* the help screen's line, lower case */
+	const char *man;	/* the man page's sentence(s) */
+};
+
+extern const struct view_binding view_bindings[];
+extern const size_t view_nr_bindings;
+
+/*
+ * The key table as the help screen words it, or as troff for the KEYS
+ * section of docs/schedtop.1 (schedtop --list-keys=man). 0 or -errno.
+ */
+int view_write_keys(FILE *f, bool man);
 
 int view_init(struct view *v, unsigned long interval_ms);
 void view_free(struct view *v);

@@ -40,6 +40,35 @@ def man_page_columns_are_generated():
 
 
 @test
+def man_page_keys_are_generated():
+    with open(os.path.join(SRC, "docs", "schedtop.1")) as f:
+        man = f.read()
+    got = between(man, ".\\\" BEGIN GENERATED: schedtop --list-keys=man\n",
+                  ".\\\" END GENERATED")
+    r = schedtop("--list-keys=man")
+    check(r.returncode == 0, r.stderr)
+    check(got == r.stdout.decode(), "docs/schedtop.1 KEYS differ from "
+          "'schedtop --list-keys=man': regenerate them (make docs)")
+
+
+@test
+def key_table_keeps_every_key():
+    """The key handler dispatches from the same table that --list-keys
+    prints, so a key dropped from the table stops working: every key the
+    live view and replay have had is still listed (and so still handled)."""
+    r = schedtop("--list-keys")
+    check(r.returncode == 0, r.stderr)
+    lines = r.stdout.decode().splitlines()
+    check(len(lines) >= 15, "few keys: %s" % lines)
+    keys = " ".join(line[:14] for line in lines).split()
+    for k in ("q", "F10", "h", "?", "F1", "space", "Z", "<", ">", "F6", "I",
+              "P", "M", "U", "/", "F3", "\\", "F4", "Esc", "t", "F5", "g",
+              "c", "Enter", "+", "-", "PgUp", "PgDn", "Home", "End", ".",
+              ",", "[", "]", "{", "}", ":"):
+        check(k in keys, "key %s missing from --list-keys" % k)
+
+
+@test
 def csv_doc_columns_are_generated():
     with open(os.path.join(SRC, "docs", "csv.md")) as f:
         doc = f.read()

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
+#include "array_size.h"
 #include "cli.h"
 
 static void ulong_accepts_range(void **state)
@@ -28,7 +29,7 @@ static void ulong_refuses_garbage(void **state)
 	};
 	unsigned long v = 42;
 
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
 		assert_int_equal(parse_ulong(bad[i], 10, 100, &v), -EINVAL);
 	assert_int_equal(parse_ulong(NULL, 10, 100, &v), -EINVAL);
 	assert_int_equal(v, 42);
@@ -73,7 +74,7 @@ static void pid_lists_refused(void **state)
 	int *pids = NULL;
 	size_t nr = 0;
 
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
 		assert_int_equal(parse_pid_list(bad[i], &pids, &nr), -EINVAL);
 		assert_null(pids);
 	}

@@ -11,9 +11,9 @@
 
 #include "schedstat-local.h"
 
-static struct schedstat_cpuset set_of(const int *cpus, size_t n)
+static struct cpuset set_of(const int *cpus, size_t n)
 {
-	struct schedstat_cpuset set = {};
+	struct cpuset set = {};
 
 	for (size_t i = 0; i < n; i++)
 		cpuset_set(&set, cpus[i]);
@@ -23,8 +23,8 @@ static struct schedstat_cpuset set_of(const int *cpus, size_t n)
 #define SET(...) set_of((const int[]){ __VA_ARGS__ },			\
 			sizeof((const int[]){ __VA_ARGS__ }) / sizeof(int))
 
-static void assert_set_equal(const struct schedstat_cpuset *a,
-			     const struct schedstat_cpuset *b)
+static void assert_set_equal(const struct cpuset *a,
+			     const struct cpuset *b)
 {
 	for (int cpu = 0; cpu < SCHEDSTAT_MAX_CPUS; cpu++)
 		if (cpuset_test(a, cpu) != cpuset_test(b, cpu))
@@ -34,7 +34,7 @@ static void assert_set_equal(const struct schedstat_cpuset *a,
 
 static void count_and_end(void **state)
 {
-	struct schedstat_cpuset set = {};
+	struct cpuset set = {};
 
 	assert_int_equal(cpuset_count(&set), 0);
 	assert_int_equal(cpuset_end(&set), 0);
@@ -53,7 +53,7 @@ static void count_and_end(void **state)
 
 static void parse_valid(void **state)
 {
-	struct schedstat_cpuset set, want;
+	struct cpuset set, want;
 
 	assert_int_equal(cpulist_parse("0-3,5,8-11", &set), 0);
 	want = SET(0, 1, 2, 3, 5, 8, 9, 10, 11);
@@ -93,7 +93,7 @@ static void parse_valid(void **state)
 
 static void parse_empty(void **state)
 {
-	struct schedstat_cpuset set = SET(1, 2);
+	struct cpuset set = SET(1, 2);
 
 	/* sysfs "offline" with nothing offline is a bare newline. */
 	assert_int_equal(cpulist_parse("", &set), 0);
@@ -113,7 +113,7 @@ static void parse_invalid(void **state)
 		"1-2-3", "0x1", "+1", "1 2", "0-7:2/4", "1;2", "1.5", "0-3,a",
 		"1,\n", "\x01",
 	};
-	struct schedstat_cpuset set = SET(42);
+	struct cpuset set = SET(42);
 
 	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
 		int err = cpulist_parse(bad[i], &set);
@@ -132,7 +132,7 @@ static void parse_out_of_range(void **state)
 		"1024", "0-1024", "1023-1024", "4096", "0,2000",
 		"99999999999999999999999", "1-99999999999999999999",
 	};
-	struct schedstat_cpuset set = SET(42);
+	struct cpuset set = SET(42);
 
 	for (size_t i = 0; i < ARRAY_SIZE(big); i++) {
 		int err = cpulist_parse(big[i], &set);
@@ -164,7 +164,7 @@ static void format_shortest(void **state)
 	char buf[SCHEDSTAT_CPULIST_LEN];
 
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
-		struct schedstat_cpuset set = set_of(cases[i].cpus, cases[i].n);
+		struct cpuset set = set_of(cases[i].cpus, cases[i].n);
 
 		assert_int_equal(cpulist_format(&set, buf, sizeof(buf)), 0);
 		assert_string_equal(buf, cases[i].want);
@@ -173,7 +173,7 @@ static void format_shortest(void **state)
 
 static void format_all(void **state)
 {
-	struct schedstat_cpuset set;
+	struct cpuset set;
 	char buf[16];
 
 	memset(&set, 0xff, sizeof(set));
@@ -183,7 +183,7 @@ static void format_all(void **state)
 
 static void format_no_space(void **state)
 {
-	struct schedstat_cpuset set = SET(0, 1, 2, 3, 5);
+	struct cpuset set = SET(0, 1, 2, 3, 5);
 	char buf[16];
 
 	/* "0-3,5" needs 6 bytes with the NUL. */
@@ -211,7 +211,7 @@ static void round_trip_strings(void **state)
 		"0", "0-7", "0-3,5,8-11", "1,3,5,7", "0-1,4-5", "2-3,6-7",
 		"0-4,6-7", "1023", "0,1023", "100-200,300,512-1023",
 	};
-	struct schedstat_cpuset set;
+	struct cpuset set;
 	char buf[SCHEDSTAT_CPULIST_LEN];
 
 	for (size_t i = 0; i < ARRAY_SIZE(lists); i++) {
@@ -235,7 +235,7 @@ static void round_trip_sets(void **state)
 	uint32_t seed = 12345;
 
 	for (int iter = 0; iter < 200; iter++) {
-		struct schedstat_cpuset set = {}, back;
+		struct cpuset set = {}, back;
 		unsigned int density = iter % 16 + 1;
 
 		for (int cpu = 0; cpu < SCHEDSTAT_MAX_CPUS; cpu++) {

@@ -17,11 +17,10 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "array_size.h"
 #include "columns.h"
 #include "csv_format.h"
 #include "schedstat.h"
-
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 #define TASK_HEADER "ts_ns,pid,tgid,comm,cpu,cluster,state,util_avg," \
 	"runnable_avg,load_avg,util_est,run_ns,wait_ns,wakeups,migrations"

@@ -17,7 +17,7 @@ struct fixture {
 	struct model *model;
 	struct st_cpu_state cpus[2];
 	struct st_global_state global;
-	struct schedstat_cpuset online;
+	struct cpuset online;
 	struct st_task_rec tasks[8];
 	size_t nr;
 };
@@ -603,7 +603,7 @@ static void migration_pairs_three_clusters(void **state)
 	struct model *m;
 	struct st_cpu_state cpus[4] = {};
 	struct st_global_state g = {};
-	struct schedstat_cpuset online = {};
+	struct cpuset online = {};
 	struct model_input in = {
 		.cpus = cpus, .nr_cpus = 4, .online = &online, .global = &g,
 	};

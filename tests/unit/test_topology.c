@@ -57,7 +57,7 @@ static void check_clusters(const struct schedstat_topology *t,
 
 	assert_int_equal(schedstat_topology_nr_clusters(t), n);
 	for (int k = 0; k < n; k++) {
-		struct schedstat_cpuset set;
+		struct cpuset set;
 
 		assert_string_equal(schedstat_topology_cluster_name(t, k), want[k].name);
 		assert_int_equal(schedstat_topology_cluster_cpulist(t, k, buf,
@@ -211,7 +211,7 @@ static void fixture_noncontig(void **state)
 	};
 	const char *root = fixture("noncontig");
 	struct schedstat_topology *t = detect(root);
-	struct schedstat_cpuset online, cpus, want_online;
+	struct cpuset online, cpus, want_online;
 
 	assert_int_equal(schedstat_topology_origin(t), SCHEDSTAT_TOPO_CPU_CAPACITY);
 	assert_int_equal(schedstat_topology_nr_cpus(t), 8);
@@ -275,7 +275,7 @@ static void fixture_online(void **state)
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
-		struct schedstat_cpuset online;
+		struct cpuset online;
 		char buf[64];
 
 		assert_int_equal(topology_read_online(fixture(cases[i].name),
@@ -491,7 +491,7 @@ static void detect_errors(void **state)
 	assert_null(t);
 	/* And online, when asked, reports its own absence. */
 	{
-		struct schedstat_cpuset online = {};
+		struct cpuset online = {};
 
 		cpuset_set(&online, 3);
 		assert_int_equal(topology_read_online(tr->root, &online), -ENOENT);
@@ -620,7 +620,7 @@ static void override_order_and_holes(void **state)
 		{ "Slow_cores.v2-x", "0-1", 10, 2 },
 	};
 	struct schedstat_topology *t;
-	struct schedstat_cpuset cpus;
+	struct cpuset cpus;
 
 	t = parse_ok("fast:6-7@1000,Slow_cores.v2-x:0-1@10", NULL);
 	check_clusters(t, want, 2);

@@ -40,7 +40,7 @@ static int setup(void **state)
 	};
 	struct st_cpu_state cpus[2] = {};
 	struct st_global_state g = {};
-	struct schedstat_cpuset online = {};
+	struct cpuset online = {};
 	struct model_input in = {
 		.ts_ns = 100 * MS, .tasks = tasks, .nr_tasks = 4, .cpus = cpus,
 		.nr_cpus = 2, .online = &online, .global = &g,
@@ -210,7 +210,7 @@ static void history_survives_pid_churn(void **state)
 	struct st_task_rec recs[100];
 	struct st_cpu_state cpus[2] = {};
 	struct st_global_state g = {};
-	struct schedstat_cpuset online = {};
+	struct cpuset online = {};
 	struct model_input in = {
 		.tasks = recs, .nr_tasks = 100, .cpus = cpus, .nr_cpus = 2,
 		.online = &online, .global = &g,
@@ -243,7 +243,7 @@ static void selection_survives_new_snapshot(void **state)
 	};
 	struct st_cpu_state cpus[2] = {};
 	struct st_global_state g = {};
-	struct schedstat_cpuset online = {};
+	struct cpuset online = {};
 	struct model_input in = {
 		.ts_ns = 300 * MS, .tasks = tasks, .nr_tasks = 2, .cpus = cpus,
 		.nr_cpus = 2, .online = &online, .global = &g,

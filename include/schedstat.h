@@ -61,6 +61,30 @@ enum schedstat_error {
 const char *schedstat_strerror(int err);
 
 /* ------------------------------------------------------------------ */
+/* Hash: one integer-keyed table for every pid index.                 */
+
+/*
+ * Keys and values are 64-bit integers: a pid and the index of its entry in
+ * the caller's own array, typically (an index, not a pointer, survives the
+ * array's realloc). Every key is valid, 0 included (the idle task is pid 0).
+ * Lookups cost O(1) on average at any size: the table doubles as it fills.
+ */
+struct schedstat_hash;
+
+int schedstat_hash_new(struct schedstat_hash **out);
+void schedstat_hash_free(struct schedstat_hash *h);
+/* 0 with *@value set if @key is in the table (@value may be NULL), else -ENOENT. */
+int schedstat_hash_get(const struct schedstat_hash *h, uint64_t key,
+		       uint64_t *value);
+/* Sets @key to @value, replacing any old value. 0 or -ENOMEM (table unchanged). */
+int schedstat_hash_put(struct schedstat_hash *h, uint64_t key, uint64_t value);
+/* 0, or -ENOENT if @key was not in the table. */
+int schedstat_hash_remove(struct schedstat_hash *h, uint64_t key);
+/* Empties the table, keeping its memory for the next fill. */
+void schedstat_hash_clear(struct schedstat_hash *h);
+size_t schedstat_hash_count(const struct schedstat_hash *h);
+
+/* ------------------------------------------------------------------ */
 /* Topology: CPUs grouped into clusters of equal capacity.            */
 
 struct schedstat_topology;
@@ -393,8 +417,6 @@ schedstat_session_topology(const struct schedstat_session *s);
 int schedstat_session_event_fd(const struct schedstat_session *s);
 /* Consume pending events; returns how many, or a negative error. */
 int schedstat_session_poll(struct schedstat_session *s);
-/* Names of the programs attached, for -v and docs; NULL-terminated. */
-const char *const *schedstat_session_attached(const struct schedstat_session *s);
 
 /*
  * schedstat_session_sample - take one consistent snapshot
@@ -516,7 +538,18 @@ size_t schedstat_recording_find(struct schedstat_recording *rec, uint64_t ts_ns)
 /* ------------------------------------------------------------------ */
 /* Text helpers shared by every front end                             */
 
-/* Replace control characters with '?', stop at NUL or @len. */
+/*
+ * schedstat_text_unsafe - the one test of what may not be written as it is
+ * @c: a byte of a task name, cgroup path or other text from the kernel
+ * @ascii: also refuse bytes >= 0x80 (a comm cut inside a UTF-8 sequence,
+ *	   JSON that must stay valid UTF-8)
+ *
+ * True for C0 control characters and DEL: a process can name itself with an
+ * escape sequence that would drive the user's terminal. Every front end
+ * replaces or escapes what this refuses.
+ */
+bool schedstat_text_unsafe(unsigned char c, bool ascii);
+/* Replace unsafe bytes (@ascii true) with '?', stop at NUL or @len. */
 void schedstat_comm_sanitize(char *dst, const char *src, size_t len);
 
 #ifdef __cplusplus
