@@ -110,6 +110,8 @@ struct rq {
 	struct sched_avg avg_dl;
 	struct sched_avg avg_irq;
 	unsigned long cpu_capacity;
+	u64 clock;			/* sched_clock at update_rq_clock() */
+	u64 clock_pelt;
 	struct root_domain *rd;
 	int cpu;
 };

@@ -224,8 +224,34 @@ static __always_inline void learn_rq(struct task_struct *p, __u32 cpu)
 		rq_addr[BPF_CORE_READ(rq, cpu) & (ST_MAX_CPUS - 1)] = (__u64)rq;
 }
 
+static __always_inline struct rq *cpu_rq(__u32 cpu, bool ksyms)
+{
+	if (ksyms)
+		return bpf_per_cpu_ptr(&runqueues, cpu);
+	return (struct rq *)rq_addr[cpu & (ST_MAX_CPUS - 1)];
+}
+
+/*
+ * The PELT clock now: rq->clock_pelt as of the CPU's last rq clock update,
+ * advanced by the sched_clock time since (as the kernel does for an idle
+ * CPU in migrate_se_pelt_lag()). BPF has no sched_clock: @sched_now is the
+ * reading CPU's rq clock, updated when the reader was scheduled in (at most
+ * a tick ago), so the advance errs short by that much, never long.
+ */
+static __always_inline __u64 pelt_clock_now(struct rq *rq, __u64 sched_now)
+{
+	__u64 pelt = BPF_CORE_READ(rq, clock_pelt);
+	__u64 clock = BPF_CORE_READ(rq, clock);
+	__u64 lut = BPF_CORE_READ(rq, cfs.avg.last_update_time);
+
+	if ((__s64)(sched_now - clock) > 0)
+		pelt += sched_now - clock;
+	return pelt > lut ? pelt : lut;
+}
+
 /* One CPU's runqueue (and, with ksyms, idle time), as they are now. */
-static __always_inline void read_cpu(__u32 cpu, __u64 now, bool ksyms)
+static __always_inline void read_cpu(__u32 cpu, __u64 now, __u64 sched_now,
+				     bool ksyms)
 {
 	struct st_cpu_state *c = cpu_slot(cpu);
 	__u32 seen = ST_SEEN_CFS | ST_SEEN_RT | ST_SEEN_DL | ST_SEEN_CAPACITY |
@@ -234,15 +260,12 @@ static __always_inline void read_cpu(__u32 cpu, __u64 now, bool ksyms)
 	struct rq *rq;
 	int ou;
 
-	if (ksyms)
-		rq = bpf_per_cpu_ptr(&runqueues, cpu);
-	else
-		rq = (struct rq *)rq_addr[cpu & (ST_MAX_CPUS - 1)];
+	rq = cpu_rq(cpu, ksyms);
 	if (!rq)
 		return;
 	cfs = &rq->cfs;
 	c->cfs_ts = now;
-	c->cfs_lut = BPF_CORE_READ(cfs, avg.last_update_time);
+	c->cfs_lut = pelt_clock_now(rq, sched_now);
 	c->cfs_load = BPF_CORE_READ(cfs, avg.load_avg);
 	c->cfs_util = BPF_CORE_READ(cfs, avg.util_avg);
 	c->cfs_runnable = BPF_CORE_READ(cfs, avg.runnable_avg);
@@ -277,10 +300,12 @@ static __always_inline void read_cpu(__u32 cpu, __u64 now, bool ksyms)
 /* Every CPU the kernel may have (offline ones keep their last values). */
 static __always_inline void read_cpus(bool ksyms)
 {
+	struct rq *self = cpu_rq(bpf_get_smp_processor_id(), ksyms);
 	__u64 now = bpf_ktime_get_ns();
+	__u64 sched_now = self ? BPF_CORE_READ(self, clock) : 0;
 
 	for (__u32 cpu = 0; cpu < nr_cpus && cpu < ST_MAX_CPUS; cpu++)
-		read_cpu(cpu, now, ksyms);
+		read_cpu(cpu, now, sched_now, ksyms);
 	global_state.cpus_read_ts = now;
 }
 

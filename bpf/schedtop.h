@@ -40,7 +40,7 @@ enum st_seen {
 struct st_cpu_state {
 	/* Root cfs_rq, read from the runqueue at sample time. */
 	__u64 cfs_ts;		/* bpf_ktime_get_ns() of the read */
-	__u64 cfs_lut;		/* cfs_rq->avg.last_update_time (PELT clock) */
+	__u64 cfs_lut;		/* the CPU's PELT clock at cfs_ts (see read_cpu()) */
 	__u64 cfs_load;
 	__u32 cfs_util;
 	__u32 cfs_runnable;
