@@ -200,7 +200,7 @@ static __always_inline struct task_group *cfs_rq_tg(struct cfs_rq *cfs)
  * kernel's own per-CPU variables, reached with bpf_per_cpu_ptr() (5.10).
  * The verifier finds their addresses with kallsyms, which lists per-CPU
  * variables only with CONFIG_KALLSYMS_ALL: without it (user space checks
- * /proc/kallsyms), the runqueues are found through the tasks' cfs_rq
+ * /proc/kallsyms, bpf_cpus.c), the runqueues are found through the tasks' cfs_rq
  * (task_rq()) and tick_sched is not reachable at all.
  */
 extern const struct rq runqueues __ksym __weak;

@@ -18,6 +18,7 @@
 #include <bpf/libbpf.h>
 
 #include "cgroup_names.h"
+#include "bpf_cpus.h"
 #include "cpuidle.h"
 #include "model.h"
 #include "sched_kernel.h"
@@ -103,7 +104,7 @@ int bpf_source_btf_check(const char *path)
 /*
  * Which avail bit a tracepoint provides. Programs absent from the table
  * (the task iterator, exit, migrate) are always needed. The per-CPU
- * values come from the runqueue at sample time (rq_avail()).
+ * values come from the runqueue at sample time (bpf_cpus_avail()).
  */
 static uint32_t prog_avail(const char *tp)
 {
@@ -133,31 +134,6 @@ static bool wanted(const char *tp, const struct schedstat_session_opts *opts)
 	return true;
 }
 
-/*
- * The verifier resolves a per-CPU ksym through kallsyms, which lists
- * per-CPU variables only with CONFIG_KALLSYMS_ALL. Names are listed even
- * to users who see zero addresses.
- */
-static bool ksyms_resolvable(void)
-{
-	FILE *f = fopen("/proc/kallsyms", "re");
-	char line[512], name[256];
-	int found = 0;
-
-	if (!f)
-		return false;
-	while (found != 3 && fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%*s %*s %255s", name) != 1)
-			continue;
-		if (!strcmp(name, "runqueues"))
-			found |= 1;
-		else if (!strcmp(name, "tick_cpu_sched"))
-			found |= 2;
-	}
-	fclose(f);
-	return found == 3;
-}
-
 static int choose_programs(struct bpf_source *s, const struct btf *vmlinux,
 			   const struct schedstat_session_opts *opts)
 {
@@ -165,7 +141,7 @@ static int choose_programs(struct bpf_source *s, const struct btf *vmlinux,
 	char name[128];
 	int n = 0;
 
-	s->ksyms = ksyms_resolvable();
+	s->ksyms = bpf_cpus_ksyms_resolvable();
 
 	bpf_object__for_each_program(prog, s->skel->obj) {
 		const char *sec = bpf_program__section_name(prog);
@@ -390,57 +366,6 @@ static int read_groups(struct bpf_source *s, uint64_t now)
 	return err;
 }
 
-/*
- * The event programs left (frequency, preempt) update a slot's fields one
- * after another: a copy taken in between pairs a new value with an old
- * one. Copy each slot until two copies agree; writers are rare enough per
- * slot that this ends at once.
- */
-static void copy_cpu_state(struct st_cpu_state *dst,
-			   const volatile struct st_cpu_state *src, int nr)
-{
-	for (int i = 0; i < nr; i++) {
-		struct st_cpu_state again;
-
-		for (int tries = 0; tries < 16; tries++) {
-			memcpy(&dst[i], (const void *)&src[i], sizeof(dst[i]));
-			__atomic_thread_fence(__ATOMIC_ACQUIRE);
-			memcpy(&again, (const void *)&src[i], sizeof(again));
-			if (!memcmp(&dst[i], &again, sizeof(again)))
-				break;
-		}
-	}
-}
-
-/*
- * The signals this kernel keeps per CPU, as read_cpus() found them on the
- * first CPU it read (the fields are the same on every CPU).
- */
-static uint32_t rq_avail(const struct st_cpu_state *cpus, int nr)
-{
-	static const struct { uint32_t seen, bit; } map[] = {
-		{ ST_SEEN_CFS, SCHEDSTAT_AVAIL_CFS },
-		{ ST_SEEN_RT, SCHEDSTAT_AVAIL_RT },
-		{ ST_SEEN_DL, SCHEDSTAT_AVAIL_DL },
-		{ ST_SEEN_IRQ, SCHEDSTAT_AVAIL_IRQ },
-		{ ST_SEEN_HW, SCHEDSTAT_AVAIL_HW },
-		{ ST_SEEN_CAPACITY, SCHEDSTAT_AVAIL_CAPACITY_CFS },
-		{ ST_SEEN_OVERUTILIZED, SCHEDSTAT_AVAIL_OVERUTILIZED },
-		{ ST_SEEN_IDLE_TIME, SCHEDSTAT_AVAIL_BUSY },
-	};
-	uint32_t avail = 0;
-	int cpu = 0;
-
-	while (cpu < nr && !(cpus[cpu].seen & ST_SEEN_RQ))
-		cpu++;
-	if (cpu == nr)
-		return 0;
-	for (size_t i = 0; i < ARRAY_SIZE(map); i++)
-		if (cpus[cpu].seen & map[i].seen)
-			avail |= map[i].bit;
-	return avail;
-}
-
 /* Completed stays at each frequency, from the residency map. */
 static int read_freq_times(struct bpf_source *s)
 {
@@ -505,7 +430,7 @@ static int bpf_source_sample(struct bpf_source *s,
 	if (err)
 		return err;
 	s->nr_recs = nr;
-	copy_cpu_state(s->cpus, s->skel->bss->cpu_state, s->nr_cpus);
+	bpf_cpus_copy(s->cpus, s->skel->bss->cpu_state, s->nr_cpus);
 	memcpy(s->hotplug, (const void *)s->skel->bss->hotplug,
 	       s->nr_cpus * sizeof(*s->hotplug));
 	global = s->skel->bss->global_state;
@@ -542,7 +467,7 @@ static int bpf_source_sample(struct bpf_source *s,
 	in.nr_cpus = s->nr_cpus;
 	in.online = &online;
 	in.global = &global;
-	in.avail = s->avail | rq_avail(s->cpus, s->nr_cpus) |
+	in.avail = s->avail | bpf_cpus_avail(s->cpus, s->nr_cpus) |
 		   (cpuidle_present(s->cpuidle) ? SCHEDSTAT_AVAIL_IDLE : 0);
 	in.groups = s->groups;
 	in.nr_groups = s->nr_groups;
