@@ -245,10 +245,14 @@ static __always_inline struct rq *cpu_rq(__u32 cpu, bool ksyms)
  */
 static __always_inline __u64 pelt_clock_now(struct rq *rq, __u64 sched_now)
 {
-	__u64 pelt = BPF_CORE_READ(rq, clock_pelt);
-	__u64 clock = BPF_CORE_READ(rq, clock);
 	__u64 lut = BPF_CORE_READ(rq, cfs.avg.last_update_time);
+	__u64 clock = BPF_CORE_READ(rq, clock);
+	__u64 pelt;
 
+	/* clock_pelt: every SMP kernel since 5.1; else what the cfs_rq saw. */
+	if (!bpf_core_field_exists(rq->clock_pelt))
+		return lut;
+	pelt = BPF_CORE_READ(rq, clock_pelt);
 	if ((__s64)(sched_now - clock) > 0)
 		pelt += sched_now - clock;
 	return pelt > lut ? pelt : lut;
