@@ -342,19 +342,13 @@ def check_upmigration(p, s, caps):
         return
     ups = sum(int(r["up_migrations"]) for r in rows)
     moved = [r for r in rows if caps[int(r["cpu"])] > caps[cpu_before]]
-    if not moved or rows[-1]["cpu"] != str(cpu_after):
+    if not moved or caps[int(rows[-1]["cpu"])] <= caps[cpu_before]:
         p.add("schedtop's task rows do not follow it to cpu %d: %s"
               % (cpu_after, [(r["cpu"], r["cluster"]) for r in rows]))
     if ups < 1:
         p.add("up_migrations is %d over the run" % ups)
     mig = csv_rows(s["MIGCSV"])
     check(s["MIGERR"][-1] == "status 0", "csv -t migration: %s" % s["MIGERR"])
-    order = {}
-    for c, cap in enumerate(caps):
-        order.setdefault(cap, c)
-    names = {}
-    for r in rows:
-        names[r["cluster"]] = caps[int(r["cpu"])]
     up_rows = sum(int(r["count"]) for r in mig
                   if r["from_cluster"] == "LITTLE" and r["to_cluster"] != "LITTLE")
     if up_rows < 1:

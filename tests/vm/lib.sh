@@ -15,15 +15,20 @@
 #   vm_initramfs DIR PAYLOAD FILE...   DIR/initrd.gz running PAYLOAD (sh)
 #   vm_boot KERNEL DTB INITRD NCPUS [TIMEOUT_S]
 #                                the payload's output; its exit status
+#                                ($VM_MEM MB of memory, default 1024)
 #
 # Everything downloaded is kept in $SCHEDTOP_VM_CACHE (default
-# /var/cache/schedtop-vm): debs, extracted kernels, busybox, device trees and
+# /var/cache/schedtop-vm as root, else ~/.cache/schedtop-vm): debs, extracted kernels, busybox, device trees and
 # a private apt configuration. Packages come from the archive the system's
 # own apt sources name, through that private configuration, which adds the
 # other Debian suites (bullseye: 5.10, bookworm: 6.1, trixie: 6.12) without
 # touching the system's sources.
 
-VM_CACHE=${SCHEDTOP_VM_CACHE:-/var/cache/schedtop-vm}
+if [ "$(id -u)" -eq 0 ]; then
+	VM_CACHE=${SCHEDTOP_VM_CACHE:-/var/cache/schedtop-vm}
+else
+	VM_CACHE=${SCHEDTOP_VM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/schedtop-vm}
+fi
 VM_PROG=${VM_PROG:-${0##*/}}
 VM_SUITES=(bullseye bookworm trixie)
 
@@ -180,15 +185,19 @@ vm_busybox() {
 	echo "$bb"
 }
 
-# vm_spec_check SPEC: CPULIST:CAPACITY,... with CPUs 0..N-1 each exactly once.
+# vm_spec_cpus SPEC: 'CPU CLUSTER CAPACITY' lines for CPULIST:CAPACITY,...
+# (CPUs 0..N-1, each exactly once), or the error on stderr.
 vm_spec_cpus() {
 	python3 - "$1" <<'PY'
-import sys
+import re, sys
 spec = sys.argv[1]
 cpus = {}
 try:
     for k, part in enumerate(spec.split(",")):
-        lst, cap = part.split(":")
+        lst, _, cap = part.partition(":")
+        if not re.fullmatch(r"\d+(-\d+)?(\+\d+(-\d+)?)*", lst) or \
+                not cap.isdigit():
+            raise ValueError("'%s' is not CPULIST:CAPACITY" % part)
         cap = int(cap)
         if not 0 < cap <= 1024:
             raise ValueError("capacity %d not in 1..1024" % cap)
@@ -213,7 +222,7 @@ PY
 
 vm_ncpus() {
 	local lines
-	lines=$(vm_spec_cpus "$1") || vm_die "$(vm_spec_cpus "$1" 2>&1 >/dev/null)"
+	lines=$(vm_spec_cpus "$1" 2>&1) || vm_die "$lines"
 	echo "$lines" | wc -l
 }
 
@@ -222,7 +231,7 @@ vm_ncpus() {
 # socket. The kernel scales capacities so that the largest is 1024.
 vm_dtb() {
 	local spec=$1 key dir n map
-	map=$(vm_spec_cpus "$spec") || vm_die "$(vm_spec_cpus "$spec" 2>&1 >/dev/null)"
+	map=$(vm_spec_cpus "$spec" 2>&1) || vm_die "$map"
 	n=$(echo "$map" | wc -l)
 	key=$(echo "$spec" | sed 's/:/@/g; s/,/_/g')
 	dir=$VM_CACHE/dtb-$key
@@ -328,7 +337,7 @@ vm_boot() {
 	# -nic none: otherwise QEMU wants efi-virtio.rom, which a
 	# --no-install-recommends install does not have.
 	timeout "$timeout" qemu-system-aarch64 -machine virt -accel tcg \
-		-cpu cortex-a57 -smp "$n" -m 1024 -nographic -nic none \
+		-cpu cortex-a57 -smp "$n" -m "${VM_MEM:-1024}" -nographic -nic none \
 		-no-reboot -kernel "$kernel" -initrd "$initrd" -dtb "$dtb" \
 		-append "console=ttyAMA0 rdinit=/init loglevel=4" </dev/null 2>&1 |
 		tr -d '\r' >"$log"

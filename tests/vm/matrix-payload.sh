@@ -50,8 +50,15 @@ run_csv() {
 	name=$1
 	shift
 	rm -f "$T/$name.csv" "$T/$name.csv.done"
-	( "$ST" csv -o "$T/$name.csv" "$@" 2>"$T/$name.err"
+	( "$ST" csv -o "$T/$name.csv" "$@" 2>"$T/$name.err" &
+	  echo $! >"$T/$name.pid"
+	  wait $!
 	  echo $? >"$T/$name.rc"; touch "$T/$name.csv.done" ) &
+}
+
+# stop_csv NAME: ends it as Ctrl-C would (status 0).
+stop_csv() {
+	kill -INT "$(cat "$T/$1.pid")"
 }
 
 # wait_samples NAME N: until NAME.csv has N samples' rows (or it ended).
@@ -84,15 +91,26 @@ echo ===CPUTRUTH===
 cat "$T/cpu.truth"
 
 if [ "$ncpu" -ge 4 ]; then
-	# B has run on a LITTLE CPU only; now every CPU is allowed.
-	run_csv up -t task -i 200 -n 8 -p "$B"
-	run_csv mig -t migration -i 200 -n 8
+	# B has run on a LITTLE CPU only; now every CPU is allowed. Sampled
+	# until the kernel has moved it (at most 30 samples).
+	run_csv up -t task -i 200 -n 30 -p "$B"
+	run_csv mig -t migration -i 200 -n 30
 	wait_samples up 1
 	wait_samples mig 1
 	echo ===UPBEFORE===
 	cut -d' ' -f39 /proc/$B/stat
 	grep se.nr_migrations /proc/$B/sched
 	taskset -p "$all" $B >/dev/null
+	n=0
+	while [ $n -lt 50 ] && [ "$(cut -d' ' -f39 /proc/$B/stat)" -le 3 ]; do
+		sleep 0.1
+		n=$((n + 1))
+	done
+	# Two more samples after the move, then stop.
+	lines=$(cat "$T/up.csv" | wc -l)
+	wait_samples up $((lines + 1))
+	stop_csv up
+	stop_csv mig
 	show_csv up UP
 	show_csv mig MIG
 	echo ===UPAFTER===
@@ -100,8 +118,9 @@ if [ "$ncpu" -ge 4 ]; then
 	grep se.nr_migrations /proc/$B/sched
 fi
 
-# The last CPU goes offline and comes back while schedtop samples it.
-run_csv hp -t cpu -i 200 -n 8
+# The last CPU goes offline and comes back while schedtop samples it: two
+# samples before, two after.
+run_csv hp -t cpu -i 200 -n 40
 wait_samples hp $((ncpu * 2))
 echo ===HOTPLUG===
 echo 0 >/sys/devices/system/cpu/cpu$last/online
@@ -109,6 +128,9 @@ echo "cpu$last online $(cat /sys/devices/system/cpu/cpu$last/online)"
 sleep 0.5
 echo 1 >/sys/devices/system/cpu/cpu$last/online
 echo "cpu$last online $(cat /sys/devices/system/cpu/cpu$last/online)"
+lines=$(cat "$T/hp.csv" | wc -l)
+wait_samples hp $((lines + ncpu * 2))
+stop_csv hp
 show_csv hp HP
 
 kill $A $B $P
