@@ -131,8 +131,10 @@ vm_kernel_regex() {
 vm_kernel() {
 	local want=$1 re pkg dir deb tmp
 	if [ -f "$want" ]; then
-		dir=$(mktemp -d)
-		ln -s "$(realpath "$want")" "$dir/vmlinuz"
+		# Your own Image: used where it is, through a link in the cache.
+		dir=$VM_CACHE/local-$(realpath "$want" | md5sum | cut -c1-12)
+		mkdir -p "$dir" && ln -sfn "$(realpath "$want")" "$dir/vmlinuz" ||
+			vm_die "cannot link $want into $VM_CACHE"
 		echo "$dir"
 		return
 	fi
