@@ -152,10 +152,17 @@ def task_util_est(d):
 
 class Problems:
     def __init__(self, name):
-        self.name, self.list, self.stats = name, [], {}
+        self.name, self.list, self.stats, self.empty = name, [], {}, {}
 
     def add(self, msg):
         self.list.append(msg)
+
+    def add_empty(self, table, col, cpu, why):
+        """An empty field the kernel has a value for: one line per column."""
+        k = (table, col, why)
+        self.empty.setdefault(k, [0, set()])
+        self.empty[k][0] += 1
+        self.empty[k][1].add(cpu)
 
     def count(self, what):
         self.stats[what] = self.stats.get(what, 0) + 1
@@ -163,6 +170,9 @@ class Problems:
     def done(self):
         for k in sorted(self.stats):
             print("# %s: %s %d" % (self.name, k, self.stats[k]))
+        for (table, col, why), (n, cpus) in sorted(self.empty.items()):
+            self.list.insert(0, "%s %s empty in %d rows (cpus %s); %s" % (
+                table, col, n, ",".join(map(str, sorted(cpus))), why))
         if self.list:
             extra = len(self.list) - 25
             raise AssertionError("%d problems:\n  %s%s" % (
@@ -225,7 +235,8 @@ def check_tasks(p, s):
             for col in ("util_avg", "runnable_avg", "load_avg", "util_est"):
                 what = "pid %d %s at %d" % (pid, col, ts)
                 if row[col] == "":
-                    p.add("%s empty; the kernel keeps se.avg.%s" % (what, col))
+                    p.add_empty("task", col, row["cpu"],
+                                "the kernel keeps se.avg.%s" % col)
                     continue
                 v = int(row[col])
                 if col == "util_est":
@@ -286,7 +297,7 @@ def check_cpus(p, s, caps, keeps):
                       % (where, row["capacity"], caps[cpu]))
             for col, kept in keeps.items():
                 if kept and row[col] == "":
-                    p.add("%s %s empty; the kernel keeps it" % (where, col))
+                    p.add_empty("cpu", col, cpu, "the kernel keeps it")
                 elif not kept and row[col] != "":
                     p.add("%s %s = %s; this kernel does not keep it"
                           % (where, col, row[col]))
@@ -299,8 +310,8 @@ def check_cpus(p, s, caps, keeps):
                              ("load_avg", "load_avg"),
                              ("util_est", "util_est")):
                 if row[col] == "":
-                    p.add("%s %s empty; the kernel keeps cfs_rq.avg.%s"
-                          % (where, col, key))
+                    p.add_empty("cpu", col, cpu,
+                                "the kernel keeps cfs_rq.avg.%s" % key)
                     continue
                 # The dump lists only the cfs_rqs on the CPU's leaf list;
                 # the kernel takes a root cfs_rq off it once fully decayed
@@ -327,10 +338,12 @@ def check_cpus(p, s, caps, keeps):
                     continue
                 quiet = (kb.get("rq.nr_switches") is not None and
                          kb.get("rq.nr_switches") == ka.get("rq.nr_switches"))
-                if quiet and vb == va:
+                if quiet and vb == va and col != "load_avg":
                     # Nothing switched on the CPU between the reads: the
                     # signal only grew or only decayed, and it ended where
-                    # it started, so it stood still.
+                    # it started, so it stood still. Not load_avg: a group
+                    # entity's weight follows its group's load on every CPU
+                    # (update_cfs_group() at the tick) with no switch here.
                     if v == vb:
                         p.count("cpu values exact on a quiet CPU")
                     else:
