@@ -16,7 +16,8 @@
 # /var/cache/schedtop-vm), as for the kernel matrix and scripts/biglittle-vm.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-VM_PROG=arm64-biglittle.sh
+VM_PROG=arm64-biglittle.sh # read by lib.sh
+export VM_PROG
 . "$here/lib.sh"
 
 binary=$(realpath "$1")

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=sh
 # The kernel matrix's workload: run by sh in an arm64 big.LITTLE guest
 # (tests/vm/matrix.sh) or on this host (SCHEDTOP, KTRUTH and TMPDIR set).
 # It prints sections between ===NAME=== lines; what schedtop wrote next to
@@ -21,25 +22,25 @@ fi
 # up-migration. P: runs a little, sleeps 3 ms, over and over.
 if [ "$ncpu" -ge 4 ]; then bcpu=2 pcpu=3; else bcpu=$last pcpu=0; fi
 
-echo ===KERNEL===
+echo '===KERNEL==='
 uname -r
-echo ===NCPU===
+echo '===NCPU==='
 echo "$ncpu"
-echo ===CAPACITY===
+echo '===CAPACITY==='
 for c in $(seq 0 $last); do
 	cat /sys/devices/system/cpu/cpu$c/cpu_capacity 2>/dev/null || echo
 done
-echo ===DEBUGFILE===
+echo '===DEBUGFILE==='
 echo "$dbg"
 
 taskset 3 md5sum /dev/zero &
 A=$!
-taskset $(printf '%x' $((1 << bcpu))) md5sum /dev/zero &
+taskset "$(printf '%x' $((1 << bcpu)))" md5sum /dev/zero &
 B=$!
-taskset $(printf '%x' $((1 << pcpu))) sh -c \
+taskset "$(printf '%x' $((1 << pcpu)))" sh -c \
 	'while :; do i=0; while [ $i -lt 100 ]; do i=$((i + 1)); done; sleep 0.003; done' &
 P=$!
-echo ===PIDS===
+echo '===PIDS==='
 echo "$A $B $P"
 # Long enough for a flat-out task's util_avg to get near 1024 (~0.3 s).
 sleep 1
@@ -81,13 +82,13 @@ show_csv() {
 run_csv task -t task -i 200 -n 6 -p "$A,$B,$P"
 "$KT" "$T/task.csv" /proc/$A/sched /proc/$B/sched /proc/$P/sched >"$T/task.truth"
 show_csv task TASK
-echo ===TASKTRUTH===
+echo '===TASKTRUTH==='
 cat "$T/task.truth"
 
 run_csv cpu -t cpu -i 200 -n 6
 "$KT" "$T/cpu.csv" "$dbg" >"$T/cpu.truth"
 show_csv cpu CPU
-echo ===CPUTRUTH===
+echo '===CPUTRUTH==='
 cat "$T/cpu.truth"
 
 if [ "$ncpu" -ge 4 ]; then
@@ -97,7 +98,7 @@ if [ "$ncpu" -ge 4 ]; then
 	run_csv mig -t migration -i 200 -n 30
 	wait_samples up 1
 	wait_samples mig 1
-	echo ===UPBEFORE===
+	echo '===UPBEFORE==='
 	cut -d' ' -f39 /proc/$B/stat
 	grep se.nr_migrations /proc/$B/sched
 	taskset -p "$all" $B >/dev/null
@@ -113,7 +114,7 @@ if [ "$ncpu" -ge 4 ]; then
 	stop_csv mig
 	show_csv up UP
 	show_csv mig MIG
-	echo ===UPAFTER===
+	echo '===UPAFTER==='
 	cut -d' ' -f39 /proc/$B/stat
 	grep se.nr_migrations /proc/$B/sched
 fi
@@ -122,7 +123,7 @@ fi
 # samples before, two after.
 run_csv hp -t cpu -i 200 -n 40
 wait_samples hp $((ncpu * 2))
-echo ===HOTPLUG===
+echo '===HOTPLUG==='
 echo 0 >/sys/devices/system/cpu/cpu$last/online
 echo "cpu$last online $(cat /sys/devices/system/cpu/cpu$last/online)"
 sleep 0.5
@@ -135,4 +136,4 @@ show_csv hp HP
 
 kill $A $B $P
 wait $A $B $P 2>/dev/null
-echo ===DONE===
+echo '===DONE==='

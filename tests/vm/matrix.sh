@@ -12,7 +12,8 @@
 # decide which signals it keeps). Needs root.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-VM_PROG=matrix.sh
+VM_PROG=matrix.sh # read by lib.sh
+export VM_PROG
 . "$here/lib.sh"
 
 gen=$1
@@ -22,7 +23,7 @@ config_opts='^CONFIG_(IRQ_TIME_ACCOUNTING|PARAVIRT_TIME_ACCOUNTING|SCHED_THERMAL
 
 if [ "$gen" = host ]; then
 	out=${2:-$here/../../build}
-	echo ===CONFIG===
+	echo '===CONFIG==='
 	if [ -r /proc/config.gz ]; then
 		zcat /proc/config.gz | grep -E "$config_opts" || true
 	elif [ -r "/boot/config-$(uname -r)" ]; then
@@ -45,7 +46,7 @@ kdir=$(vm_kernel "$gen")
 dtb=$(vm_dtb "$SPEC")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-echo ===CONFIG===
+echo '===CONFIG==='
 grep -E "$config_opts" "$kdir/config" || true
 initrd=$(vm_initramfs "$work" "$here/matrix-payload.sh" "$out/schedtop" "$out/ktruth")
 vm_boot "$kdir/vmlinuz" "$dtb" "$initrd" "$(vm_ncpus "$SPEC")" 600
