@@ -93,9 +93,9 @@ cat "$T/cpu.truth"
 
 if [ "$ncpu" -ge 4 ]; then
 	# B has run on a LITTLE CPU only; now every CPU is allowed. Sampled
-	# until the kernel has moved it (at most 30 samples).
-	run_csv up -t task -i 200 -n 30 -p "$B"
-	run_csv mig -t migration -i 200 -n 30
+	# until the kernel has moved it (at most 10 s).
+	run_csv up -t task -i 200 -n 80 -p "$B"
+	run_csv mig -t migration -i 200 -n 80
 	wait_samples up 1
 	wait_samples mig 1
 	echo '===UPBEFORE==='
@@ -103,7 +103,7 @@ if [ "$ncpu" -ge 4 ]; then
 	grep se.nr_migrations /proc/$B/sched
 	taskset -p "$all" $B >/dev/null
 	n=0
-	while [ $n -lt 50 ] && [ "$(cut -d' ' -f39 /proc/$B/stat)" -le 3 ]; do
+	while [ $n -lt 100 ] && [ "$(cut -d' ' -f39 /proc/$B/stat)" -le 3 ]; do
 		sleep 0.1
 		n=$((n + 1))
 	done
