@@ -199,6 +199,13 @@ def close(p, what, v, vb, va, tb, ta):
     return ok
 
 
+def divider_wiggle(v):
+    """How far an average moves with its sum unchanged in direction: the
+    kernel divides by LOAD_AVG_MAX - 1024 + period_contrib, a divider that
+    changes by up to 1024 at each update, and rounds down."""
+    return v * 1024 // (47742 - 1024) + 1
+
+
 # The sample reads the kernel within this long after its ts_ns (the
 # iterator's walk over the tasks under TCG).
 SAMPLE_NS = 1000000
@@ -353,10 +360,11 @@ def check_cpus(p, s, caps, keeps):
                 if quiet and vb == va and col != "load_avg":
                     # Nothing switched on the CPU between the reads: the
                     # signal only grew or only decayed, and it ended where
-                    # it started, so it stood still. Not load_avg: a group
+                    # it started, so it stood still (but for the rounding of
+                    # sum / divider, see divider_wiggle()). Not load_avg: a group
                     # entity's weight follows its group's load on every CPU
                     # (update_cfs_group() at the tick) with no switch here.
-                    if v == vb:
+                    if abs(v - vb) <= divider_wiggle(vb):
                         p.count("cpu values exact on a quiet CPU")
                     else:
                         p.add("%s %s = %d, the kernel's %d before and after, "
