@@ -102,12 +102,21 @@ if [ "$ncpu" -ge 4 ]; then
 	cut -d' ' -f39 /proc/$B/stat
 	grep se.nr_migrations /proc/$B/sched
 	taskset -p "$all" $B >/dev/null
-	n=0
-	while [ $n -lt 100 ] && [ "$(cut -d' ' -f39 /proc/$B/stat)" -le 3 ]; do
+	# Up to 10 s of the guest's time, without a fork per look.
+	read -r t0 _ </proc/uptime
+	t0=${t0%.*}
+	while :; do
+		read -r stat </proc/$B/stat
+		# shellcheck disable=SC2086 # the fields of one stat line
+		set -- $stat
+		[ "${39}" -gt 3 ] && break
+		read -r now _ </proc/uptime
+		[ $((${now%.*} - t0)) -ge 10 ] && break
 		sleep 0.1
-		n=$((n + 1))
 	done
-	# Two more samples after the move, then stop.
+	# Where the kernel has it now; schedtop samples twice more, then stops.
+	cut -d' ' -f39 /proc/$B/stat >"$T/up.after"
+	grep se.nr_migrations /proc/$B/sched >>"$T/up.after"
 	lines=$(cat "$T/up.csv" | wc -l)
 	wait_samples up $((lines + 1))
 	stop_csv up
@@ -115,8 +124,7 @@ if [ "$ncpu" -ge 4 ]; then
 	show_csv up UP
 	show_csv mig MIG
 	echo '===UPAFTER==='
-	cut -d' ' -f39 /proc/$B/stat
-	grep se.nr_migrations /proc/$B/sched
+	cat "$T/up.after"
 fi
 
 # The last CPU goes offline and comes back while schedtop samples it: two
