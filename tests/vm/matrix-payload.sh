@@ -92,6 +92,10 @@ echo '===CPUTRUTH==='
 cat "$T/cpu.truth"
 
 if [ "$ncpu" -ge 4 ]; then
+	# A has shown its misfit; gone, it cannot be the misfit the balancer
+	# picks (and fails to move: it is pinned) instead of B.
+	kill $A
+	wait $A 2>/dev/null
 	# B has run on a LITTLE CPU only; now every CPU is allowed. Sampled
 	# until the kernel has moved it (at most 10 s).
 	run_csv up -t task -i 200 -n 80 -p "$B"
@@ -142,6 +146,6 @@ wait_samples hp $((lines + ncpu * 2))
 stop_csv hp
 show_csv hp HP
 
-kill $A $B $P
+kill $A $B $P 2>/dev/null
 wait $A $B $P 2>/dev/null
 echo '===DONE==='
