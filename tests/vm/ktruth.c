@@ -21,6 +21,12 @@
  * Only the passes next to a sample go out over the guest's serial console.
  * The debug dump's per-CPU task lists are left out: nothing is compared
  * with them and they are most of its bytes.
+ *
+ *   ktruth --periodic RUN_US PERIOD_US
+ *
+ * Runs RUN_US out of every PERIOD_US, forever: a periodic task that forks
+ * nothing, as a fork or an exit moves a CPU's load in a step (a new task
+ * starts with its full weight) where the comparison expects PELT's drift.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -101,6 +107,23 @@ static void strip_task_lists(char *s)
 	*out = 0;
 }
 
+static int periodic(long run_us, long period_us)
+{
+	struct timespec pause = { 0, (period_us - run_us) * 1000 };
+
+	if (run_us <= 0 || period_us <= run_us || period_us >= 1000000) {
+		fprintf(stderr, "ktruth: --periodic RUN_US PERIOD_US, 0 < RUN_US < PERIOD_US < 1 s\n");
+		return 2;
+	}
+	for (;;) {
+		uint64_t end = now_ns() + run_us * 1000;
+
+		while (now_ns() < end)
+			;
+		nanosleep(&pause, NULL);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	static struct pass passes[MAX_PASSES];
@@ -110,8 +133,10 @@ int main(int argc, char **argv)
 	FILE *csv;
 	int err;
 
+	if (argc == 4 && !strcmp(argv[1], "--periodic"))
+		return periodic(atol(argv[2]), atol(argv[3]));
 	if (argc < 3) {
-		fprintf(stderr, "usage: ktruth CSV FILE...\n");
+		fprintf(stderr, "usage: ktruth CSV FILE... | ktruth --periodic RUN_US PERIOD_US\n");
 		return 2;
 	}
 	snprintf(done, sizeof(done), "%s.done", argv[1]);
