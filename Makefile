@@ -196,6 +196,14 @@ $(OUT)/ptyrun: tests/vm/ptyrun.c
 
 check: $(OUT)/ptyrun
 
+# Reads the kernel's own numbers around schedtop's samples, in the kernel
+# matrix guests and on this host (tests/integration/test_vm_matrix.py).
+$(OUT)/ktruth: tests/vm/ktruth.c
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $<
+
+check: $(OUT)/ktruth
+
 $(OUT)/bench/tui_render: bench/tui_render.c $(OUT)/libschedstat.a $(APP_TESTABLE)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(dir $@)
