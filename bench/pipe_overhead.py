@@ -8,11 +8,18 @@ noisy machine hits all of them alike. Each round's ratio is the tracer's time
 over the no-tracer time of the same round; the report gives the median and
 range over rounds.
 
+Every tracer must really have run: a tracer that exited early, used no
+CPU time or wrote nothing makes the benchmark fail instead of reporting a
+ratio of 1.00. trace-cmd is not among them: it cannot record on a kernel
+that refuses writes to /proc/sys/kernel/ftrace_enabled (this VM); raw
+ftrace (bench/ftrace_raw.py) is what it would do.
+
 Also measured, in separate runs so the measurement does not disturb the
 ratios: mean ns per invocation of each schedtop BPF program
-(kernel.bpf_stats_enabled on only meanwhile) and ring buffer drops.
+(kernel.bpf_stats_enabled on only meanwhile), ring buffer drops, and the
+CPU time of one sample with 100, 1,000 and 10,000 extra sleeping threads.
 
-Usage: bench/pipe_overhead.py [--rounds 9] [--loops 100000] [--out FILE]
+Usage: bench/pipe_overhead.py [--rounds 15] [--loops 200000]
 Prints a Markdown section; root only.
 """
 import argparse
@@ -61,16 +68,32 @@ def cpu_seconds(pgid):
     return total / 1e9
 
 
+def output_bytes(path):
+    """Size of a file, or of every file in a directory."""
+    if os.path.isdir(path):
+        return sum(os.path.getsize(os.path.join(path, f))
+                   for f in os.listdir(path))
+    return os.path.getsize(path) if os.path.exists(path) else 0
+
+
 class Tracer:
-    def __init__(self, name, argv, settle=1.0):
+    def __init__(self, name, argv, output=None, settle=1.0):
         self.name, self.argv, self.settle = name, argv, settle
+        self.output = output
         self.proc = None
         self.cpu = []
+        self.bytes = []
 
     def start(self, tmp):
         if not self.argv:
             return
         argv = [a.replace("{tmp}", tmp) for a in self.argv]
+        self.out_path = self.output.replace("{tmp}", tmp)
+        if self.output.endswith("/"):
+            shutil.rmtree(self.out_path, ignore_errors=True)
+            os.mkdir(self.out_path)
+        elif os.path.exists(self.out_path):
+            os.unlink(self.out_path)
         self.proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL,
                                      stderr=subprocess.DEVNULL,
                                      start_new_session=True)
@@ -81,8 +104,9 @@ class Tracer:
     def stop(self):
         if not self.proc:
             return
-        self.cpu.append((cpu_seconds(self.proc.pid) - self.c0) /
-                        (time.monotonic() - self.t0))
+        died = self.proc.poll()
+        cpu = cpu_seconds(self.proc.pid) - self.c0
+        self.cpu.append(cpu / (time.monotonic() - self.t0))
         self.proc.send_signal(signal.SIGINT)
         try:
             self.proc.wait(30)
@@ -90,25 +114,35 @@ class Tracer:
             self.proc.kill()
             self.proc.wait()
         self.proc = None
+        self.bytes.append(output_bytes(self.out_path))
+        # A tracer that did not run measured nothing: no ratio for it.
+        if died is not None:
+            sys.exit("pipe_overhead: %s exited (%d) during the benchmark" %
+                     (self.name, died))
+        if cpu <= 0 or self.bytes[-1] == 0:
+            sys.exit("pipe_overhead: %s used %.3f s of CPU and wrote %d "
+                     "bytes: it did not trace" % (self.name, cpu,
+                                                   self.bytes[-1]))
 
 
 def tracers():
     t = [Tracer("none", None),
          Tracer("schedtop csv (task table, 1 s)",
-                [SCHEDTOP, "csv", "-o", "{tmp}/schedtop.csv"]),
+                [SCHEDTOP, "csv", "-o", "{tmp}/schedtop.csv"],
+                "{tmp}/schedtop.csv"),
          Tracer("schedtop csv --exact-wakeups",
-                [SCHEDTOP, "csv", "--exact-wakeups", "-o", "{tmp}/schedtop2.csv"]),
+                [SCHEDTOP, "csv", "--exact-wakeups", "-o", "{tmp}/schedtop2.csv"],
+                "{tmp}/schedtop2.csv"),
          Tracer("schedtop csv --source=tracefs",
-                [SCHEDTOP, "csv", "--source=tracefs", "-o", "{tmp}/schedtop3.csv"])]
-    if shutil.which("trace-cmd"):
-        t.append(Tracer("trace-cmd record sched_switch+sched_wakeup",
-                        ["trace-cmd", "record", "-q", "-o", "{tmp}/trace.dat",
-                         "-e", "sched:sched_switch", "-e", "sched:sched_wakeup"],
-                        settle=2.0))
+                [SCHEDTOP, "csv", "--source=tracefs", "-o", "{tmp}/schedtop3.csv"],
+                "{tmp}/schedtop3.csv"),
+         Tracer("raw ftrace sched_switch+sched_wakeup, trace_pipe_raw per CPU",
+                [sys.executable, os.path.join(TOP, "bench", "ftrace_raw.py"),
+                 "{tmp}/ftrace"], "{tmp}/ftrace/")]
     if shutil.which("perf"):
         t.append(Tracer("perf sched record",
                         ["perf", "sched", "record", "-o", "{tmp}/perf.data"],
-                        settle=2.0))
+                        "{tmp}/perf.data", settle=2.0))
     return t
 
 
@@ -161,6 +195,45 @@ def own_cpu(interval_ms, seconds=10):
     return share, (c1 - c0) / ((t1 - t0) * 1000 / interval_ms), tasks
 
 
+SLEEPERS = """
+import sys, threading
+threading.stack_size(65536)
+ev = threading.Event()
+for _ in range(int(sys.argv[1])):
+    threading.Thread(target=ev.wait, daemon=True).start()
+print("ready", flush=True)
+sys.stdin.read()
+"""
+
+
+def sample_cost(threads, interval_ms=100, seconds=5):
+    """schedtop's CPU time per sample with that many extra sleeping threads."""
+    tmp = tempfile.mkdtemp()
+    sl = subprocess.Popen([sys.executable, "-c", SLEEPERS, str(threads)],
+                          stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    try:
+        sl.stdout.readline()
+        p = subprocess.Popen([SCHEDTOP, "csv", "-t", "cpu", "-i",
+                              str(interval_ms), "-o", tmp + "/c.csv"],
+                             start_new_session=True)
+        time.sleep(1.0)
+        c0, t0 = cpu_seconds(p.pid), time.monotonic()
+        time.sleep(seconds)
+        c1, t1 = cpu_seconds(p.pid), time.monotonic()
+        p.send_signal(signal.SIGINT)
+        p.wait(30)
+        tasks = sum(len(os.listdir("/proc/%s/task" % d))
+                    for d in os.listdir("/proc") if d.isdigit() and
+                    os.path.isdir("/proc/%s/task" % d))
+    finally:
+        sl.stdin.close()
+        sl.wait(30)
+        shutil.rmtree(tmp)
+    if c1 - c0 <= 0:
+        sys.exit("pipe_overhead: schedtop used no CPU time sampling")
+    return (c1 - c0) / ((t1 - t0) * 1000 / interval_ms), tasks
+
+
 def prog_stats():
     out = subprocess.run(["bpftool", "prog", "show", "--json"],
                          capture_output=True, text=True, check=True).stdout
@@ -173,8 +246,8 @@ def prog_stats():
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--rounds", type=int, default=9)
-    ap.add_argument("--loops", type=int, default=100000)
+    ap.add_argument("--rounds", type=int, default=15)
+    ap.add_argument("--loops", type=int, default=200000)
     args = ap.parse_args()
     if os.geteuid() != 0:
         sys.exit("pipe_overhead: needs root")
@@ -201,14 +274,24 @@ def main():
           (args.loops, args.rounds))
     print("Baseline (no tracer): median %.3f s, %.0f switches/s.\n" %
           (statistics.median(base), 2 * args.loops / statistics.median(base)))
-    print("| tracer | median ratio | min | max | tracer CPU, mean share of one core |")
-    print("|---|---|---|---|---|")
+    print("| tracer | median ratio | min | max | tracer CPU, mean share of one core | output per round |")
+    print("|---|---|---|---|---|---|")
     for t in ts[1:]:
         ratios = [x / b for x, b in zip(times[t.name], base)]
         cpu = statistics.mean(t.cpu) if t.cpu else float("nan")
-        print("| %s | %.3f | %.3f | %.3f | %.1f%% |" %
+        print("| %s | %.3f | %.3f | %.3f | %.1f%% | %.0f kB |" %
               (t.name, statistics.median(ratios), min(ratios), max(ratios),
-               100 * cpu))
+               100 * cpu, statistics.median(t.bytes) / 1e3))
+    print()
+    print("### CPU time of one sample (cpu table, 100 ms interval, 5 s)\n")
+    print("Extra threads sleeping in one process; tasks is what the kernel "
+          "listed (every thread).\n")
+    print("| extra threads | tasks | CPU per sample | per 1,000 tasks |")
+    print("|---|---|---|---|")
+    for n in (100, 1000, 10000):
+        per, tasks = sample_cost(n)
+        print("| %d | %d | %.3f ms | %.3f ms |" % (n, tasks, per * 1e3,
+                                                   per * 1e6 / tasks))
     print()
     print("### schedtop's own CPU time, task table to a file, idle machine\n")
     print("| interval | CPU, share of one core | CPU per sample | tasks |")

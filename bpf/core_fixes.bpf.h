@@ -195,4 +195,139 @@ static __always_inline struct task_group *cfs_rq_tg(struct cfs_rq *cfs)
 	return BPF_CORE_READ(cfs, tg);
 }
 
+/*
+ * Per-CPU values read at sample time (read_cpus() in schedtop.bpf.c): the
+ * kernel's own per-CPU variables, reached with bpf_per_cpu_ptr() (5.10).
+ * The verifier finds their addresses with kallsyms, which lists per-CPU
+ * variables only with CONFIG_KALLSYMS_ALL: without it (user space checks
+ * /proc/kallsyms, bpf_cpus.c), the runqueues are found through the tasks' cfs_rq
+ * (task_rq()) and tick_sched is not reachable at all.
+ */
+extern const struct rq runqueues __ksym __weak;
+extern const struct tick_sched tick_cpu_sched __ksym __weak;
+
+/* se.cfs_rq: CONFIG_FAIR_GROUP_SCHED; the cfs_rq the task is (was) on. */
+static __always_inline struct rq *task_rq(struct task_struct *p)
+{
+	struct cfs_rq *cfs;
+
+	if (!bpf_core_field_exists(p->se.cfs_rq))
+		return NULL;
+	cfs = BPF_CORE_READ(p, se.cfs_rq);
+	return cfs ? cfs_rq_rq(cfs) : NULL;
+}
+
+/*
+ * The root cfs_rq's util_est, as cpu_util() adds it: a plain unsigned int
+ * since 11137d384996 (as for tasks, see avg_util_est()); before,
+ * util_est.enqueued (the ewma of a cfs_rq is not used). The kernel never flags a cfs_rq's value.
+ */
+static __always_inline unsigned int cfs_util_est(struct cfs_rq *cfs)
+{
+	struct sched_avg___new *sa_new = (void *)&cfs->avg;
+	struct sched_avg___old *sa_old = (void *)&cfs->avg;
+
+	if (bpf_core_field_exists(sa_new->util_est))
+		return BPF_CORE_READ(sa_new, util_est);
+	if (bpf_core_field_exists(sa_old->util_est))
+		return BPF_CORE_READ(sa_old, util_est.enqueued);
+	return 0;
+}
+
+/*
+ * root_domain.overutilized: an int in 5.10, a bool in later kernels (6.18
+ * here); the probed bitfield read loads the field's real size either way. -1: no such field.
+ */
+static __always_inline int rq_overutilized(struct rq *rq)
+{
+	struct root_domain *rd = BPF_CORE_READ(rq, rd);
+
+	if (!bpf_core_field_exists(rd->overutilized) || !rd)
+		return -1;
+	return BPF_CORE_READ_BITFIELD_PROBED(rd, overutilized) ? 1 : 0;
+}
+
+static __always_inline bool rq_has_hw_pressure(struct rq *rq)
+{
+	return bpf_core_field_exists(((struct rq___hw *)rq)->avg_hw) ||
+	       bpf_core_field_exists(((struct rq___thermal *)rq)->avg_thermal);
+}
+
+/*
+ * The idle time the kernel accounts in tick_sched (what /proc/stat's idle
+ * and iowait show with NO_HZ): completed idle periods in idle_sleeptime and
+ * iowait_sleeptime, plus the one under way, since idle_entrytime, while the
+ * CPU is "idle active". That flag is the bitfield idle_active in 5.10 to 6.1;
+ * later kernels (6.18 here) fold the bits into flags (TS_FLAG_IDLE_ACTIVE).
+ */
+#define TS_FLAG_IDLE_ACTIVE	(1u << 2)
+
+struct tick_sched___flags {
+	unsigned long flags;
+} __attribute__((preserve_access_index));
+
+struct tick_sched___bits {
+	unsigned int idle_active:1;
+} __attribute__((preserve_access_index));
+
+struct seqcount___st {
+	unsigned int sequence;
+} __attribute__((preserve_access_index));
+
+/* Later kernels (6.18 here, not 5.10) guard the sums with a seqcount. */
+struct tick_sched___seq {
+	struct seqcount___st idle_sleeptime_seq;
+} __attribute__((preserve_access_index));
+
+static __always_inline bool ts_idle_active(struct tick_sched *ts)
+{
+	struct tick_sched___flags *f = (void *)ts;
+	struct tick_sched___bits *b = (void *)ts;
+
+	if (bpf_core_field_exists(f->flags))
+		return BPF_CORE_READ(f, flags) & TS_FLAG_IDLE_ACTIVE;
+	if (bpf_core_field_exists(b->idle_active))
+		return BPF_CORE_READ_BITFIELD_PROBED(b, idle_active);
+	return false;
+}
+
+static __always_inline unsigned int ts_seq(struct tick_sched *ts)
+{
+	struct tick_sched___seq *q = (void *)ts;
+
+	if (!bpf_core_field_exists(q->idle_sleeptime_seq))
+		return 0;
+	return BPF_CORE_READ(q, idle_sleeptime_seq.sequence);
+}
+
+/*
+ * Idle ns of @cpu up to @now, or ~0 where the kernel keeps none. The idle
+ * CPU updates the sums as it wakes: retry a read that overlapped a write
+ * (the seqcount is odd or moved), as get_cpu_idle_time_us() does.
+ */
+static __always_inline __u64 cpu_idle_ns(__u32 cpu, __u64 now)
+{
+	struct tick_sched *ts;
+	__u64 idle = 0;
+
+	ts = (void *)bpf_per_cpu_ptr(&tick_cpu_sched, cpu);
+	if (!ts)
+		return ~0ULL;
+	for (int i = 0; i < 4; i++) {
+		unsigned int seq = ts_seq(ts);
+		__s64 entry;
+		bool active;
+
+		idle = BPF_CORE_READ(ts, idle_sleeptime) +
+		       BPF_CORE_READ(ts, iowait_sleeptime);
+		active = ts_idle_active(ts);
+		entry = BPF_CORE_READ(ts, idle_entrytime);
+		if (active && entry > 0 && now > (__u64)entry)
+			idle += now - entry;
+		if (!(seq & 1) && seq == ts_seq(ts))
+			break;
+	}
+	return idle;
+}
+
 #endif /* SCHEDTOP_CORE_FIXES_BPF_H */

@@ -98,16 +98,32 @@ struct cfs_rq {
 	struct task_group *tg;
 };
 
+struct root_domain {
+	int overutilized;		/* CONFIG_SMP */
+};
+
 struct rq {
+	unsigned int nr_running;
+	u64 nr_switches;
 	struct cfs_rq cfs;
 	struct sched_avg avg_rt;
 	struct sched_avg avg_dl;
 	struct sched_avg avg_irq;
 	unsigned long cpu_capacity;
+	u64 clock;			/* sched_clock at update_rq_clock() */
+	u64 clock_pelt;
+	struct root_domain *rd;
 	int cpu;
 };
 
-struct root_domain;
+typedef s64 ktime_t;
+
+/* The idle accounting of kernel/time/tick-sched.h (see core_fixes.bpf.h). */
+struct tick_sched {
+	ktime_t idle_entrytime;
+	ktime_t idle_sleeptime;
+	ktime_t iowait_sleeptime;
+};
 struct seq_file;
 
 struct bpf_iter_meta {

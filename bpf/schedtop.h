@@ -12,7 +12,10 @@
 /* Idle states told apart; deeper ones count as the last. */
 #define ST_IDLE_STATES	4
 
-/* Bits of st_cpu_state.seen: which per-CPU signals a tracepoint filled. */
+/*
+ * Bits of st_cpu_state.seen: which per-CPU signals this kernel keeps and
+ * were read (read_cpus() at sample time) or filled by an event.
+ */
 enum st_seen {
 	ST_SEEN_CFS		= 1 << 0,
 	ST_SEEN_RT		= 1 << 1,
@@ -21,35 +24,44 @@ enum st_seen {
 	ST_SEEN_HW		= 1 << 4,
 	ST_SEEN_CAPACITY	= 1 << 5,
 	ST_SEEN_FREQ		= 1 << 6,
-	ST_SEEN_IDLE		= 1 << 7,
+	ST_SEEN_IDLE		= 1 << 7,	/* cpuidle residency (user space) */
+	ST_SEEN_IDLE_TIME	= 1 << 8,	/* tick_sched idle time */
+	ST_SEEN_OVERUTILIZED	= 1 << 9,	/* root_domain.overutilized */
+	ST_SEEN_PREEMPT		= 1 << 10,	/* sched_switch (--exact-wakeups) */
+	ST_SEEN_RQ		= 1 << 11,	/* nr_running, util_est read */
 };
 
 /*
  * Per-CPU aggregate, one slot per CPU in a global array that user space
- * reads through the skeleton's mmap. A slot is written by tracepoints about
- * that CPU's runqueue (under its rq lock), so writers never race each other.
+ * reads through the skeleton's mmap. The runqueue's values are copied at
+ * sample time by the task iterator's last call (read_cpus()), before user
+ * space reads them; the few event programs left write other fields.
  */
 struct st_cpu_state {
-	/* Root cfs_rq from pelt_cfs_tp. */
-	__u64 cfs_ts;		/* bpf_ktime_get_ns() of the last update */
-	__u64 cfs_lut;		/* cfs_rq->avg.last_update_time (PELT clock) */
+	/* Root cfs_rq, read from the runqueue at sample time. */
+	__u64 cfs_ts;		/* bpf_ktime_get_ns() of the read */
+	__u64 cfs_lut;		/* the CPU's PELT clock at cfs_ts (see read_cpu()) */
 	__u64 cfs_load;
 	__u32 cfs_util;
 	__u32 cfs_runnable;
 	__u32 cfs_h_nr;		/* h_nr_running, h_nr_queued since 6.13 */
-	/* Other classes, pelt_{rt,dl,irq,hw}_tp. */
+	/* Other classes: rq->avg_{rt,dl,irq,hw or thermal}. */
 	__u32 rt_util;
 	__u32 dl_util;
 	__u32 irq_util;
 	__u32 hw_pressure;
-	__u32 capacity;		/* rq->cpu_capacity, sched_cpu_capacity_tp */
+	__u32 capacity;		/* rq->cpu_capacity */
 	__u32 seen;		/* enum st_seen */
-	__u32 pad0;
-	/* sched_switch on this CPU. */
-	__u64 nr_switches;
-	__u64 nr_preempt;
-	__u64 idle_ns;		/* completed idle periods */
-	__u64 idle_start;	/* start of the current idle period, or 0 */
+	__u32 nr_running;	/* rq->nr_running */
+	__u64 nr_switches;	/* rq->nr_switches */
+	__u64 nr_preempt;	/* sched_switch, --exact-wakeups only */
+	/*
+	 * Idle time: tick_sched's idle + iowait up to cfs_ts (BPF), or the
+	 * completed periods plus the one under way since idle_start, if not
+	 * 0 (the event sources' engine).
+	 */
+	__u64 idle_ns;
+	__u64 idle_start;
 	/* Failed bpf_ringbuf_reserve() on this CPU. */
 	__u64 dropped;
 	/* power:cpu_frequency: current kHz, since when, and kHz x us before. */
@@ -61,7 +73,9 @@ struct st_cpu_state {
 	__s32 cstate;
 	__u64 cstate_ts;
 	__u64 cstate_ns[ST_IDLE_STATES];
-	__u64 pad[2];		/* one slot = three cache lines */
+	__u32 cfs_util_est;	/* root cfs_rq util_est */
+	__s32 overutilized;	/* its root domain's, -1 if not kept */
+	__u64 pad;		/* one slot = three cache lines */
 };
 
 /*
@@ -83,7 +97,7 @@ struct st_hotplug {
 	__u32 pad;
 };
 
-/* Root-domain state, from sched_overutilized_tp. */
+/* Root-domain state, from sched_overutilized_tp, and counters. */
 struct st_global_state {
 	__u64 overutilized_since;	/* when it last became overutilized */
 	__u32 overutilized;
@@ -92,6 +106,7 @@ struct st_global_state {
 	__u64 group_fail;	/* group entity map full */
 	__u64 overutilized_ns;	/* completed overutilized periods */
 	__u64 freq_fail;	/* frequency residency map full */
+	__u64 cpus_read_ts;	/* bpf_ktime_get_ns() of the last read_cpus() */
 };
 
 /* Time a CPU spent at one frequency: the key of the residency map. */

@@ -156,13 +156,13 @@ unsigned int schedstat_topology_cpu_capacity(const struct schedstat_topology *to
 
 /* Which optional signals a snapshot holds; a missing one is "not available". */
 enum schedstat_avail {
-	SCHEDSTAT_AVAIL_CFS		= 1u << 0,	/* pelt_cfs_tp */
-	SCHEDSTAT_AVAIL_RT		= 1u << 1,	/* pelt_rt_tp */
-	SCHEDSTAT_AVAIL_DL		= 1u << 2,	/* pelt_dl_tp */
-	SCHEDSTAT_AVAIL_IRQ		= 1u << 3,	/* pelt_irq_tp */
-	SCHEDSTAT_AVAIL_HW		= 1u << 4,	/* pelt_hw_tp / pelt_thermal_tp */
-	SCHEDSTAT_AVAIL_CAPACITY_CFS	= 1u << 5,	/* sched_cpu_capacity_tp seen */
-	SCHEDSTAT_AVAIL_OVERUTILIZED	= 1u << 6,	/* sched_overutilized_tp seen */
+	SCHEDSTAT_AVAIL_CFS		= 1u << 0,	/* rq->cfs.avg */
+	SCHEDSTAT_AVAIL_RT		= 1u << 1,	/* rq->avg_rt */
+	SCHEDSTAT_AVAIL_DL		= 1u << 2,	/* rq->avg_dl */
+	SCHEDSTAT_AVAIL_IRQ		= 1u << 3,	/* rq->avg_irq */
+	SCHEDSTAT_AVAIL_HW		= 1u << 4,	/* rq->avg_hw / avg_thermal */
+	SCHEDSTAT_AVAIL_CAPACITY_CFS	= 1u << 5,	/* rq->cpu_capacity */
+	SCHEDSTAT_AVAIL_OVERUTILIZED	= 1u << 6,	/* root_domain.overutilized */
 	SCHEDSTAT_AVAIL_WAKEUPS		= 1u << 7,	/* exact_wakeups: sched_waking */
 	SCHEDSTAT_AVAIL_UTIL_EST	= 1u << 8,	/* util_est of tasks and CPUs */
 	SCHEDSTAT_AVAIL_HOTPLUG		= 1u << 9,	/* cpuhp_enter / cpuhp_exit */
@@ -174,6 +174,12 @@ enum schedstat_avail {
 	 * read from the kernel. docs/signals.md says how close they are.
 	 */
 	SCHEDSTAT_AVAIL_PELT_ESTIMATED	= 1u << 12,
+	/* CPU busy time: tick_sched's idle accounting, or sched_switch. */
+	SCHEDSTAT_AVAIL_BUSY		= 1u << 13,
+	/* Preempting switches: sched_switch (--exact-wakeups, event sources). */
+	SCHEDSTAT_AVAIL_PREEMPT		= 1u << 14,
+	/* Time overutilized: sched_overutilized_tp attached. */
+	SCHEDSTAT_AVAIL_OVERUTILIZED_NS	= 1u << 15,
 };
 
 struct schedstat_task {

@@ -179,7 +179,8 @@ static void cpus(struct conv *cv, const struct schedstat_snapshot *snap)
 				c[i].hotplug_ops,
 				c[i].hotplug_ns / 1e6);
 		}
-		if (memcmp(now, last, 4 * sizeof(*now))) {
+		if ((c[i].avail & SCHEDSTAT_AVAIL_CFS) &&
+		    memcmp(now, last, 4 * sizeof(*now))) {
 			event(cv, 'C', PID_CPUS, ts);
 			fprintf(cv->f, ",\"name\":\"cpu%d util\",\"args\":{\"cfs\":%u,"
 				"\"rt\":%u,\"dl\":%u,\"irq\":%u}}", c[i].cpu, now[0],
@@ -202,14 +203,21 @@ static void clusters(struct conv *cv, const struct schedstat_snapshot *snap)
 
 	cl = schedstat_snapshot_clusters(snap, &n);
 	for (size_t i = 0; i < n && (int)i < schedstat_topology_nr_clusters(cv->topo); i++) {
-		if (cl[i].util_pct != cv->cl_util[i]) {
+		/* A counter the kernel does not keep is left out, never 0. */
+		bool util = cl[i].avail & SCHEDSTAT_AVAIL_CFS;
+		bool busy = cl[i].avail & SCHEDSTAT_AVAIL_BUSY;
+
+		if ((util || busy) && cl[i].util_pct != cv->cl_util[i]) {
 			event(cv, 'C', PID_CLUSTERS, ts);
 			fputs(",\"name\":", cv->f);
 			json_str(cv->f, cl[i].name);
 			fputs(",\"args\":{", cv->f);
-			json_num(cv->f, "util_pct", cl[i].util_pct);
-			fputc(',', cv->f);
-			json_num(cv->f, "busy_pct", cl[i].busy_pct);
+			if (util)
+				json_num(cv->f, "util_pct", cl[i].util_pct);
+			if (util && busy)
+				fputc(',', cv->f);
+			if (busy)
+				json_num(cv->f, "busy_pct", cl[i].busy_pct);
 			fputs("}}", cv->f);
 			cv->cl_util[i] = cl[i].util_pct;
 		}

@@ -46,6 +46,7 @@ struct cluster_sum {
 	size_t cap;
 	double busy_sum;
 	size_t n;
+	size_t busy_n;		/* samples with busy_pct available */
 	uint32_t up, down;
 	uint32_t misfit_max;
 };
@@ -142,8 +143,19 @@ static int add_sample(struct report *r, const struct schedstat_snapshot *snap,
 	for (size_t i = 0; i < n && (int)i < r->nr_clusters; i++) {
 		struct cluster_sum *cs = &r->clusters[i];
 
-		/* A damaged value must not upset the sort for the p95. */
-		if (!isfinite(cl[i].util_pct))
+		cs->up += cl[i].up_migrations;
+		cs->down += cl[i].down_migrations;
+		if (cl[i].misfit_tasks > cs->misfit_max)
+			cs->misfit_max = cl[i].misfit_tasks;
+		if (cl[i].avail & SCHEDSTAT_AVAIL_BUSY) {
+			cs->busy_sum += cl[i].busy_pct;
+			cs->busy_n++;
+		}
+		/*
+		 * Not kept by the kernel: no sample. A damaged value must not
+		 * upset the sort for the p95.
+		 */
+		if (!(cl[i].avail & SCHEDSTAT_AVAIL_CFS) || !isfinite(cl[i].util_pct))
 			continue;
 		if (cs->n == cs->cap) {
 			size_t cap = cs->cap ? 2 * cs->cap : 1024;
@@ -155,13 +167,8 @@ static int add_sample(struct report *r, const struct schedstat_snapshot *snap,
 			cs->cap = cap;
 		}
 		cs->util[cs->n++] = cl[i].util_pct;
-		cs->busy_sum += cl[i].busy_pct;
-		cs->up += cl[i].up_migrations;
-		cs->down += cl[i].down_migrations;
-		if (cl[i].misfit_tasks > cs->misfit_max)
-			cs->misfit_max = cl[i].misfit_tasks;
 	}
-	if (n && cl[0].avail & SCHEDSTAT_AVAIL_OVERUTILIZED) {
+	if (n && cl[0].avail & SCHEDSTAT_AVAIL_OVERUTILIZED_NS) {
 		r->ou_avail = true;
 		r->ou_ns += cl[0].overutilized_ns;
 	}
@@ -201,6 +208,15 @@ static int add_sample(struct report *r, const struct schedstat_snapshot *snap,
 			return err;
 	}
 	return 0;
+}
+
+/* "12.3%", or "-" where no sample had the value (the kernel keeps none). */
+static const char *pct_or_dash(char *buf, size_t n, double v)
+{
+	if (!n)
+		return "-";
+	snprintf(buf, 16, "%.1f%%", v);
+	return buf;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -277,17 +293,21 @@ static void print_clusters(struct report *r)
 	for (int k = 0; k < r->nr_clusters; k++) {
 		struct cluster_sum *cs = &r->clusters[k];
 		char cpus[SCHEDSTAT_CPULIST_LEN] = "";
+		char mean[16], p95[16], busy[16];
 		double sum = 0;
 
 		schedstat_topology_cluster_cpulist(r->topo, k, cpus, sizeof(cpus));
 		for (size_t i = 0; i < cs->n; i++)
 			sum += cs->util[i];
 		qsort(cs->util, cs->n, sizeof(*cs->util), cmp_double);
-		printf("  %-10s %-10s %8u %9.1f%% %9.1f%% %9.1f%% %7u %7u %7u\n",
+		printf("  %-10s %-10s %8u %10s %10s %10s %7u %7u %7u\n",
 		       schedstat_topology_cluster_name(r->topo, k), cpus,
 		       schedstat_topology_cluster_capacity(r->topo, k),
-		       cs->n ? sum / cs->n : 0, percentile(cs->util, cs->n, 95),
-		       cs->n ? cs->busy_sum / cs->n : 0, cs->up, cs->down, cs->misfit_max);
+		       pct_or_dash(mean, cs->n, cs->n ? sum / cs->n : 0),
+		       pct_or_dash(p95, cs->n, percentile(cs->util, cs->n, 95)),
+		       pct_or_dash(busy, cs->busy_n,
+				   cs->busy_n ? cs->busy_sum / cs->busy_n : 0),
+		       cs->up, cs->down, cs->misfit_max);
 	}
 	if (r->ou_avail)
 		printf("  overutilized %.2f s (%.1f%% of the time)\n", r->ou_ns / 1e9,

@@ -217,15 +217,24 @@ static int draw_clusters(int y, const struct schedstat_snapshot *snap,
 	cl = schedstat_snapshot_clusters(snap, &nc);
 	cpus = schedstat_snapshot_cpus(snap, &nu);
 	for (size_t k = 0; k < nc && y < LINES - 2; k++) {
-		unsigned int pct = cl[k].util_pct * 10;
+		unsigned int pct = cl[k].avail & SCHEDSTAT_AVAIL_CFS ?
+				   cl[k].util_pct * 10 : 0;
 		int w = COLS / 4 < 32 ? COLS / 4 : 32;
 
 		snprintf(s, sizeof(s), "%-8.8s", cl[k].name);
 		put(y, 0, C_TITLE, s);
 		bar(y, 8, w, &pct, cfs, 1, 1000, st);
-		int len = snprintf(s, sizeof(s), " %5.1f%%  cpus %s  cap %u  nr %u  busy %.0f%%",
-				   cl[k].util_pct, cl[k].cpus, cl[k].capacity,
-				   cl[k].nr_running, cl[k].busy_pct);
+		char util[16] = "    -", busy[16] = "-";
+		int len;
+
+		/* What the kernel does not keep is a dash, never 0. */
+		if (cl[k].avail & SCHEDSTAT_AVAIL_CFS)
+			snprintf(util, sizeof(util), "%5.1f%%", cl[k].util_pct);
+		if (cl[k].avail & SCHEDSTAT_AVAIL_BUSY)
+			snprintf(busy, sizeof(busy), "%.0f%%", cl[k].busy_pct);
+		len = snprintf(s, sizeof(s), " %s  cpus %s  cap %u  nr %u  busy %s",
+			       util, cl[k].cpus, cl[k].capacity,
+			       cl[k].nr_running, busy);
 
 		if (cl[k].freq_khz && len > 0 && (size_t)len < sizeof(s))
 			len += snprintf(s + len, sizeof(s) - len, "  %u MHz",

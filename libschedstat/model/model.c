@@ -461,6 +461,11 @@ static uint32_t cpu_avail(uint32_t avail, uint32_t seen)
 	for (size_t i = 0; i < ARRAY_SIZE(map); i++)
 		if (!(seen & map[i].seen))
 			avail &= ~map[i].avail;
+	/* Read from the runqueue (BPF): what this kernel keeps per CPU. */
+	if ((seen & ST_SEEN_RQ) && !(seen & ST_SEEN_IDLE_TIME))
+		avail &= ~SCHEDSTAT_AVAIL_BUSY;
+	if ((seen & ST_SEEN_RQ) && !(seen & ST_SEEN_OVERUTILIZED))
+		avail &= ~SCHEDSTAT_AVAIL_OVERUTILIZED;
 	return avail;
 }
 
@@ -483,6 +488,10 @@ static void clear_unavailable(struct schedstat_cpu *o)
 		o->capacity_cfs = 0;
 	if (!(o->avail & SCHEDSTAT_AVAIL_FREQ))
 		o->freq_khz = o->freq_avg_khz = 0;
+	if (!(o->avail & SCHEDSTAT_AVAIL_BUSY))
+		o->busy_ns = 0;
+	if (!(o->avail & SCHEDSTAT_AVAIL_PREEMPT))
+		o->nr_preempt = 0;
 }
 
 static uint64_t cstate_total(const struct st_cpu_state *c, int s, uint64_t ts)
@@ -545,10 +554,14 @@ static void fill_cpus(struct model *m, const struct model_input *in,
 		o->dl_util = c->dl_util;
 		o->irq_util = c->irq_util;
 		o->hw_pressure = c->hw_pressure;
+		/* Read from the runqueue: the kernel's count and sum, not ours. */
+		if (c->seen & ST_SEEN_RQ) {
+			o->nr_running = c->nr_running;
+			o->util_est = c->cfs_util_est;
+		}
 		o->avail = cpu_avail(in->avail, c->seen);
 		o->pelt_estimated = in->avail & SCHEDSTAT_AVAIL_PELT_ESTIMATED;
 		fill_freq(m, in, o, c, p, interval);
-		clear_unavailable(o);
 		for (int k = 0; (o->avail & SCHEDSTAT_AVAIL_IDLE) && k < ST_IDLE_STATES; k++) {
 			uint64_t now = cstate_total(c, k, in->ts_ns);
 			uint64_t then = cstate_total(p, k, m->prev_ts);
@@ -563,8 +576,10 @@ static void fill_cpus(struct model *m, const struct model_input *in,
 		/*
 		 * sched_switch only sees idle periods that start after attach:
 		 * a CPU idle throughout (no switch, nothing on it) is all idle.
+		 * tick_sched's accounting (ST_SEEN_IDLE_TIME) has no such gap.
 		 */
-		if (!o->nr_switches && !c->idle_start && !cpu_running[i])
+		if (!(c->seen & ST_SEEN_IDLE_TIME) && !o->nr_switches &&
+		    !c->idle_start && !cpu_running[i])
 			idle = interval;
 		else
 			idle = delta(idle_total(c, in->ts_ns),
@@ -583,6 +598,7 @@ static void fill_cpus(struct model *m, const struct model_input *in,
 					 "%s", h->up ? "online" : "offline");
 			}
 		}
+		clear_unavailable(o);
 	}
 }
 
@@ -621,13 +637,27 @@ static void mark_misfits(struct model *m, struct schedstat_snapshot *s)
 	}
 }
 
+/*
+ * Time overutilized needs the flips (sched_overutilized_tp); with none seen
+ * since attach, the state read at the sample held throughout.
+ */
+static bool overutilized_ns_known(const struct model_input *in, int now)
+{
+	const struct st_global_state *g = in->global;
+
+	if (!(in->avail & SCHEDSTAT_AVAIL_OVERUTILIZED_NS) || !g)
+		return false;
+	return g->overutilized_seen || now >= 0;
+}
+
 static void fill_clusters(struct model *m, const struct model_input *in,
 			  struct schedstat_snapshot *s)
 {
 	const struct st_global_state *g = in->global;
 	uint64_t ou_ns = 0;
+	uint32_t cpu_bits;
 
-	if ((in->avail & SCHEDSTAT_AVAIL_OVERUTILIZED) && g && g->overutilized_seen) {
+	if ((in->avail & SCHEDSTAT_AVAIL_OVERUTILIZED_NS) && g && g->overutilized_seen) {
 		uint64_t now = overutilized_total(g, in->ts_ns);
 		uint64_t then = overutilized_total(&m->prev_global, m->prev_ts);
 
@@ -646,11 +676,18 @@ static void fill_clusters(struct model *m, const struct model_input *in,
 		cl->overutilized = (in->avail & SCHEDSTAT_AVAIL_OVERUTILIZED) &&
 				   g && g->overutilized_seen ? (int)g->overutilized : -1;
 		cl->overutilized_ns = ou_ns;
+		/* Only what every online CPU of the cluster has (see below). */
+		cpu_bits = ~0u;
 		for (size_t i = 0; i < s->nr_cpus; i++) {
 			const struct schedstat_cpu *c = &s->cpus[i];
+			const struct st_cpu_state *st = cpu_of(in, i);
 
 			if (c->cluster != (int)k || !c->online)
 				continue;
+			cpu_bits &= c->avail;
+			/* The root domain's state, as read at the sample. */
+			if (st->seen & ST_SEEN_OVERUTILIZED && st->overutilized >= 0)
+				cl->overutilized = st->overutilized;
 			cl->nr_online++;
 			cl->capacity += c->capacity;
 			cl->nr_running += c->nr_running;
@@ -663,11 +700,28 @@ static void fill_clusters(struct model *m, const struct model_input *in,
 		}
 		cl->util_pct = cl->capacity ? 100.0 * util / cl->capacity : 0;
 		cl->avail = in->avail & ~SCHEDSTAT_AVAIL_FREQ;
+		/*
+		 * util_pct needs every online CPU's cfs util, busy_pct every
+		 * one's busy time: a sum with holes would be a wrong number.
+		 */
+		cl->avail &= cpu_bits | ~(SCHEDSTAT_AVAIL_CFS | SCHEDSTAT_AVAIL_BUSY);
+		if (!cl->nr_online)
+			cl->avail &= ~(SCHEDSTAT_AVAIL_CFS | SCHEDSTAT_AVAIL_BUSY);
+		if (!(cl->avail & SCHEDSTAT_AVAIL_CFS))
+			cl->util_pct = 0;
 		if (cl->overutilized < 0)
 			cl->avail &= ~SCHEDSTAT_AVAIL_OVERUTILIZED;
+		if (!overutilized_ns_known(in, cl->overutilized)) {
+			cl->avail &= ~SCHEDSTAT_AVAIL_OVERUTILIZED_NS;
+			cl->overutilized_ns = 0;
+		} else if (!(g && g->overutilized_seen)) {
+			/* No flip since attach: the state held all along. */
+			cl->overutilized_ns = cl->overutilized > 0 ? s->interval_ns : 0;
+		}
 		if (cl->freq_khz)
 			cl->avail |= SCHEDSTAT_AVAIL_FREQ;
-		cl->busy_pct = cl->nr_online && s->interval_ns ?
+		cl->busy_pct = cl->nr_online && s->interval_ns &&
+			       (cl->avail & SCHEDSTAT_AVAIL_BUSY) ?
 			       100.0 * busy / ((double)s->interval_ns * cl->nr_online) : 0;
 	}
 }

@@ -18,6 +18,8 @@
 #include <bpf/libbpf.h>
 
 #include "cgroup_names.h"
+#include "bpf_cpus.h"
+#include "cpuidle.h"
 #include "model.h"
 #include "sched_kernel.h"
 #include "schedtop.skel.h"
@@ -49,6 +51,8 @@ struct bpf_source {
 	struct model_freq_time *freq_times;
 	size_t nr_freq_times, cap_freq_times;
 	struct cgroup_names *cgroup_names;
+	struct cpuidle *cpuidle;
+	bool ksyms;			/* per-CPU ksyms resolve: dump_task */
 	int cb_err;
 };
 
@@ -99,20 +103,15 @@ int bpf_source_btf_check(const char *path)
 
 /*
  * Which avail bit a tracepoint provides. Programs absent from the table
- * (sched_switch, the task iterator, exit, migrate) are always needed.
+ * (the task iterator, exit, migrate) are always needed. The per-CPU
+ * values come from the runqueue at sample time (bpf_cpus_avail()).
  */
 static uint32_t prog_avail(const char *tp)
 {
 	static const struct { const char *tp; uint32_t bit; } map[] = {
-		{ "pelt_cfs_tp", SCHEDSTAT_AVAIL_CFS },
-		{ "pelt_rt_tp", SCHEDSTAT_AVAIL_RT },
-		{ "pelt_dl_tp", SCHEDSTAT_AVAIL_DL },
-		{ "pelt_irq_tp", SCHEDSTAT_AVAIL_IRQ },
-		{ "pelt_hw_tp", SCHEDSTAT_AVAIL_HW },
-		{ "pelt_thermal_tp", SCHEDSTAT_AVAIL_HW },
-		{ "sched_cpu_capacity_tp", SCHEDSTAT_AVAIL_CAPACITY_CFS },
-		{ "sched_overutilized_tp", SCHEDSTAT_AVAIL_OVERUTILIZED },
+		{ "sched_overutilized_tp", SCHEDSTAT_AVAIL_OVERUTILIZED_NS },
 		{ "sched_waking", SCHEDSTAT_AVAIL_WAKEUPS },
+		{ "sched_switch", SCHEDSTAT_AVAIL_PREEMPT },
 		{ "cpuhp_exit", SCHEDSTAT_AVAIL_HOTPLUG },
 	};
 
@@ -122,24 +121,15 @@ static uint32_t prog_avail(const char *tp)
 	return 0;
 }
 
-static bool have_prog(const struct bpf_source *s, const char *tp)
-{
-	for (int i = 0; s->attached[i]; i++) {
-		const char *slash = strchr(s->attached[i], '/');
-
-		if (slash && !strcmp(slash + 1, tp))
-			return true;
-	}
-	return false;
-}
-
 /*
  * Keep only the programs whose tracepoint this kernel has: a BTF-only
  * tracepoint exists iff vmlinux BTF has its btf_trace_<name> typedef.
+ * The ones that run on every switch or wakeup are opt-in.
  */
 static bool wanted(const char *tp, const struct schedstat_session_opts *opts)
 {
-	if (!strcmp(tp, "sched_waking") || !strcmp(tp, "sched_wakeup_new"))
+	if (!strcmp(tp, "sched_waking") || !strcmp(tp, "sched_wakeup_new") ||
+	    !strcmp(tp, "sched_switch"))
 		return opts->exact_wakeups;
 	return true;
 }
@@ -151,6 +141,8 @@ static int choose_programs(struct bpf_source *s, const struct btf *vmlinux,
 	char name[128];
 	int n = 0;
 
+	s->ksyms = bpf_cpus_ksyms_resolvable();
+
 	bpf_object__for_each_program(prog, s->skel->obj) {
 		const char *sec = bpf_program__section_name(prog);
 		const char *tp;
@@ -161,13 +153,17 @@ static int choose_programs(struct bpf_source *s, const struct btf *vmlinux,
 						      BTF_KIND_FUNC) > 0;
 			if (!have)
 				return -SCHEDSTAT_ERR_KERNEL_TOO_OLD;
-			s->attached[n++] = sec;
+			have = !strcmp(bpf_program__name(prog), "dump_task") ==
+			       s->ksyms;
+			bpf_program__set_autoload(prog, have);
+			if (have)
+				s->attached[n++] = sec;
 			continue;
 		}
 		tp = strchr(sec, '/') + 1;
 		snprintf(name, sizeof(name), "btf_trace_%s", tp);
 		have = btf__find_by_name_kind(vmlinux, name, BTF_KIND_TYPEDEF) > 0;
-		if (!have && !strcmp(tp, "sched_switch"))
+		if (!have && !strcmp(tp, "sched_switch") && opts->exact_wakeups)
 			return -SCHEDSTAT_ERR_NO_SCHED_TP;
 		have = have && wanted(tp, opts);
 		bpf_program__set_autoload(prog, have);
@@ -177,9 +173,6 @@ static int choose_programs(struct bpf_source *s, const struct btf *vmlinux,
 				s->attached[n++] = sec;
 		}
 	}
-	/* Idle residency is per CPU, once the event has been seen there. */
-	if (have_prog(s, "cpu_idle"))
-		s->avail |= SCHEDSTAT_AVAIL_IDLE;
 	/*
 	 * Every kernel since 4.17 has util_est; it is read from the tasks.
 	 * sched_util_est_cfs_tp is not attached: it fires on every enqueue and
@@ -271,7 +264,9 @@ static int on_ring_event(void *ctx, void *data, size_t size)
 /* Run the task iterator once: one st_task_rec per task, all threads. */
 static int read_tasks(struct bpf_source *s, size_t *nr)
 {
-	int fd = bpf_iter_create(bpf_link__fd(s->skel->links.dump_task));
+	struct bpf_link *link = s->ksyms ? s->skel->links.dump_task :
+					   s->skel->links.dump_task_nosym;
+	int fd = bpf_iter_create(bpf_link__fd(link));
 	size_t len = 0;
 	int err = 0;
 
@@ -371,56 +366,6 @@ static int read_groups(struct bpf_source *s, uint64_t now)
 	return err;
 }
 
-/*
- * The BPF side updates a slot's fields one after another (idle_ns then
- * idle_start, cfs_ts then cfs_lut): a copy taken in between pairs a new value
- * with an old one. Copy each slot until two copies agree; writers are rare
- * enough per slot that this ends at once.
- */
-/*
- * sched_switch learns when an idle period starts only if it starts after
- * attach. A CPU that was already idle would count as busy until its next
- * switch: tell the BPF side it has been idle since now, unless it has
- * found out itself meanwhile (compare-and-swap on the shared slot).
- */
-static void seed_idle(struct bpf_source *s)
-{
-	bool *running = calloc(s->nr_cpus ? s->nr_cpus : 1, sizeof(*running));
-	uint64_t now = mono_ns();
-
-	if (!running)
-		return;
-	for (size_t i = 0; i < s->nr_recs; i++)
-		if (s->recs[i].on_cpu && s->recs[i].cpu < (uint32_t)s->nr_cpus)
-			running[s->recs[i].cpu] = true;
-	for (int cpu = 0; cpu < s->nr_cpus; cpu++) {
-		__u64 zero = 0;
-
-		if (running[cpu])
-			continue;
-		__atomic_compare_exchange_n(&s->skel->bss->cpu_state[cpu].idle_start,
-					    &zero, now, false, __ATOMIC_SEQ_CST,
-					    __ATOMIC_SEQ_CST);
-	}
-	free(running);
-}
-
-static void copy_cpu_state(struct st_cpu_state *dst,
-			   const volatile struct st_cpu_state *src, int nr)
-{
-	for (int i = 0; i < nr; i++) {
-		struct st_cpu_state again;
-
-		for (int tries = 0; tries < 16; tries++) {
-			memcpy(&dst[i], (const void *)&src[i], sizeof(dst[i]));
-			__atomic_thread_fence(__ATOMIC_ACQUIRE);
-			memcpy(&again, (const void *)&src[i], sizeof(again));
-			if (!memcmp(&dst[i], &again, sizeof(again)))
-				break;
-		}
-	}
-}
-
 /* Completed stays at each frequency, from the residency map. */
 static int read_freq_times(struct bpf_source *s)
 {
@@ -480,15 +425,21 @@ static int bpf_source_sample(struct bpf_source *s,
 	int err;
 
 	*out = NULL;
-	in.ts_ns = mono_ns();
-	copy_cpu_state(s->cpus, s->skel->bss->cpu_state, s->nr_cpus);
-	memcpy(s->hotplug, (const void *)s->skel->bss->hotplug,
-	       s->nr_cpus * sizeof(*s->hotplug));
-	global = s->skel->bss->global_state;
+	/* The iterator's last call copies the runqueues: after the tasks. */
 	err = read_tasks(s, &nr);
 	if (err)
 		return err;
 	s->nr_recs = nr;
+	bpf_cpus_copy(s->cpus, s->skel->bss->cpu_state, s->nr_cpus);
+	memcpy(s->hotplug, (const void *)s->skel->bss->hotplug,
+	       s->nr_cpus * sizeof(*s->hotplug));
+	global = s->skel->bss->global_state;
+	/* The CPUs' values are as of this instant: the sample's time. */
+	in.ts_ns = global.cpus_read_ts ? global.cpus_read_ts : mono_ns();
+	cpuidle_read(s->cpuidle, s->cpus, s->nr_cpus);
+	/* Without tick_sched, the same accounting through /proc/stat. */
+	if (!s->ksyms)
+		cpuidle_read_proc_stat(s->cpus, s->nr_cpus);
 	err = read_groups(s, in.ts_ns);
 	if (err)
 		return err;
@@ -516,7 +467,8 @@ static int bpf_source_sample(struct bpf_source *s,
 	in.nr_cpus = s->nr_cpus;
 	in.online = &online;
 	in.global = &global;
-	in.avail = s->avail;
+	in.avail = s->avail | bpf_cpus_avail(s->cpus, s->nr_cpus) |
+		   (cpuidle_present(s->cpuidle) ? SCHEDSTAT_AVAIL_IDLE : 0);
 	in.groups = s->groups;
 	in.nr_groups = s->nr_groups;
 	return model_update(s->model, &in, out);
@@ -597,6 +549,9 @@ static int bpf_source_open(struct bpf_source **out,
 	err = cgroup_names_new(&s->cgroup_names);
 	if (err)
 		goto cleanup;
+	err = cpuidle_open(&s->cpuidle, opts->sysfs_root, s->nr_cpus);
+	if (err)
+		goto cleanup;
 
 	if (!have_bpf_privileges()) {
 		err = -SCHEDSTAT_ERR_NO_PRIV;
@@ -623,6 +578,7 @@ static int bpf_source_open(struct bpf_source **out,
 	if (err)
 		goto cleanup;
 	s->skel->rodata->count_wakeups = opts->exact_wakeups;
+	s->skel->rodata->nr_cpus = s->nr_cpus;
 	bpf_map__set_autocreate(s->skel->maps.task_locals, opts->exact_wakeups);
 	err = schedtop_bpf__load(s->skel);
 	if (err) {
@@ -644,7 +600,6 @@ static int bpf_source_open(struct bpf_source **out,
 	err = bpf_source_sample(s, &none);
 	if (err)
 		goto cleanup;
-	seed_idle(s);
 	*out = s;
 	s = NULL;
 cleanup:
@@ -676,6 +631,7 @@ static void bpf_source_close(struct bpf_source *s)
 	free(s->groups);
 	free(s->freq_times);
 	cgroup_names_free(s->cgroup_names);
+	cpuidle_close(s->cpuidle);
 	free(s);
 }
 

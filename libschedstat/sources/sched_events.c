@@ -155,7 +155,9 @@ bool sched_events_have(const struct sched_events *se, const char *name)
 
 uint32_t sched_events_avail(const struct sched_events *se)
 {
-	uint32_t avail = SCHEDSTAT_AVAIL_CFS | SCHEDSTAT_AVAIL_PELT_ESTIMATED;
+	/* sched_switch is always read: busy time and preemptions with it. */
+	uint32_t avail = SCHEDSTAT_AVAIL_CFS | SCHEDSTAT_AVAIL_PELT_ESTIMATED |
+			 SCHEDSTAT_AVAIL_BUSY | SCHEDSTAT_AVAIL_PREEMPT;
 
 	if (se->ev[EV_WAKING].event)
 		avail |= SCHEDSTAT_AVAIL_WAKEUPS;

@@ -14,7 +14,9 @@ TASK_HEADER = ("ts_ns,pid,tgid,comm,cpu,cluster,state,util_avg,runnable_avg,"
 CPU_HEADER = ("ts_ns,cpu,cluster,online,capacity,util_avg,runnable_avg,load_avg,"
               "blocked_util,blocked_load,rt_util,dl_util,irq_util,nr_running")
 CLUSTER_HEADER = "ts_ns,cluster,cpus,capacity,util_pct,nr_running,overutilized"
-OUR_PROGS = ["on_switch", "dump_task", "on_pelt_cfs", "on_migrate"]
+OUR_PROGS = ["on_migrate", "on_exit"]
+# The task iterator: with per-CPU ksyms in kallsyms, or without.
+ITERS = ["dump_task", "dump_task_nosym"]
 
 
 @test
@@ -109,9 +111,14 @@ def cluster_table_values():
         bound = 100.0 * 4 * 1024 / int(row["capacity"])
         check(0 <= float(row["util_pct"]) <= bound, "util_pct %s" % row["util_pct"])
         check(0 <= int(row["nr_running"]) <= 64, "nr_running %s" % row["nr_running"])
-        # This VM has no EAS: the kernel never reports overutilized.
-        check(row["overutilized"] == "" and row["overutilized_ns"] == "",
-              "overutilized should be n/a here")
+        # This VM has no energy model, so no EAS: the kernel (6.18) keeps
+        # root_domain.overutilized at 0, and sched_overutilized_tp, which
+        # attaches, never fires: 0 all along.
+        em = "/sys/kernel/debug/energy_model"
+        if not (os.path.isdir(em) and os.listdir(em)):
+            check(row["overutilized"] == "0" and row["overutilized_ns"] == "0",
+                  "overutilized %r/%r without EAS" %
+                  (row["overutilized"], row["overutilized_ns"]))
         check(0 <= float(row["busy_pct"]) <= 100, "busy_pct %s" % row["busy_pct"])
 
 
@@ -147,10 +154,6 @@ def cpu_table_values():
               "cluster of cpu%s" % row["cpu"])
         check(0 <= int(row["busy_ns"]) <= 250e6, "busy_ns %s" % row["busy_ns"])
         check(row["dropped"] == "0", "dropped events")
-        # Utilization is capped by the CPU's capacity (1024 here, plus the
-        # rounding of a sum of entities); runnable_avg counts waiting tasks
-        # too, so it reaches 1024 per runnable task and never falls below
-        # util_avg (the kernel accrues it whenever util accrues).
         # A root cfs_rq's util is the sum of its entities' and can pass the
         # CPU's capacity while migrated tasks settle, but all tasks' util
         # together tracks their run time, which is at most every CPU's:
@@ -165,22 +168,15 @@ def cpu_table_values():
               0 <= int(row["runnable_avg"]) <= 1024 * 64,
               "runnable_avg %r" % row["runnable_avg"])
         check(0 <= int(row["nr_running"]) <= 64, "nr_running %r" % row["nr_running"])
-        check(int(row["nr_preempt"]) <= int(row["nr_switches"]),
-              "more preemptions than switches")
-    # power:cpu_idle fires on this VM: busy plus idle residency covers the
-    # interval between two samples (their ts_ns apart; the first row's
-    # interval starts at attach, which a loaded machine delays, so it is not
-    # known here). The edges of the interval blur it by a tick or so.
-    first_ts, second_ts = int(rows[0]["ts_ns"]), int(rows[2]["ts_ns"])
-    interval = second_ts - first_ts
+        # The kernel counts no preemptions per CPU: only --exact-wakeups.
+        check(row["nr_preempt"] == "", "nr_preempt %r by default" %
+              row["nr_preempt"])
+    # cpuidle (haltpoll) keeps residency on this VM: busy plus idle residency
+    # covers the interval between two samples (their ts_ns apart; the first
+    # row's interval starts at attach, which a loaded machine delays). The
+    # edges blur it a little, /proc/stat's busy time is in 10 ms ticks.
+    interval = int(rows[2]["ts_ns"]) - int(rows[0]["ts_ns"])
     for row in rows[2:]:
-        if row["idle0_ns"] == "":
-            # No cpu_idle event on this CPU since attach: its idle residency
-            # is unknown, and sched_switch saw it busy all along.
-            check(int(row["busy_ns"]) >= interval - 50e6,
-                  "cpu%s without an idle entry is busy only %s ns of %d" %
-                  (row["cpu"], row["busy_ns"], interval))
-            continue
         idle = sum(int(row["idle%d_ns" % k]) for k in range(4))
         total = idle + int(row["busy_ns"])
         check(idle <= interval + 10e6 and
@@ -241,16 +237,17 @@ def signals_end_cleanly_and_detach():
         p = start_schedtop("csv", "-t", "cluster", "-i", "100")
         try:
             time.sleep(0.6)
-            loaded = bpf_progs_loaded(OUR_PROGS)
+            loaded = bpf_progs_loaded(OUR_PROGS + ITERS)
         finally:
             p.send_signal(sig)
             out, err = p.communicate(timeout=10)
-        check(loaded == sorted(OUR_PROGS), "programs loaded while running: %s"
-              % loaded)
+        check(set(OUR_PROGS) <= set(loaded) and
+              len(set(loaded) & set(ITERS)) == 1,
+              "programs loaded while running: %s" % loaded)
         check(p.returncode == 0, "%s: exit %d %s" % (sig.name, p.returncode, err))
         check(out.endswith(b"\r\n") and len(parse_csv(out)) >= 3,
               "%s: output cut: %r" % (sig.name, out[-80:]))
-        check(bpf_progs_loaded(OUR_PROGS, settle=3) == [],
+        check(bpf_progs_loaded(OUR_PROGS + ITERS, settle=3) == [],
               "%s: BPF programs still loaded after exit" % sig.name)
 
 

@@ -165,7 +165,8 @@ def signals_restore_the_terminal():
             check(pid, "no schedtop process")
             subprocess.run(["kill", "-" + sig, str(pid)], check=True)
             exited_cleanly(t)
-            check(bpf_progs_loaded(["on_switch", "dump_task"], settle=3) == [],
+            check(bpf_progs_loaded(["on_migrate", "dump_task", "dump_task_nosym"],
+                                   settle=3) == [],
                   "SIG%s left BPF programs loaded" % sig)
         finally:
             t.close()

@@ -34,7 +34,7 @@
 	"overutilized"
 #define CLUSTER_EXTRA "nr_online,overutilized_ns,busy_pct,misfit_tasks,up_migrations,down_migrations,freq_khz,freq_avg_khz"
 
-#define ALL_AVAIL 0xfffu
+#define ALL_AVAIL 0xffffu
 
 #define DOC_BEGIN "<!-- BEGIN GENERATED: schedtop csv --list-columns -->\n"
 #define DOC_END "<!-- END GENERATED -->\n"
@@ -304,17 +304,17 @@ static void cpu_rows(void **state)
 		   "980,520,30,812345678,4000,250,0,2,4100000,offline,1800000,1500000,"
 		   "1000,20000000,0,5,0\r\n");
 
-	/* A kernel with only pelt_cfs_tp: every other signal is empty. */
+	/* Only the root cfs_rq and busy time: every other signal is empty. */
 	c.online = false;
 	c.cluster = 0;
-	assert_row(&cpu_table, SCHEDSTAT_AVAIL_CFS, &c,
+	assert_row(&cpu_table, SCHEDSTAT_AVAIL_CFS | SCHEDSTAT_AVAIL_BUSY, &c,
 		   "123456789012,6,LITTLE,0,1024,501,640,2100,120,300,,,,3,"
-		   ",,,812345678,4000,250,0,,,,,,,,,,0\r\n");
+		   ",,,812345678,4000,,0,,,,,,,,,,0\r\n");
 
-	/* And without it: the CFS columns go too, the counters stay. */
+	/* And without them: those go too, the kernel's counters stay. */
 	assert_row(&cpu_table, 0, &c,
 		   "123456789012,6,LITTLE,0,1024,,,,,,,,,3,"
-		   ",,,812345678,4000,250,0,,,,,,,,,,0\r\n");
+		   ",,,,4000,,0,,,,,,,,,,0\r\n");
 }
 
 static const struct schedstat_cluster cluster_row = {
@@ -353,7 +353,12 @@ static void cluster_rows(void **state)
 		   "123456789012,LITTLE,\"0-3,6\",2560,100.00,4,,5,2500000,42.50,1,3,2,2000000,1900000\r\n");
 	c.overutilized = 1;
 	assert_row(&cluster_table, ALL_AVAIL & ~SCHEDSTAT_AVAIL_OVERUTILIZED, &c,
-		   "123456789012,LITTLE,\"0-3,6\",2560,100.00,4,,5,,42.50,1,3,2,2000000,1900000\r\n");
+		   "123456789012,LITTLE,\"0-3,6\",2560,100.00,4,,5,2500000,42.50,1,3,2,2000000,1900000\r\n");
+	/* The derived columns go with what they are made of. */
+	assert_row(&cluster_table, ALL_AVAIL & ~(SCHEDSTAT_AVAIL_CFS |
+						 SCHEDSTAT_AVAIL_BUSY |
+						 SCHEDSTAT_AVAIL_OVERUTILIZED_NS), &c,
+		   "123456789012,LITTLE,\"0-3,6\",2560,,4,1,5,,,1,3,2,2000000,1900000\r\n");
 
 	/* No online CPU, no capacity: no percentage either. */
 	c.capacity = 0;
@@ -417,7 +422,7 @@ static void markdown_format(void **state)
 	assert_string_equal(mem_close(&m),
 		"## demo table\n\n| column | description |\n|---|---|\n"
 		"| `a` | x\\|y |\n"
-		"| `b_c` | plain; empty if pelt_rt_tp is missing or has not fired for this CPU yet |\n");
+		"| `b_c` | plain; empty if the CPU's runqueue could not be read |\n");
 	mem_free(&m);
 }
 
@@ -436,8 +441,8 @@ static void man_format(void **state)
 	assert_int_equal(columns_write_man(mem_open(&m), &t), 0);
 	assert_string_equal(mem_close(&m),
 		".TP\n.B a\n\\&.dot \\-1 back\\eslash\n"
-		".TP\n.B b\n\\&'quote; empty until sched_overutilized_tp fires, "
-		"which only happens where EAS is active\n");
+		".TP\n.B b\n\\&'quote; empty if the runqueue's root domain could "
+		"not be read\n");
 	mem_free(&m);
 
 	/* The real tables produce one entry per column. */

@@ -72,7 +72,9 @@ static struct schedstat_snapshot *update(struct fixture *f, uint64_t ts)
 		.online = &f->online,
 		.global = &f->global,
 		.avail = SCHEDSTAT_AVAIL_CFS | SCHEDSTAT_AVAIL_RT |
-			 SCHEDSTAT_AVAIL_WAKEUPS | SCHEDSTAT_AVAIL_OVERUTILIZED,
+			 SCHEDSTAT_AVAIL_WAKEUPS | SCHEDSTAT_AVAIL_OVERUTILIZED |
+			 SCHEDSTAT_AVAIL_BUSY | SCHEDSTAT_AVAIL_PREEMPT |
+			 SCHEDSTAT_AVAIL_OVERUTILIZED_NS,
 	};
 	struct schedstat_snapshot *s = NULL;
 
@@ -694,6 +696,66 @@ static void state_letters(void **state)
 	assert_int_equal(model_state_letter(0x402, 0), 'I');
 }
 
+/*
+ * Values read from the runqueue (ST_SEEN_RQ): the kernel's nr_running and
+ * util_est win over sums from the tasks; a signal one CPU lacks empties the
+ * cluster columns made of it; with no overutilized flip seen since attach,
+ * the state read at the sample held all interval.
+ */
+static void runqueue_values_and_holes(void **state)
+{
+	struct fixture *f = *state;
+	struct schedstat_snapshot *s;
+	const struct schedstat_cpu *c;
+	const struct schedstat_cluster *cl;
+	struct st_task_rec *t;
+	struct model_input in;
+	size_t n;
+
+	f->cpus[0].seen = ST_SEEN_RQ | ST_SEEN_CFS | ST_SEEN_IDLE_TIME |
+			  ST_SEEN_OVERUTILIZED;
+	f->cpus[0].nr_running = 3;
+	f->cpus[0].cfs_util_est = 700;
+	f->cpus[0].overutilized = 1;
+	f->cpus[0].idle_ns = 10 * MS;
+	f->cpus[1].seen = ST_SEEN_RQ;	/* no cfs, no idle time */
+	t = add_task(f, 90, "queued", 0);
+	t->on_rq = 1;
+	t->util_est = 100;		/* the task sum would say 100 */
+	in = (struct model_input){
+		.ts_ns = 100 * MS, .tasks = f->tasks, .nr_tasks = f->nr,
+		.cpus = f->cpus, .nr_cpus = 2, .online = &f->online,
+		.global = &f->global,
+		.avail = SCHEDSTAT_AVAIL_CFS | SCHEDSTAT_AVAIL_BUSY |
+			 SCHEDSTAT_AVAIL_OVERUTILIZED |
+			 SCHEDSTAT_AVAIL_OVERUTILIZED_NS,
+	};
+	assert_int_equal(model_update(f->model, &in, &s), 0);
+	assert_null(s);
+	f->cpus[0].idle_ns = 50 * MS;	/* busy 60 of 100 ms */
+	in.ts_ns = 200 * MS;
+	assert_int_equal(model_update(f->model, &in, &s), 0);
+	c = schedstat_snapshot_cpus(s, &n);
+	assert_int_equal(c[0].nr_running, 3);
+	assert_int_equal(c[0].util_est, 700);
+	assert_int_equal(c[0].busy_ns, 60 * MS);
+	assert_true(c[0].avail & SCHEDSTAT_AVAIL_BUSY);
+	assert_false(c[1].avail & SCHEDSTAT_AVAIL_BUSY);
+	assert_false(c[1].avail & SCHEDSTAT_AVAIL_CFS);
+	assert_false(c[1].avail & SCHEDSTAT_AVAIL_OVERUTILIZED);
+	cl = schedstat_snapshot_clusters(s, &n);
+	assert_true(cl[0].avail & SCHEDSTAT_AVAIL_CFS);
+	assert_true(cl[0].avail & SCHEDSTAT_AVAIL_BUSY);
+	assert_float_equal(cl[0].busy_pct, 60.0, 0.01);
+	assert_int_equal(cl[0].overutilized, 1);
+	assert_int_equal(cl[0].overutilized_ns, 100 * MS);
+	assert_false(cl[1].avail & SCHEDSTAT_AVAIL_CFS);
+	assert_false(cl[1].avail & SCHEDSTAT_AVAIL_BUSY);
+	assert_false(cl[1].avail & SCHEDSTAT_AVAIL_OVERUTILIZED);
+	assert_false(cl[1].avail & SCHEDSTAT_AVAIL_OVERUTILIZED_NS);
+	schedstat_snapshot_free(s);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void)
@@ -716,6 +778,7 @@ int main(void)
 		T(frequency_from_events_or_poll),
 		T(idle_state_residency),
 		T(frequency_residency),
+		T(runqueue_values_and_holes),
 		cmocka_unit_test(migration_pairs_three_clusters),
 		cmocka_unit_test(state_letters),
 	};

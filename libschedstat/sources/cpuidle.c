@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cpuidle residency per CPU and state, from
+ * /sys/devices/system/cpu/cpuN/cpuidle/stateK/time: microseconds spent in
+ * the state since boot, kept by the cpuidle core (cpuidle_enter_state()).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cpuidle.h"
+#include "schedstat-local.h"
+
+/* cpuidle's CPUIDLE_STATE_MAX */
+#define CPUIDLE_MAX_STATES	10
+
+struct cpuidle {
+	char *root;
+	int nr_cpus;
+	unsigned char *nr_states;	/* per CPU, found at open */
+};
+
+static int state_time(const struct cpuidle *ci, int cpu, int k, uint64_t *us)
+{
+	char rel[96];
+
+	snprintf(rel, sizeof(rel),
+		 "devices/system/cpu/cpu%d/cpuidle/state%d/time", cpu, k);
+	return sysfs_read_u64(ci->root, rel, us);
+}
+
+int cpuidle_open(struct cpuidle **out, const char *sysfs_root, int nr_cpus)
+{
+	struct cpuidle *ci = calloc(1, sizeof(*ci));
+	uint64_t us;
+
+	*out = NULL;
+	if (!ci)
+		return -ENOMEM;
+	ci->nr_cpus = nr_cpus;
+	ci->nr_states = calloc(nr_cpus ? nr_cpus : 1, sizeof(*ci->nr_states));
+	ci->root = sysfs_root ? strdup(sysfs_root) : NULL;
+	if (!ci->nr_states || (sysfs_root && !ci->root)) {
+		cpuidle_close(ci);
+		return -ENOMEM;
+	}
+	for (int cpu = 0; cpu < nr_cpus; cpu++)
+		while (ci->nr_states[cpu] < CPUIDLE_MAX_STATES &&
+		       !state_time(ci, cpu, ci->nr_states[cpu], &us))
+			ci->nr_states[cpu]++;
+	*out = ci;
+	return 0;
+}
+
+void cpuidle_close(struct cpuidle *ci)
+{
+	if (!ci)
+		return;
+	free(ci->root);
+	free(ci->nr_states);
+	free(ci);
+}
+
+bool cpuidle_present(const struct cpuidle *ci)
+{
+	for (int cpu = 0; ci && cpu < ci->nr_cpus; cpu++)
+		if (ci->nr_states[cpu])
+			return true;
+	return false;
+}
+
+void cpuidle_read(const struct cpuidle *ci, struct st_cpu_state *cpus, int nr)
+{
+	for (int cpu = 0; cpu < nr && cpu < ci->nr_cpus; cpu++) {
+		struct st_cpu_state *c = &cpus[cpu];
+		uint64_t ns[ST_IDLE_STATES] = {};
+		bool ok = ci->nr_states[cpu] > 0;
+
+		/* An offline CPU has no cpuidle directory: it stays unseen. */
+		for (int k = 0; ok && k < ci->nr_states[cpu]; k++) {
+			int slot = k < ST_IDLE_STATES ? k : ST_IDLE_STATES - 1;
+			uint64_t us;
+
+			ok = !state_time(ci, cpu, k, &us);
+			if (ok)
+				ns[slot] += us * 1000;
+		}
+		c->seen &= ~ST_SEEN_IDLE;
+		if (!ok)
+			continue;
+		for (int k = 0; k < ST_IDLE_STATES; k++)
+			c->cstate_ns[k] = ns[k];
+		c->cstate = -1;
+		c->cstate_ts = 0;
+		c->seen |= ST_SEEN_IDLE;
+	}
+}
+
+void cpuidle_read_proc_stat(struct st_cpu_state *cpus, int nr)
+{
+	FILE *f = fopen("/proc/stat", "re");
+	long hz = sysconf(_SC_CLK_TCK);
+	unsigned long long idle, iowait;
+	char line[512];
+	int cpu;
+
+	if (!f)
+		return;
+	if (hz <= 0)
+		hz = 100;
+	while (fgets(line, sizeof(line), f)) {
+		/* cpuN user nice system idle iowait ... (the "cpu" total has no N) */
+		if (sscanf(line, "cpu%d %*u %*u %*u %llu %llu", &cpu, &idle,
+			   &iowait) != 3 || cpu < 0 || cpu >= nr)
+			continue;
+		cpus[cpu].idle_ns = (idle + iowait) * (1000000000ULL / hz);
+		cpus[cpu].idle_start = 0;
+		cpus[cpu].seen |= ST_SEEN_IDLE_TIME;
+	}
+	fclose(f);
+}

@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+"""What schedtop attaches by default, and per-CPU values against the kernel.
+
+- By default no schedtop program runs on a per-switch or per-wakeup
+  tracepoint (bpftool's list of links); --exact-wakeups adds them.
+- The CPU table's root cfs_rq values equal the scheduler's debug dump
+  (/sys/kernel/debug/sched/debug), read again and again meanwhile, where
+  the dumps just before and just after a sample agree. The dump
+  prints no rq->avg_rt, avg_dl, avg_irq or cpu_capacity: those are not
+  compared here.
+"""
+import json
+import os
+import select
+import subprocess
+import threading
+import time
+
+from harness import (Inconclusive, RtApp, check, mono_ns, parse_csv,
+                     periodic, run, schedtop, start_schedtop, test)
+
+# Tracepoints hit on every context switch, wakeup, idle entry or
+# enqueue/dequeue: nothing of schedtop's may be on them by default.
+HOT = {"sched_switch", "sched_waking", "sched_wakeup", "sched_wakeup_new",
+       "cpu_idle", "sched_util_est_cfs_tp", "sched_util_est_se_tp",
+       "sched_stat_runtime", "sched_enqueue_task", "sched_dequeue_task"}
+EXACT = {"sched_switch", "sched_waking", "sched_wakeup_new"}
+DEBUG = "/sys/kernel/debug/sched/debug"
+
+
+def links():
+    out = subprocess.run(["bpftool", "link", "show", "--json"],
+                         capture_output=True, text=True, check=True).stdout
+    return {lk["id"]: lk for lk in json.loads(out)}
+
+
+def new_links(*args):
+    """The links that appear while schedtop runs with args: its own."""
+    before = links()
+    p = start_schedtop("csv", "-t", "cluster", "-i", "100", *args)
+    try:
+        # Its first row is written after attach and the first sample.
+        select.select([p.stdout], [], [], 10)
+        mine = {i: lk for i, lk in links().items() if i not in before}
+    finally:
+        p.terminate()
+        out, err = p.communicate(timeout=10)
+    check(p.returncode == 0, "schedtop %s: exit %d %s" %
+          (" ".join(args), p.returncode, err))
+    check(mine, "no link of schedtop's seen")
+    return {lk.get("tp_name") for lk in mine.values() if lk.get("tp_name")}
+
+
+@test(root=True)
+def default_has_no_hot_path_link():
+    tps = new_links()
+    check(not tps & HOT, "by default on %s" % sorted(tps & HOT))
+    # Discrete events stay.
+    check({"sched_process_exit", "sched_migrate_task"} <= tps,
+          "exit/migration tracepoints missing: %s" % sorted(tps))
+    tps = new_links("--exact-wakeups")
+    check(EXACT <= tps, "--exact-wakeups attached only %s" % sorted(tps))
+
+
+def debug_root_cfs(text, cpu):
+    """The root cfs_rq block of cpu in the debug dump: field -> int."""
+    out, inside = {}, False
+    for line in text.splitlines():
+        if line.startswith("cfs_rq[%d]:/" % cpu) and line.strip().endswith(":/"):
+            inside = True
+            continue
+        if inside:
+            if not line.startswith("  ."):
+                break
+            key, _, val = line.strip()[1:].partition(":")
+            try:
+                out[key.strip()] = int(val.strip())
+            except ValueError:
+                pass
+    return out
+
+
+def read_debug_loop(cpu, out, stop):
+    """Read the dump again and again: (start, end, root cfs_rq of cpu)."""
+    while not stop.is_set():
+        t0 = mono_ns()
+        with open(DEBUG) as f:
+            text = f.read()
+        out.append((t0, mono_ns(), debug_root_cfs(text, cpu)))
+
+
+@test(root=True)
+def cpu_values_match_sched_debug():
+    if not os.path.exists(DEBUG):
+        subprocess.run(["mount", "-t", "debugfs", "none", "/sys/kernel/debug"],
+                       capture_output=True)
+    check(os.path.exists(DEBUG), "no %s (CONFIG_SCHED_DEBUG?)" % DEBUG)
+    ncpu = os.cpu_count()
+    cpu = ncpu - 1
+    # A 40% load on the CPU compared, everything of ours on another one, so
+    # the values move but are not moved by the test itself.
+    os.sched_setaffinity(0, {0})
+    app = RtApp({"kv": periodic(cpu, 0.4, name="kv")}, 30)
+    reads, stop = [], threading.Event()
+    reader = threading.Thread(target=read_debug_loop, args=(cpu, reads, stop))
+    try:
+        time.sleep(0.5)
+        reader.start()
+        r = schedtop("csv", "-t", "cpu", "-i", "100", "-n", "30")
+    finally:
+        stop.set()
+        if reader.is_alive():
+            reader.join()
+        app.stop()
+        os.sched_setaffinity(0, set(range(ncpu)))
+    check(r.returncode == 0, r.stderr.decode())
+    rows = [x for x in parse_csv(r.stdout) if x["cpu"] == str(cpu)]
+    check(len(rows) == 30, "%d samples" % len(rows))
+    check(reads and reads[0][2], "no cfs_rq[%d]:/ in the debug dump" % cpu)
+    # PELT values are as of the cfs_rq's last update. Where the kernel's
+    # own dump shows the same values just before and just after schedtop's
+    # read, no update happened in between: schedtop must show exactly them.
+    cols = ("util_avg", "runnable_avg", "load_avg", "util_est")
+    exact, moved, loaded = 0, 0, 0
+    for row in rows:
+        ts = int(row["ts_ns"])
+        before = [x for x in reads if x[1] < ts]
+        after = [x for x in reads if x[0] > ts]
+        if not before or not after:
+            continue
+        b, a = before[-1], after[0]
+        loaded += b[2]["util_avg"] > 100
+        if any(b[2][c] != a[2][c] for c in cols):
+            moved += 1
+            continue
+        exact += 1
+        for c in cols:
+            check(int(row[c]) == b[2][c],
+                  "cpu%d %s: schedtop %s, sched debug %d both %.2f ms before "
+                  "and %.2f ms after" % (cpu, c, row[c], b[2][c],
+                                         (ts - b[1]) / 1e6, (a[0] - ts) / 1e6))
+    # Not a vacuous 0 == 0: the load showed up.
+    check(loaded >= len(rows) // 2, "util_avg above 100 in only %d of %d "
+          "samples under a 40%% load" % (loaded, len(rows)))
+    if exact < 5:
+        raise Inconclusive("cpu%d's cfs_rq was updated between the dumps "
+                           "around %d of %d samples" % (cpu, moved, len(rows)))
+    print("# %d samples equal to the dumps around them, %d with an update "
+          "in between not compared, %d dumps" % (exact, moved, len(reads)))
+
+
+if __name__ == "__main__":
+    run()
