@@ -48,7 +48,11 @@ CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wshadow \
 # The library sees its private headers, the BPF ABI and the skeleton; the
 # front end sees the public header only (include/), as a program using the
 # installed library does. Tests and benchmarks may look inside (TEST_INC).
-LIB_INC := -Iinclude -Ilibschedstat -Ibpf -I$(OUT)
+# libschedstat/ is in folders by what they own (core, topology, sources,
+# model, record); each is on the private include path.
+LIB_DIRS := libschedstat $(patsubst %/,%,$(sort $(dir $(wildcard libschedstat/*/*.[ch]))))
+LIB_HDRS := $(wildcard $(addsuffix /*.h,$(LIB_DIRS)))
+LIB_INC := -Iinclude $(addprefix -I,$(LIB_DIRS)) -Ibpf -I$(OUT)
 APP_INC := -Iinclude
 TEST_INC := $(LIB_INC) -Ischedtop
 ifeq ($(STATIC),1)
@@ -58,7 +62,7 @@ NCURSES_LIBS := -lncursesw -ltinfo
 else
 NCURSES_LIBS := $(shell $(PKG_CONFIG) --libs ncursesw 2>/dev/null || echo -lncursesw -ltinfo)
 endif
-# The tracefs source (libschedstat/tracefs_source.c): libtracefs and
+# The tracefs source (libschedstat/sources/tracefs_source.c): libtracefs and
 # libtraceevent, static .a files in Debian's -dev packages for every arch.
 TRACE_INC := -I/usr/include/tracefs -I/usr/include/traceevent
 LIB_INC += $(TRACE_INC)
@@ -85,7 +89,7 @@ Q = @
 msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
-LIB_SRCS := $(wildcard libschedstat/*.c)
+LIB_SRCS := $(wildcard $(addsuffix /*.c,$(LIB_DIRS)))
 OBJ := $(OUT)/obj
 LIB_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(LIB_SRCS))
 APP_SRCS := $(wildcard schedtop/*.c)
@@ -135,8 +139,9 @@ $(OUT)/schedtop.skel.h: $(OUT)/bpf/schedtop.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name schedtop_bpf > $@
 
-$(OBJ)/libschedstat/%.o: libschedstat/%.c $(wildcard libschedstat/*.h include/*.h) $(BPF_HDRS) $(OUT)/schedtop.skel.h | $(OBJ)/libschedstat
+$(OBJ)/libschedstat/%.o: libschedstat/%.c $(LIB_HDRS) $(wildcard include/*.h) $(BPF_HDRS) $(OUT)/schedtop.skel.h
 	$(call msg,CC,$@)
+	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS) $(LIB_INC) -c $< -o $@
 
 $(OUT)/libschedstat.a: $(LIB_OBJS)
@@ -191,6 +196,14 @@ $(OUT)/ptyrun: tests/vm/ptyrun.c
 
 check: $(OUT)/ptyrun
 
+# Reads the kernel's own numbers around schedtop's samples, in the kernel
+# matrix guests and on this host (tests/integration/test_vm_matrix.py).
+$(OUT)/ktruth: tests/vm/ktruth.c
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $<
+
+check: $(OUT)/ktruth
+
 $(OUT)/bench/tui_render: bench/tui_render.c $(OUT)/libschedstat.a $(APP_TESTABLE)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(dir $@)
@@ -199,13 +212,13 @@ $(OUT)/bench/tui_render: bench/tui_render.c $(OUT)/libschedstat.a $(APP_TESTABLE
 
 # The recording reader under libFuzzer, ASan and UBSan (clang); its own
 # objects, as the library's are not instrumented.
-FUZZ_LIB_SRCS := $(addprefix libschedstat/,record_codec.c record_reader.c \
-	topology.c cpulist.c sysfs.c snapshot.c util.c errors.c comm.c)
+FUZZ_LIB_SRCS := $(filter $(addprefix %/,record_codec.c record_reader.c \
+	topology.c cpulist.c sysfs.c snapshot.c util.c errors.c comm.c),$(LIB_SRCS))
 FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION \
-	-std=gnu11 -D_GNU_SOURCE -Iinclude -Ilibschedstat -Ibpf -I$(OUT)
+	-std=gnu11 -D_GNU_SOURCE $(filter-out $(TRACE_INC) -DHAVE_TRACECMD -I/usr/include/trace-cmd,$(LIB_INC))
 
-$(OUT)/fuzz/fuzz_recording: tests/fuzz/fuzz_recording.c $(FUZZ_LIB_SRCS) $(wildcard libschedstat/*.h include/*.h)
+$(OUT)/fuzz/fuzz_recording: tests/fuzz/fuzz_recording.c $(FUZZ_LIB_SRCS) $(LIB_HDRS) $(wildcard include/*.h)
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_LIB_SRCS) -lz
@@ -242,7 +255,7 @@ uninstall:
 		$(DESTDIR)$(LIBDIR)/libschedstat.a $(DESTDIR)$(INCLUDEDIR)/schedstat.h \
 		$(DESTDIR)$(PKGCONFIGDIR)/libschedstat.pc $(DESTDIR)$(BASHCOMPDIR)/schedtop
 
-$(OUT)/bpf $(OBJ)/libschedstat $(OBJ)/schedtop $(OUT)/tests:
+$(OUT)/bpf $(OBJ)/schedtop $(OUT)/tests:
 	$(Q)mkdir -p $@
 
 clean:

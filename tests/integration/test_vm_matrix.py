@@ -1,0 +1,531 @@
+"""The kernel matrix: schedtop against the kernel's own numbers, per kernel.
+
+Debian's arm64 5.10 (bullseye), 6.1 (bookworm) and 6.12 (trixie) kernels,
+each booted under QEMU on a tri-cluster device tree (CPUs 0-3 at capacity
+446, 4-5 at 871, 6-7 at 1024; tests/vm/matrix.sh), and this host's own
+kernel. In each, tests/vm/matrix-payload.sh runs schedtop csv while ktruth
+reads what the kernel itself keeps, just before and just after each sample:
+
+- task util/runnable/load/util_est against /proc/PID/sched se.avg.*;
+- per-CPU cfs util/runnable/load/util_est against the scheduler debug dump
+  (/proc/sched_debug on 5.10, /sys/kernel/debug/sched/debug from 5.13),
+  capacity against sysfs cpu_capacity;
+- a flat-out task pinned to two LITTLE CPUs is a misfit (on the symmetric
+  host: never);
+- a flat-out task on a LITTLE CPU, then allowed everywhere, moves to a big
+  one (the kernel's own record: /proc/PID/stat, se.nr_migrations);
+- a CPU goes offline and comes back.
+
+Every column the kernel keeps must be filled in every row: rt/dl util and
+capacity_cfs always (rq->avg_rt, avg_dl, cpu_capacity exist on every SMP
+kernel), irq_util where the kernel has CONFIG_IRQ_TIME_ACCOUNTING or
+CONFIG_PARAVIRT_TIME_ACCOUNTING (rq->avg_irq), hw_pressure where it has
+CONFIG_SCHED_HW_PRESSURE or CONFIG_SCHED_THERMAL_PRESSURE.
+
+Tolerance: a PELT signal of at most VMAX moves, over t of PELT time, by at
+most VMAX * (1 - y^(t/1024us + 1)) (y^32 = 1/2; the +1 is the period the
+update is rounded to), t being the time from the start of the read before
+the sample, or from the sample to the end of the read after it. Where the
+kernel's last_update_time is the same in the reads before and after the
+sample, the stored value did not change in between and a running task's
+value must be exactly the kernel's. Where nothing switched on a CPU between
+the reads (rq nr_switches) and a cfs signal reads the same in both, it stood
+still, and schedtop's must be that value. The "# " lines count how many
+values were compared by which rule: in a TCG guest sharing two host cores a
+read can take tens of ms, which makes the drift tolerance wide; the exact
+rules are the sharp ones.
+"""
+import os
+import re
+import shutil
+import subprocess
+
+from harness import OUT, SRC, Inconclusive, Skip, check, parse_csv, run, test
+
+VM = os.path.join(SRC, "tests", "vm")
+ARM_OUT = os.path.join(SRC, "build-arm64")
+CAPS = [446] * 4 + [871] * 2 + [1024] * 2
+Y = 0.5 ** (1 / 32)
+
+
+def need(*tools):
+    missing = [t for t in tools if not shutil.which(t)]
+    if missing:
+        raise Skip("not installed: %s (scripts/install-deps --arm64)"
+                   % " ".join(missing))
+
+
+def sections(out):
+    res, cur = {}, None
+    for line in out.splitlines():
+        if line.startswith("===") and line.endswith("==="):
+            cur = line.strip("=")
+            res[cur] = []
+        elif cur:
+            res[cur].append(line)
+    return res
+
+
+def csv_rows(lines):
+    return parse_csv("\r\n".join(lines) + "\r\n") if lines else []
+
+
+def keyvals(lines):
+    """'name : value' lines (/proc/PID/sched, the debug dump) as a dict."""
+    d = {}
+    for line in lines:
+        k, sep, v = line.partition(":")
+        if sep:
+            try:
+                d[k.strip().lstrip(".")] = int(v.split()[0].split(".")[0])
+            except (ValueError, IndexError):
+                pass
+    return d
+
+
+def parse_files(lines):
+    """One ktruth pass: {path: [lines]}."""
+    files, cur = {}, None
+    for line in lines:
+        if line.startswith("@X "):
+            cur = line[3:]
+            files[cur] = []
+        elif cur:
+            files[cur].append(line)
+    return files
+
+
+def parse_truth(lines):
+    """ktruth's output: {ts: (b_start, b_end, a_start, a_end, before, after)}."""
+    res, cur, part = {}, None, None
+    for line in lines:
+        if line.startswith("@@ "):
+            f = line.split()
+            if f[2] == "none":
+                cur = None
+                continue
+            cur = [int(x) for x in f[1:6]] + [[], []]
+            res[cur[0]] = cur
+        elif cur is None:
+            continue
+        elif line == "@B":
+            part = cur[5]
+        elif line == "@A":
+            part = cur[6]
+        else:
+            part.append(line)
+    return {ts: (v[1], v[2], v[3], v[4], parse_files(v[5]), parse_files(v[6]))
+            for ts, v in res.items()}
+
+
+def debug_cpus(lines):
+    """The debug dump per CPU: {cpu: {field: int}}, the root cfs_rq's fields
+    as named there, the runqueue's (cpu#N) prefixed with "rq.", and "groups"
+    1 where a task group's cfs_rq is listed for that CPU."""
+    cpus, cur, prefix = {}, None, ""
+    for line in lines:
+        m = re.match(r"cfs_rq\[(\d+)\]:/$", line)
+        r = re.match(r"cpu#(\d+)", line)
+        g = re.match(r"cfs_rq\[(\d+)\]:/.", line)
+        if g:
+            cpus.setdefault(int(g.group(1)), {})["groups"] = 1
+            cur = None
+        elif m or r:
+            cur = cpus.setdefault(int((m or r).group(1)), {})
+            prefix = "" if m else "rq."
+        elif not line.strip() or not line.startswith(" "):
+            cur = None
+        elif cur is not None:
+            cur.update({prefix + k: v for k, v in keyvals([line]).items()})
+    return cpus
+
+
+def drift(t_ns, vmax):
+    """The most a PELT signal of at most vmax moves in t_ns."""
+    return vmax * (1 - Y ** (max(t_ns, 0) / 1024000 + 1))
+
+
+def task_util_est(d):
+    """The kernel's task util_est: 6.7+ one field, before max(ewma,
+    enqueued); the UTIL_AVG_UNCHANGED flag (bit 31 from 5.13, bit 0
+    before) is not part of the value."""
+    if "se.avg.util_est" in d:
+        return {d["se.avg.util_est"] & 0x7fffffff}
+    ewma, enq = d["se.avg.util_est.ewma"], d["se.avg.util_est.enqueued"]
+    return {max(ewma, enq & 0x7fffffff), max(ewma, enq & 0x7ffffffe)}
+
+
+class Problems:
+    def __init__(self, name):
+        self.name, self.list, self.stats, self.empty = name, [], {}, {}
+
+    def add(self, msg):
+        self.list.append(msg)
+
+    def add_empty(self, table, col, cpu, why):
+        """An empty field the kernel has a value for: one line per column."""
+        k = (table, col, why)
+        self.empty.setdefault(k, [0, set()])
+        self.empty[k][0] += 1
+        self.empty[k][1].add(cpu)
+
+    def count(self, what):
+        self.stats[what] = self.stats.get(what, 0) + 1
+
+    def done(self):
+        for k in sorted(self.stats):
+            print("# %s: %s %d" % (self.name, k, self.stats[k]))
+        for (table, col, why), (n, cpus) in sorted(self.empty.items()):
+            self.list.insert(0, "%s %s empty in %d rows (cpus %s); %s" % (
+                table, col, n, ",".join(map(str, sorted(cpus))), why))
+        if self.list:
+            extra = len(self.list) - 25
+            raise AssertionError("%d problems:\n  %s%s" % (
+                len(self.list), "\n  ".join(self.list[:25]),
+                "\n  ... %d more" % extra if extra > 0 else ""))
+
+
+def close(p, what, v, vb, va, tb, ta):
+    """v is within tb of the kernel's value before the sample or within ta
+    of the one after it."""
+    ok = abs(v - vb) <= tb or abs(v - va) <= ta
+    dev = min(abs(v - vb), abs(v - va))
+    p.stats.setdefault("max deviation (units)", 0)
+    p.stats["max deviation (units)"] = max(p.stats["max deviation (units)"],
+                                           int(dev))
+    if not ok:
+        p.add("%s = %d, kernel %d before and %d after (tolerances %.0f, %.0f)"
+              % (what, v, vb, va, tb, ta))
+    return ok
+
+
+def divider_wiggle(v):
+    """How far an average moves with its sum unchanged in direction: the
+    kernel divides by LOAD_AVG_MAX - 1024 + period_contrib, a divider that
+    changes by up to 1024 at each update, and rounds down."""
+    return v * 1024 // (47742 - 1024) + 1
+
+
+# The sample reads the kernel within this long after its ts_ns (the
+# iterator's walk over the tasks under TCG).
+SAMPLE_NS = 1000000
+
+
+def tolerances(ts, b0, a1, vmax):
+    """PELT drift between each read's start (before) or end (after) and the
+    sample: the read's text was made at some instant in between."""
+    return (drift(ts + SAMPLE_NS - b0, vmax) + 1,
+            drift(a1 - ts, vmax) + 1)
+
+
+def check_tasks(p, s):
+    pids = [int(x) for x in s["PIDS"][0].split()]
+    rows = csv_rows(s["TASKCSV"])
+    truth = parse_truth(s["TASKTRUTH"])
+    check(s["TASKERR"][-1] == "status 0", "schedtop csv -t task: %s"
+          % s["TASKERR"])
+    check(len({r["ts_ns"] for r in rows}) >= 5, "task samples: %s" % s["TASKCSV"])
+    for ts in sorted({int(r["ts_ns"]) for r in rows}):
+        if ts not in truth:
+            p.add("task sample %d: no kernel read after it" % ts)
+            continue
+        b0, b1, a0, a1, before, after = truth[ts]
+        gap = a1 - b0
+        p.stats.setdefault("largest read gap (us)", 0)
+        p.stats["largest read gap (us)"] = max(
+            p.stats["largest read gap (us)"], gap // 1000)
+        for pid in pids:
+            row = [r for r in rows if int(r["ts_ns"]) == ts and
+                   int(r["pid"]) == pid]
+            if len(row) != 1:
+                p.add("sample %d: %d rows for pid %d" % (ts, len(row), pid))
+                continue
+            row = row[0]
+            kb = keyvals(before["/proc/%d/sched" % pid])
+            ka = keyvals(after["/proc/%d/sched" % pid])
+            same = kb["se.avg.last_update_time"] == ka["se.avg.last_update_time"]
+            for col in ("util_avg", "runnable_avg", "load_avg", "util_est"):
+                what = "pid %d %s at %d" % (pid, col, ts)
+                if row[col] == "":
+                    p.add_empty("task", col, row["cpu"],
+                                "the kernel keeps se.avg.%s" % col)
+                    continue
+                v = int(row[col])
+                if col == "util_est":
+                    ub, ua = task_util_est(kb), task_util_est(ka)
+                    if kb["nr_switches"] != ka["nr_switches"]:
+                        # Set at each dequeue (util_est_update()): it may
+                        # have been anything in between.
+                        p.count("task util_est not compared (the task "
+                                "switched between the reads)")
+                    elif v in ub | ua:
+                        p.count("task util_est exact")
+                    else:
+                        p.add("%s = %d, kernel %s before, %s after"
+                              % (what, v, sorted(ub), sorted(ua)))
+                    continue
+                vb, va = kb["se.avg." + col], ka["se.avg." + col]
+                vmax = max(1024, vb, va)
+                if same and row["running"] == "1":
+                    if v == vb:
+                        p.count("task values exact")
+                    else:
+                        p.add("%s = %d, the kernel's is %d (not updated "
+                              "between the reads)" % (what, v, vb))
+                elif same and row["state"] in "SDI":
+                    # Decayed to the sample as the kernel will at its next
+                    # look: no more than the stored value, no less than it
+                    # decayed over the age (and one period).
+                    age = int(row["pelt_age_ns"] or 0)
+                    low = vb * Y ** (age / 1024000 + 1) - 1
+                    if low <= v <= vb:
+                        p.count("task sleeping values in decay bounds")
+                    else:
+                        p.add("%s = %d, kernel's stored %d decayed over "
+                              "%d ns gives %.0f..%d" % (what, v, vb, age,
+                                                         low, vb))
+                elif close(p, what, v, vb, va, *tolerances(ts, b0, a1, vmax)):
+                    p.count("task values within drift")
+
+
+def check_cpus(p, s, caps, keeps):
+    rows = csv_rows(s["CPUCSV"])
+    truth = parse_truth(s["CPUTRUTH"])
+    dbg = s["DEBUGFILE"][0]
+    check(s["CPUERR"][-1] == "status 0", "schedtop csv -t cpu: %s" % s["CPUERR"])
+    check(len({r["ts_ns"] for r in rows}) >= 5, "cpu samples: %s" % s["CPUCSV"])
+    for ts in sorted({int(r["ts_ns"]) for r in rows}):
+        if ts not in truth:
+            p.add("cpu sample %d: no kernel read after it" % ts)
+            continue
+        b0, b1, a0, a1, before, after = truth[ts]
+        db, da = debug_cpus(before[dbg]), debug_cpus(after[dbg])
+        gap = a1 - b0
+        p.stats.setdefault("largest debug read gap (us)", 0)
+        p.stats["largest debug read gap (us)"] = max(
+            p.stats["largest debug read gap (us)"], gap // 1000)
+        for row in (r for r in rows if int(r["ts_ns"]) == ts):
+            cpu = int(row["cpu"])
+            where = "cpu %d at %d" % (cpu, ts)
+            if row["online"] != "1":
+                continue
+            if caps[cpu] and row["capacity"] != str(caps[cpu]):
+                p.add("%s capacity %s, sysfs cpu_capacity %s"
+                      % (where, row["capacity"], caps[cpu]))
+            for col, kept in keeps.items():
+                if kept and row[col] == "":
+                    p.add_empty("cpu", col, cpu, "the kernel keeps it")
+                elif not kept and row[col] != "":
+                    p.add("%s %s = %s; this kernel does not keep it"
+                          % (where, col, row[col]))
+            if row["capacity_cfs"] and not (
+                    0 < int(row["capacity_cfs"]) <= int(row["capacity"])):
+                p.add("%s capacity_cfs %s outside 1..%s"
+                      % (where, row["capacity_cfs"], row["capacity"]))
+            for col, key in (("util_avg", "util_avg"),
+                             ("runnable_avg", "runnable_avg"),
+                             ("load_avg", "load_avg"),
+                             ("util_est", "util_est")):
+                if row[col] == "":
+                    p.add_empty("cpu", col, cpu,
+                                "the kernel keeps cfs_rq.avg.%s" % key)
+                    continue
+                # The dump lists only the cfs_rqs on the CPU's leaf list;
+                # the kernel takes a root cfs_rq off it once fully decayed
+                # (cfs_rq_is_decayed(): every sum 0, nothing queued).
+                kb, ka = db.get(cpu, {}), da.get(cpu, {})
+                k = key if key in kb or key in ka else key + "_enqueued"
+                vb, va = kb.get(k, 0), ka.get(k, 0)
+                v = int(row[col])
+                if col == "util_est":
+                    # Changes only at enqueue and dequeue, not with time:
+                    # exact where nothing switched on the CPU between the
+                    # reads; else it may have been anything in between.
+                    quiet = (vb == va and kb.get("rq.nr_switches") is not None
+                             and kb.get("rq.nr_switches") ==
+                             ka.get("rq.nr_switches"))
+                    if not quiet:
+                        p.count("cpu util_est not compared (CPU switched "
+                                "between the reads)")
+                    elif v == vb:
+                        p.count("cpu util_est exact")
+                    else:
+                        p.add("%s util_est %d, the kernel's %d (no switch "
+                              "between the reads)" % (where, v, vb))
+                    continue
+                if col == "load_avg" and (kb.get("groups") or ka.get("groups")):
+                    # A group entity's weight is its share of the group
+                    # (update_cfs_group() at every tick and enqueue): the
+                    # root's load_avg steps with it, it does not drift.
+                    p.count("cpu load_avg not compared (task groups on the "
+                            "CPU reweight it in steps)")
+                    continue
+                quiet = (kb.get("rq.nr_switches") is not None and
+                         kb.get("rq.nr_switches") == ka.get("rq.nr_switches"))
+                if quiet and vb == va and col != "load_avg":
+                    # Nothing switched on the CPU between the reads: the
+                    # signal only grew or only decayed, and it ended where
+                    # it started, so it stood still (but for the rounding of
+                    # sum / divider, see divider_wiggle()). Not load_avg: a group
+                    # entity's weight follows its group's load on every CPU
+                    # (update_cfs_group() at the tick) with no switch here.
+                    if abs(v - vb) <= divider_wiggle(vb):
+                        p.count("cpu values exact on a quiet CPU")
+                    else:
+                        p.add("%s %s = %d, the kernel's %d before and after, "
+                              "no switch on the CPU in between"
+                              % (where, col, v, vb))
+                elif v == vb or v == va:
+                    p.count("cpu values exact")
+                elif close(p, "%s %s" % (where, col), v, vb, va,
+                           *tolerances(ts, b0, a1, max(1024, vb, va))):
+                    p.count("cpu values within drift")
+
+
+def check_misfit(p, s, asymmetric):
+    a = int(s["PIDS"][0].split()[0])
+    for r in csv_rows(s["TASKCSV"]):
+        if int(r["pid"]) != a:
+            continue
+        want = "1" if asymmetric else "0"
+        if r["misfit"] != want:
+            p.add("flat-out task %d on %s cpu %s: misfit %r, want %s"
+                  % (a, r["cluster"], r["cpu"], r["misfit"], want))
+        else:
+            p.count("misfit rows right")
+
+
+def check_upmigration(p, s, caps):
+    rows = csv_rows(s["UPCSV"])
+    check(s["UPERR"][-1] == "status 0", "csv for the up-migration: %s" % s["UPERR"])
+    cpu_before, cpu_after = int(s["UPBEFORE"][0]), int(s["UPAFTER"][0])
+    mig_b = keyvals(s["UPBEFORE"][1:])["se.nr_migrations"]
+    mig_a = keyvals(s["UPAFTER"][1:])["se.nr_migrations"]
+    print("# up-migration: kernel says cpu %d -> %d, nr_migrations %d -> %d"
+          % (cpu_before, cpu_after, mig_b, mig_a))
+    if caps[cpu_after] <= caps[cpu_before]:
+        # The kernel did not move it: nothing for schedtop to show.
+        return ("the kernel kept the flat-out task on cpu %d (capacity %d) "
+                "for 10 s after allowing every CPU (its /proc/PID/stat)"
+                % (cpu_after, caps[cpu_after]))
+    ups = sum(int(r["up_migrations"]) for r in rows)
+    moved = [r for r in rows if caps[int(r["cpu"])] > caps[cpu_before]]
+    if not moved or caps[int(rows[-1]["cpu"])] <= caps[cpu_before]:
+        p.add("schedtop's task rows do not follow it to cpu %d: %s"
+              % (cpu_after, [(r["cpu"], r["cluster"]) for r in rows]))
+    if ups < 1:
+        p.add("up_migrations is %d over the run" % ups)
+    mig = csv_rows(s["MIGCSV"])
+    check(s["MIGERR"][-1] == "status 0", "csv -t migration: %s" % s["MIGERR"])
+    up_rows = sum(int(r["count"]) for r in mig
+                  if r["from_cluster"] == "LITTLE" and r["to_cluster"] != "LITTLE")
+    if up_rows < 1:
+        p.add("csv -t migration shows no migration out of LITTLE")
+
+
+def check_hotplug(p, s, last):
+    check(s["HOTPLUG"] == ["cpu%d online 0" % last, "cpu%d online 1" % last],
+          "the kernel's hotplug: %s" % s["HOTPLUG"])
+    rows = [r for r in csv_rows(s["HPCSV"]) if r["cpu"] == str(last)]
+    check(s["HPERR"][-1] == "status 0", "csv -t cpu (hotplug): %s" % s["HPERR"])
+    if not any(r["online"] == "0" for r in rows):
+        p.add("cpu %d never shows online 0: %s" % (last, [r["online"] for r in rows]))
+    to = [r["hotplug_to"] for r in rows if r["hotplug_to"]]
+    if "offline" not in to or "online" not in to[to.index("offline"):]:
+        p.add("cpu %d hotplug_to %s, want offline then online" % (last, to))
+    if any(r["hotplug_ops"] == "" for r in rows):
+        p.add("cpu %d hotplug_ops empty; the cpuhp tracepoints exist" % last)
+    elif sum(int(r["hotplug_ops"]) for r in rows) < 2:
+        p.add("cpu %d hotplug_ops sum %d, want 2"
+              % (last, sum(int(r["hotplug_ops"]) for r in rows)))
+    print("# hotplug: cpu %d hotplug_to %s, hotplug_ns %s" % (
+        last, to, [r["hotplug_ns"] for r in rows if r["hotplug_to"]]))
+
+
+def matrix(gen):
+    if gen == "host":
+        r = subprocess.run(["make", "-s", "-C", SRC, "OUT=" + OUT, "all",
+                            os.path.join(OUT, "ktruth")],
+                           capture_output=True, text=True)
+        check(r.returncode == 0, "make failed:\n" + r.stderr[-2000:])
+        cmd = [os.path.join(VM, "matrix.sh"), "host", OUT]
+    else:
+        need("aarch64-linux-gnu-gcc", "qemu-system-aarch64", "dtc", "cpio")
+        r = subprocess.run(["make", "-s", "-C", SRC, "ARCH=arm64", "all",
+                            "build-arm64/ktruth"], capture_output=True, text=True)
+        check(r.returncode == 0, "make ARCH=arm64 failed:\n" + r.stderr[-2000:])
+        cmd = [os.path.join(VM, "matrix.sh"), gen, ARM_OUT]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
+    check(r.returncode == 0 and "===DONE===" in r.stdout,
+          "%s failed (status %d):\n%s\n%s" % (" ".join(cmd), r.returncode,
+                                              r.stderr[-3000:], r.stdout[-3000:]))
+    verify(gen, r.stdout)
+
+
+def verify(gen, out):
+    s = sections(out)
+    kernel = s["KERNEL"][0]
+    print("# %s: kernel %s" % (gen, kernel))
+    if gen != "host":
+        check(kernel.startswith(gen + "."), "guest kernel %s, want %s" % (kernel, gen))
+    ncpu = int(s["NCPU"][0])
+    caps = [int(c) if c else 0 for c in s["CAPACITY"]]
+    if gen != "host":
+        check(caps == CAPS, "guest capacities %s, want %s" % (caps, CAPS))
+    asymmetric = len({c for c in caps if c}) > 1
+    config = set(s["CONFIG"])
+    irq = bool(config & {"CONFIG_IRQ_TIME_ACCOUNTING=y",
+                         "CONFIG_PARAVIRT_TIME_ACCOUNTING=y"})
+    hw = bool(config & {"CONFIG_SCHED_HW_PRESSURE=y",
+                        "CONFIG_SCHED_THERMAL_PRESSURE=y"})
+    if config == {"unknown"}:
+        # No config to read: this host's BTF says what struct rq has.
+        btf = subprocess.run(["bpftool", "btf", "dump", "file",
+                              "/sys/kernel/btf/vmlinux", "format", "c"],
+                             capture_output=True, text=True).stdout
+        rq = btf[btf.index("struct rq {"):]
+        rq = rq[:rq.index("\n};")]
+        irq = "avg_irq;" in rq
+        hw = "avg_hw;" in rq or "avg_thermal;" in rq
+    keeps = {"rt_util": True, "dl_util": True, "capacity_cfs": True,
+             "blocked_util": True, "blocked_load": True,
+             "irq_util": irq, "hw_pressure": hw}
+    print("# %s: kernel keeps irq util %s, hw pressure %s" % (gen, irq, hw))
+    p = Problems(gen)
+    check_tasks(p, s)
+    check_cpus(p, s, caps, keeps)
+    check_misfit(p, s, asymmetric)
+    unmoved = None
+    if asymmetric:
+        unmoved = check_upmigration(p, s, caps)
+    else:
+        print("# %s: symmetric CPUs, no up-migration to see" % gen)
+    check_hotplug(p, s, ncpu - 1)
+    p.done()
+    if unmoved:
+        # Everything else held; the kernel gave schedtop nothing to show.
+        raise Inconclusive(unmoved)
+
+
+@test(root=True)
+def kernel_5_10():
+    matrix("5.10")
+
+
+@test(root=True)
+def kernel_6_1():
+    matrix("6.1")
+
+
+@test(root=True)
+def kernel_6_12():
+    matrix("6.12")
+
+
+@test(root=True)
+def kernel_host():
+    matrix("host")
+
+
+if __name__ == "__main__":
+    run()

@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ktruth: the kernel's own numbers around each of schedtop's samples.
+ *
+ *   ktruth CSV FILE...
+ *
+ * Reads every FILE (/proc/PID/sched, the scheduler debug dump) over and
+ * over, each pass stamped with CLOCK_MONOTONIC before and after, and keeps
+ * the passes in memory, until CSV.done exists (the payload touches it when
+ * `schedtop csv -o CSV` has ended) or 120 s have passed. Then, for each
+ * sample in CSV (its ts_ns, the first field, on the same clock), it prints
+ * the last pass that ended before the sample and the first that began after
+ * it:
+ *
+ *   @@ TS BEFORE_START BEFORE_END AFTER_START AFTER_END
+ *   @B FILE          the before pass, FILE by FILE
+ *   ...lines...
+ *   @A FILE          the after pass
+ *   ...lines...
+ *
+ * Only the passes next to a sample go out over the guest's serial console.
+ * The debug dump's per-CPU task lists are left out: nothing is compared
+ * with them and they are most of its bytes.
+ *
+ *   ktruth --periodic RUN_US PERIOD_US
+ *
+ * Runs RUN_US out of every PERIOD_US, forever: a periodic task that forks
+ * nothing, as a fork or an exit moves a CPU's load in a step (a new task
+ * starts with its full weight) where the comparison expects PELT's drift.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_PASSES 20000
+#define TIMEOUT_NS (120 * 1000000000ULL)
+/* Between passes: the reader must not become the load it measures. */
+#define PAUSE_NS 2000000
+
+struct pass {
+	uint64_t start, end;
+	char *text;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static int read_file(const char *path, char **buf, size_t *len, size_t *cap)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		if (*cap - *len < 65536) {
+			char *p = realloc(*buf, *cap * 2);
+
+			if (!p) {
+				close(fd);
+				return -ENOMEM;
+			}
+			*buf = p;
+			*cap *= 2;
+		}
+		n = read(fd, *buf + *len, *cap - *len - 1);
+		if (n <= 0)
+			break;
+		*len += n;
+	}
+	close(fd);
+	(*buf)[*len] = 0;
+	return n < 0 ? -errno : 0;
+}
+
+/* Drops the debug dump's "runnable tasks:" tables, up to their blank line. */
+static void strip_task_lists(char *s)
+{
+	char *out = s, *line = s;
+	int skip = 0;
+
+	while (*line) {
+		char *nl = strchr(line, '\n');
+		size_t n = nl ? (size_t)(nl - line + 1) : strlen(line);
+
+		if (!strncmp(line, "runnable tasks:", 15))
+			skip = 1;
+		else if (skip && n == 1)
+			skip = 0;
+		if (!skip) {
+			memmove(out, line, n);
+			out += n;
+		}
+		line += n;
+	}
+	*out = 0;
+}
+
+static int periodic(long run_us, long period_us)
+{
+	struct timespec pause = { 0, (period_us - run_us) * 1000 };
+
+	if (run_us <= 0 || period_us <= run_us || period_us >= 1000000) {
+		fprintf(stderr, "ktruth: --periodic RUN_US PERIOD_US, 0 < RUN_US < PERIOD_US < 1 s\n");
+		return 2;
+	}
+	for (;;) {
+		uint64_t end = now_ns() + run_us * 1000;
+
+		while (now_ns() < end)
+			;
+		nanosleep(&pause, NULL);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	static struct pass passes[MAX_PASSES];
+	size_t nr = 0, cap = 1 << 20, len;
+	char done[4096], line[256], *buf;
+	uint64_t t0 = now_ns(), last = 0;
+	FILE *csv;
+	int err;
+
+	if (argc == 4 && !strcmp(argv[1], "--periodic"))
+		return periodic(atol(argv[2]), atol(argv[3]));
+	if (argc < 3) {
+		fprintf(stderr, "usage: ktruth CSV FILE... | ktruth --periodic RUN_US PERIOD_US\n");
+		return 2;
+	}
+	snprintf(done, sizeof(done), "%s.done", argv[1]);
+	/*
+	 * Real-time, so that a pass starts when its pause ends and not when
+	 * the flat-out tasks and schedtop leave it a turn: the gap around a
+	 * sample is what the comparison's tolerance is made of. Not fatal
+	 * without the privilege; the gaps are then only wider.
+	 */
+	struct sched_param sp = { .sched_priority = 1 };
+
+	if (sched_setscheduler(0, SCHED_FIFO, &sp))
+		fprintf(stderr, "ktruth: SCHED_FIFO: %s\n", strerror(errno));
+	buf = malloc(cap);
+	if (!buf)
+		return 1;
+	while (access(done, F_OK) && now_ns() - t0 < TIMEOUT_NS && nr < MAX_PASSES) {
+		struct timespec pause = { 0, PAUSE_NS };
+		struct pass *p = &passes[nr];
+
+		len = 0;
+		p->start = now_ns();
+		for (int i = 2; i < argc; i++) {
+			if (len && buf[len - 1] != '\n')
+				buf[len++] = '\n';
+			/* A marker line per file, then its text. */
+			len += snprintf(buf + len, cap - len, "@X %s\n", argv[i]);
+			err = read_file(argv[i], &buf, &len, &cap);
+			if (err) {
+				fprintf(stderr, "ktruth: %s: %s\n", argv[i], strerror(-err));
+				return 1;
+			}
+		}
+		p->end = now_ns();
+		strip_task_lists(buf);
+		p->text = strdup(buf);
+		if (!p->text)
+			return 1;
+		nr++;
+		nanosleep(&pause, NULL);
+	}
+	csv = fopen(argv[1], "r");
+	if (!csv) {
+		fprintf(stderr, "ktruth: %s: %s\n", argv[1], strerror(errno));
+		return 1;
+	}
+	if (!fgets(line, sizeof(line), csv)) {
+		fprintf(stderr, "ktruth: %s is empty\n", argv[1]);
+		return 1;
+	}
+	while (fgets(line, sizeof(line), csv)) {
+		uint64_t ts = strtoull(line, NULL, 10);
+		size_t b = nr, a = nr;
+
+		if (ts == last)
+			continue;
+		last = ts;
+		for (size_t i = 0; i < nr; i++) {
+			if (passes[i].end <= ts)
+				b = i;
+			if (passes[i].start >= ts) {
+				a = i;
+				break;
+			}
+		}
+		if (b == nr || a == nr) {
+			printf("@@ %llu none\n", (unsigned long long)ts);
+			continue;
+		}
+		printf("@@ %llu %llu %llu %llu %llu\n", (unsigned long long)ts,
+		       (unsigned long long)passes[b].start,
+		       (unsigned long long)passes[b].end,
+		       (unsigned long long)passes[a].start,
+		       (unsigned long long)passes[a].end);
+		printf("@B\n");
+		fputs(passes[b].text, stdout);
+		printf("@A\n");
+		fputs(passes[a].text, stdout);
+	}
+	fclose(csv);
+	fprintf(stderr, "ktruth: %zu passes\n", nr);
+	return 0;
+}

@@ -1,0 +1,151 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=sh
+# The kernel matrix's workload: run by sh in an arm64 big.LITTLE guest
+# (tests/vm/matrix.sh) or on this host (SCHEDTOP, KTRUTH and TMPDIR set).
+# It prints sections between ===NAME=== lines; what schedtop wrote next to
+# what the kernel itself said at nearly the same time (ktruth), for
+# tests/integration/test_vm_matrix.py to compare. POSIX sh: busybox ash in
+# the guest, dash on the host.
+ST=${SCHEDTOP:-/schedtop}
+KT=${KTRUTH:-/ktruth}
+T=${TMPDIR:-/tmp}
+ncpu=$(ls -d /sys/devices/system/cpu/cpu[0-9]* | wc -l)
+last=$((ncpu - 1))
+all=$(printf '%x' $(((1 << ncpu) - 1)))
+if [ -r /sys/kernel/debug/sched/debug ]; then
+	dbg=/sys/kernel/debug/sched/debug
+else
+	dbg=/proc/sched_debug
+fi
+# A: flat out on CPUs 0-1 (LITTLE in the guest: a misfit). B: flat out on
+# one CPU (2, LITTLE in the guest), later allowed everywhere: its
+# up-migration. P: runs 1 ms of every 4, forking nothing (a fork or exit
+# steps a CPU's load; the comparison allows only PELT's drift).
+if [ "$ncpu" -ge 4 ]; then bcpu=2 pcpu=3; else bcpu=$last pcpu=0; fi
+
+echo '===KERNEL==='
+uname -r
+echo '===NCPU==='
+echo "$ncpu"
+echo '===CAPACITY==='
+for c in $(seq 0 $last); do
+	cat /sys/devices/system/cpu/cpu$c/cpu_capacity 2>/dev/null || echo
+done
+echo '===DEBUGFILE==='
+echo "$dbg"
+
+taskset 3 md5sum /dev/zero &
+A=$!
+taskset "$(printf '%x' $((1 << bcpu)))" md5sum /dev/zero &
+B=$!
+taskset "$(printf '%x' $((1 << pcpu)))" "$KT" --periodic 1000 4000 &
+P=$!
+echo '===PIDS==='
+echo "$A $B $P"
+# Long enough for a flat-out task's util_avg to get near 1024 (~0.3 s).
+sleep 1
+
+# run_csv NAME ARGS...: schedtop csv -o $T/NAME.csv in the background; then
+# $T/NAME.csv.done exists and $T/NAME.rc holds its exit status.
+run_csv() {
+	name=$1
+	shift
+	rm -f "$T/$name.csv" "$T/$name.csv.done"
+	( "$ST" csv -o "$T/$name.csv" "$@" 2>"$T/$name.err" &
+	  echo $! >"$T/$name.pid"
+	  wait $!
+	  echo $? >"$T/$name.rc"; touch "$T/$name.csv.done" ) &
+}
+
+# stop_csv NAME: ends it as Ctrl-C would (status 0).
+stop_csv() {
+	kill -INT "$(cat "$T/$1.pid")"
+}
+
+# wait_samples NAME N: until NAME.csv has N samples' rows (or it ended).
+wait_samples() {
+	while [ ! -e "$T/$1.csv.done" ] &&
+	      [ "$(cat "$T/$1.csv" 2>/dev/null | wc -l)" -le "$2" ]; do
+		sleep 0.05
+	done
+}
+
+show_csv() {
+	while [ ! -e "$T/$1.csv.done" ]; do sleep 0.05; done
+	echo "===$2CSV==="
+	cat "$T/$1.csv"
+	echo "===$2ERR==="
+	cat "$T/$1.err"
+	echo "status $(cat "$T/$1.rc")"
+}
+
+run_csv task -t task -i 200 -n 6 -p "$A,$B,$P"
+"$KT" "$T/task.csv" /proc/$A/sched /proc/$B/sched /proc/$P/sched >"$T/task.truth"
+show_csv task TASK
+echo '===TASKTRUTH==='
+cat "$T/task.truth"
+
+run_csv cpu -t cpu -i 200 -n 6
+"$KT" "$T/cpu.csv" "$dbg" >"$T/cpu.truth"
+show_csv cpu CPU
+echo '===CPUTRUTH==='
+cat "$T/cpu.truth"
+
+if [ "$ncpu" -ge 4 ]; then
+	# A has shown its misfit; gone, it cannot be the misfit the balancer
+	# picks (and fails to move: it is pinned) instead of B.
+	kill $A
+	wait $A 2>/dev/null
+	# B has run on a LITTLE CPU only; now every CPU is allowed. Sampled
+	# until the kernel has moved it (at most 10 s).
+	run_csv up -t task -i 200 -n 80 -p "$B"
+	run_csv mig -t migration -i 200 -n 80
+	wait_samples up 1
+	wait_samples mig 1
+	echo '===UPBEFORE==='
+	cut -d' ' -f39 /proc/$B/stat
+	grep se.nr_migrations /proc/$B/sched
+	taskset -p "$all" $B >/dev/null
+	# Up to 10 s of the guest's time, without a fork per look.
+	read -r t0 _ </proc/uptime
+	t0=${t0%.*}
+	while :; do
+		read -r stat </proc/$B/stat
+		# shellcheck disable=SC2086 # the fields of one stat line
+		set -- $stat
+		[ "${39}" -gt 3 ] && break
+		read -r now _ </proc/uptime
+		[ $((${now%.*} - t0)) -ge 10 ] && break
+		sleep 0.1
+	done
+	# Where the kernel has it now; schedtop samples twice more, then stops.
+	cut -d' ' -f39 /proc/$B/stat >"$T/up.after"
+	grep se.nr_migrations /proc/$B/sched >>"$T/up.after"
+	lines=$(cat "$T/up.csv" | wc -l)
+	wait_samples up $((lines + 1))
+	stop_csv up
+	stop_csv mig
+	show_csv up UP
+	show_csv mig MIG
+	echo '===UPAFTER==='
+	cat "$T/up.after"
+fi
+
+# The last CPU goes offline and comes back while schedtop samples it: two
+# samples before, two after.
+run_csv hp -t cpu -i 200 -n 40
+wait_samples hp $((ncpu * 2))
+echo '===HOTPLUG==='
+echo 0 >/sys/devices/system/cpu/cpu$last/online
+echo "cpu$last online $(cat /sys/devices/system/cpu/cpu$last/online)"
+sleep 0.5
+echo 1 >/sys/devices/system/cpu/cpu$last/online
+echo "cpu$last online $(cat /sys/devices/system/cpu/cpu$last/online)"
+lines=$(cat "$T/hp.csv" | wc -l)
+wait_samples hp $((lines + ncpu * 2))
+stop_csv hp
+show_csv hp HP
+
+kill $A $B $P 2>/dev/null
+wait $A $B $P 2>/dev/null
+echo '===DONE==='
