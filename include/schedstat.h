@@ -449,7 +449,8 @@ schedstat_snapshot_clusters(const struct schedstat_snapshot *snap, size_t *nr);
 /*
  * Per cluster (its first online CPU: they share a clock), every frequency
  * seen since open with the time spent there in the interval; by cluster,
- * then kHz. Empty where power:cpu_frequency never fired.
+ * then kHz: cpufreq's stats/time_in_state where the policy keeps it, else
+ * power:cpu_frequency. Empty where neither tells.
  */
 const struct schedstat_freq_residency *
 schedstat_snapshot_freq_residency(const struct schedstat_snapshot *snap, size_t *nr);

@@ -506,7 +506,7 @@ static const struct column freq_cols[] = {
 		FREQ(cluster, COL_CLUSTER), .tui_default = true,
 	}, {
 		.name = "freq_khz", .title = "FREQ", .width = 8,
-		.desc = "A frequency the cluster ran at since schedtop started (power:cpu_frequency), kHz",
+		.desc = "A frequency the cluster ran at since schedtop started, kHz: cpufreq's own stats/time_in_state where the kernel keeps it, else power:cpu_frequency",
 		.sort_desc = true,
 		FREQ(khz, COL_U32), .tui_default = true,
 	}, {

@@ -19,6 +19,7 @@
 
 #include "cgroup_names.h"
 #include "bpf_cpus.h"
+#include "cpufreq_stats.h"
 #include "cpuidle.h"
 #include "model.h"
 #include "sched_kernel.h"
@@ -52,6 +53,7 @@ struct bpf_source {
 	size_t nr_freq_times, cap_freq_times;
 	struct cgroup_names *cgroup_names;
 	struct cpuidle *cpuidle;
+	struct cpufreq_stats *cpufreq_stats;
 	bool ksyms;			/* per-CPU ksyms resolve: dump_task */
 	int cb_err;
 };
@@ -460,6 +462,9 @@ static int bpf_source_sample(struct bpf_source *s,
 	poll_freqs(s);
 	in.polled_khz = s->polled_khz;
 	err = read_freq_times(s);
+	if (!err)
+		err = cpufreq_stats_apply(s->cpufreq_stats, &s->freq_times,
+					  &s->nr_freq_times, &s->cap_freq_times);
 	if (err)
 		return err;
 	in.freq_times = s->freq_times;
@@ -552,6 +557,10 @@ static int bpf_source_open(struct bpf_source **out,
 	err = cpuidle_open(&s->cpuidle, opts->sysfs_root, s->nr_cpus);
 	if (err)
 		goto cleanup;
+	err = cpufreq_stats_open(&s->cpufreq_stats, opts->sysfs_root, s->topo,
+				 s->nr_cpus);
+	if (err)
+		goto cleanup;
 
 	if (!have_bpf_privileges()) {
 		err = -SCHEDSTAT_ERR_NO_PRIV;
@@ -632,6 +641,7 @@ static void bpf_source_close(struct bpf_source *s)
 	free(s->freq_times);
 	cgroup_names_free(s->cgroup_names);
 	cpuidle_close(s->cpuidle);
+	cpufreq_stats_close(s->cpufreq_stats);
 	free(s);
 }
 

@@ -142,6 +142,60 @@ def frequency_polled_from_cpufreq():
 
 
 @test(root=True)
+def frequency_residency_from_cpufreq_stats():
+    # cpufreq keeps its own residency (stats/time_in_state, USER_HZ ticks):
+    # schedtop reads it at each sample, so the times are the kernel's, also
+    # for a clock that never changes (no power:cpu_frequency ever fires).
+    import shutil
+    import tempfile
+    import threading
+    root = tempfile.mkdtemp(prefix="schedtop-freq-")
+    stop_writing = threading.Event()
+    written = [0]
+    try:
+        shutil.copytree(os.path.join(SRC, "tests", "fixtures", "sysfs", "phone-4+4"),
+                        root, dirs_exist_ok=True)
+        stats = os.path.join(root, "devices/system/cpu/cpufreq/policy0/stats")
+        os.makedirs(stats)
+        path = os.path.join(stats, "time_in_state")
+
+        def write(ticks):
+            with open(path + ".new", "w") as f:
+                f.write("576000 %d\n1804800 100\n" % (5000 + ticks))
+            os.rename(path + ".new", path)
+
+        def writer():
+            # 50 ms at 576 MHz every 100 ms, as the kernel would count them.
+            while not stop_writing.wait(0.1):
+                written[0] += 5
+                write(written[0])
+
+        write(0)
+        th = threading.Thread(target=writer)
+        th.start()
+        r = schedtop("csv", "-t", "freq", "-n", "4", "-i", "300",
+                     "--sysfs-root", root)
+        stop_writing.set()
+        th.join()
+    finally:
+        stop_writing.set()
+        shutil.rmtree(root, ignore_errors=True)
+    check(r.returncode == 0, r.stderr)
+    rows = [x for x in parse_csv(r.stdout) if x["cluster"] == "LITTLE"]
+    check(sorted({x["freq_khz"] for x in rows}) == ["1804800", "576000"],
+          "LITTLE frequencies %s, the file has 576000 and 1804800" %
+          sorted({x["freq_khz"] for x in rows}))
+    # The file's 1804800 line never moved; 576000 grew by whole ticks, and
+    # by no more in all than was written.
+    check(all(x["time_ns"] == "0" for x in rows if x["freq_khz"] == "1804800"),
+          "time at a frequency whose counter did not move")
+    low = [int(x["time_ns"]) for x in rows if x["freq_khz"] == "576000"]
+    check(all(t % 10_000_000 == 0 for t in low), "not whole ticks: %s" % low)
+    check(0 < sum(low) <= written[0] * 10_000_000,
+          "576000 for %s ns, %d ns written" % (low, written[0] * 10_000_000))
+
+
+@test(root=True)
 def cpu_table_values():
     r = schedtop("csv", "-t", "cpu", "-n", "2", "-i", "200", "--topology", TOPO)
     check(r.returncode == 0, r.stderr)
