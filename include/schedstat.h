@@ -48,6 +48,8 @@ enum schedstat_error {
 	SCHEDSTAT_ERR_NO_TRACECMD,
 	SCHEDSTAT_ERR_TRACE_FILE,
 	SCHEDSTAT_ERR_TRACEFS_PRIV,
+	SCHEDSTAT_ERR_NO_HOTPLUG,	/* the CPU has no online file */
+	SCHEDSTAT_ERR_HOTPLUG_FAILED,	/* a cpuhp callback refused */
 	SCHEDSTAT_ERR_END,
 };
 
@@ -541,6 +543,79 @@ uint64_t schedstat_recording_ts(struct schedstat_recording *rec, size_t idx);
 size_t schedstat_recording_skip(const struct schedstat_recording *rec, size_t idx);
 /* The last sample taken at or before @ts_ns (0 if none is). */
 size_t schedstat_recording_find(struct schedstat_recording *rec, uint64_t ts_ns);
+
+/* ------------------------------------------------------------------ */
+/* Taking a CPU out of service and back, timed (docs/hotplug.md)      */
+
+struct schedstat_cpu_exit;
+
+/*
+ * Steps of a hotplug operation outside every cpuhp state: before the first
+ * (the hotplug locks; cpus_write_lock() waits for an RCU grace period),
+ * between two, after the last.
+ */
+#define SCHEDSTAT_STEP_BEFORE	"(before first state)"
+#define SCHEDSTAT_STEP_BETWEEN	"(between states)"
+#define SCHEDSTAT_STEP_AFTER	"(after last state)"
+
+struct schedstat_exit_step {
+	/*
+	 * A cpuhp state's name from /sys/devices/system/cpu/hotplug/states
+	 * ("sched:active"), the kernel function that runs a CPU's states
+	 * from another ("cpuhp_kick_ap_work"), SCHEDSTAT_STEP_BEFORE, _BETWEEN
+	 * or _AFTER, or a stage of an evacuation ("tasks", "irqs", "drain").
+	 */
+	const char *name;
+	int state;		/* cpuhp state number, -1 for the others */
+	uint64_t ns;		/* time with this step innermost */
+	unsigned int calls;	/* callbacks run (one per instance) */
+};
+
+struct schedstat_exit_op {
+	bool back;		/* online / restore, not offline / evacuate */
+	uint64_t total_ns;	/* start to return; the steps' ns sum to it */
+	size_t nr_steps;
+	struct schedstat_exit_step *steps;	/* in the order first entered */
+	/* Evacuation only: what moved, what could not, what still ran. */
+	unsigned int tasks_moved, tasks_pinned, irqs_moved, irqs_pinned;
+	unsigned int tasks_left;	/* movable tasks seen running after */
+};
+
+/*
+ * schedstat_cpu_exit_open - take @cpu out of service and back, timed
+ *
+ * Sets up a private tracefs instance with the cpuhp and sched_switch
+ * events. Errors: -SCHEDSTAT_ERR_NO_HOTPLUG (@cpu cannot be taken
+ * offline), the tracefs errors, or an errno.
+ */
+int schedstat_cpu_exit_open(struct schedstat_cpu_exit **out, int cpu);
+/*
+ * Writes @cpu's sysfs online file: @online false takes it down, true brings
+ * it up. @op gets the time of the write and, from the cpuhp tracepoints,
+ * the time of every state that ran (innermost state counts, across CPUs),
+ * with the time outside any state as SCHEDSTAT_STEP_BEFORE, _BETWEEN and
+ * _AFTER. Step names are valid until schedstat_cpu_exit_close().
+ * A callback that failed: -SCHEDSTAT_ERR_HOTPLUG_FAILED.
+ */
+int schedstat_cpu_exit_hotplug(struct schedstat_cpu_exit *x, bool online,
+			       struct schedstat_exit_op *op);
+/*
+ * Evacuation without hotplug: every task that may run elsewhere gets @cpu
+ * taken out of its affinity (every other online CPU if it allowed only
+ * @cpu), every IRQ too; then waits until no such task runs on @cpu
+ * (sched_switch). Steps "tasks", "irqs", "drain".
+ */
+int schedstat_cpu_exit_evacuate(struct schedstat_cpu_exit *x,
+				struct schedstat_exit_op *op);
+/* Every affinity back as it was before the evacuation: "tasks", "irqs". */
+int schedstat_cpu_exit_restore(struct schedstat_cpu_exit *x,
+			       struct schedstat_exit_op *op);
+void schedstat_exit_op_clear(struct schedstat_exit_op *op);
+/*
+ * Restores affinities if still changed and leaves the CPU as open found it
+ * (open brings a CPU found offline online first). 0 or the first error.
+ */
+int schedstat_cpu_exit_close(struct schedstat_cpu_exit *x);
 
 /* ------------------------------------------------------------------ */
 /* Text helpers shared by every front end                             */

@@ -53,6 +53,13 @@ static const char *const messages[SCHEDSTAT_ERR_END - SCHEDSTAT_ERR_START] = {
 	[SCHEDSTAT_ERR_TRACEFS_PRIV - SCHEDSTAT_ERR_START] =
 		"permission denied on tracefs: run as root (schedtop makes a "
 		"tracing instance under /sys/kernel/tracing/instances)",
+	[SCHEDSTAT_ERR_NO_HOTPLUG - SCHEDSTAT_ERR_START] =
+		"this CPU cannot be taken offline (no "
+		"/sys/devices/system/cpu/cpuN/online: the boot CPU on most "
+		"machines, or a kernel without CONFIG_HOTPLUG_CPU): pick another",
+	[SCHEDSTAT_ERR_HOTPLUG_FAILED - SCHEDSTAT_ERR_START] =
+		"the kernel refused the hotplug operation (a cpuhp callback "
+		"failed; see dmesg)",
 };
 
 /* Front ends may report errors from several threads; strerror() is not safe. */

@@ -8,7 +8,6 @@
  */
 #include <dirent.h>
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +20,7 @@
 #include "engine_sink.h"
 #include "sched_events.h"
 #include "source.h"
+#include "tracefs_instance.h"
 
 /* Per CPU: ~100k sched events, a second of a busy phone's switches. */
 #define BUFFER_KB	4096
@@ -50,7 +50,6 @@ struct tracefs_source {
 	size_t nr_read;			/* in this drain */
 	uint32_t avail;
 	const char *attached[24];
-	char name[32];
 };
 
 static const char *const systems[] = { "sched", "power", "cpuhp", NULL };
@@ -303,41 +302,6 @@ static int seed_tasks(struct tracefs_source *s, uint64_t ts)
 	return err;
 }
 
-/* Instances left by a schedtop that was killed: their owner is gone. */
-static void remove_stale_instances(void)
-{
-	char **names = tracefs_instances("^schedtop-[0-9][0-9]*$");
-
-	for (int i = 0; names && names[i]; i++) {
-		int pid = atoi(names[i] + strlen("schedtop-"));
-		struct tracefs_instance *inst;
-
-		if (pid <= 0 || kill(pid, 0) == 0 || errno != ESRCH)
-			continue;
-		inst = tracefs_instance_alloc(NULL, names[i]);
-		if (inst) {
-			tracefs_instance_destroy(inst);
-			tracefs_instance_free(inst);
-		}
-	}
-	tracefs_list_free(names);
-}
-
-/* Find tracefs, or mount it where the kernel documents it. */
-static int find_tracefs(void)
-{
-	const char *path = NULL;
-
-	/* Only root may mount it, or look for it under a closed debugfs. */
-	if (tracefs_tracing_dir_is_mounted(true, &path) < 0 || !path)
-		return geteuid() ? -SCHEDSTAT_ERR_TRACEFS_PRIV :
-		       -SCHEDSTAT_ERR_NO_TRACEFS;
-	if (access(path, W_OK))
-		return errno == EACCES || errno == EPERM ?
-		       -SCHEDSTAT_ERR_TRACEFS_PRIV : -SCHEDSTAT_ERR_NO_TRACEFS;
-	return 0;
-}
-
 static int enable_events(struct tracefs_source *s)
 {
 	int n = 0;
@@ -411,12 +375,7 @@ static void tracefs_source_close(void *src)
 
 	if (!s)
 		return;
-	if (s->instance) {
-		/* Events off first, so destroying it never races new ones. */
-		tracefs_event_disable(s->instance, NULL, NULL);
-		tracefs_instance_destroy(s->instance);
-		tracefs_instance_free(s->instance);
-	}
+	tracefs_instance_close_private(s->instance);
 	if (s->timerfd >= 0)
 		close(s->timerfd);
 	free(s->held);
@@ -438,7 +397,6 @@ static int tracefs_source_open(void **out, const struct schedstat_session_opts *
 	struct engine_hooks hooks = { .tgid = proc_tgid };
 	struct schedstat_snapshot *none;
 	struct tracefs_source *s;
-	char kb[32];
 	int err;
 
 	*out = NULL;
@@ -458,7 +416,7 @@ static int tracefs_source_open(void **out, const struct schedstat_session_opts *
 		err = engine_new(&s->engine, s->topo, &hooks);
 	if (err)
 		goto cleanup;
-	err = find_tracefs();
+	err = tracefs_instance_open_private(&s->instance, BUFFER_KB);
 	if (err)
 		goto cleanup;
 	s->tep = tracefs_local_events_system(NULL, systems);
@@ -469,21 +427,6 @@ static int tracefs_source_open(void **out, const struct schedstat_session_opts *
 	err = sched_events_new(&s->events, s->tep, s->engine);
 	if (err)
 		goto cleanup;
-	remove_stale_instances();
-	snprintf(s->name, sizeof(s->name), "schedtop-%d", getpid());
-	s->instance = tracefs_instance_create(s->name);
-	if (!s->instance) {
-		err = errno == EACCES || errno == EPERM ?
-		      -SCHEDSTAT_ERR_TRACEFS_PRIV : -SCHEDSTAT_ERR_NO_TRACEFS;
-		goto cleanup;
-	}
-	/* Same clock as mono_ns(); "local" would not compare with samples. */
-	if (tracefs_instance_file_write(s->instance, "trace_clock", "mono") < 0) {
-		err = -SCHEDSTAT_ERR_NO_TRACEFS;
-		goto cleanup;
-	}
-	snprintf(kb, sizeof(kb), "%d", BUFFER_KB);
-	tracefs_instance_file_write(s->instance, "buffer_size_kb", kb);
 	err = seed_tasks(s, mono_ns());
 	if (err)
 		goto cleanup;

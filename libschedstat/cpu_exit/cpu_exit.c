@@ -1,0 +1,298 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The object behind schedstat_cpu_exit_*: the CPU, a private tracefs
+ * instance with the cpuhp events (and sched_switch while evacuating), the
+ * names of the cpuhp states, and what must be put back on close.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <tracefs.h>
+
+#include "cpu_exit.h"
+#include "tracefs_instance.h"
+
+/* cpuhp events are a few hundred per operation; switches a few thousand. */
+#define BUFFER_KB	1024
+
+static const char *const systems[] = { "cpuhp", "sched", NULL };
+
+/*
+ * /sys/devices/system/cpu/hotplug/states: "%3d: %s" per state the kernel
+ * has callbacks for. A state missing there keeps no name (NULL).
+ */
+static int read_state_names(struct schedstat_cpu_exit *x)
+{
+	FILE *f = fopen("/sys/devices/system/cpu/hotplug/states", "re");
+	char line[128];
+
+	if (!f)
+		return 0;	/* names are a help, not a need */
+	while (fgets(line, sizeof(line), f)) {
+		char name[96];
+		int state;
+
+		if (sscanf(line, " %d: %95s", &state, name) != 2 ||
+		    state < 0 || state > 4096)
+			continue;
+		if (state >= x->nr_state_names) {
+			char **grown = realloc(x->state_names,
+					       (state + 1) * sizeof(*grown));
+
+			if (!grown)
+				goto nomem;
+			memset(grown + x->nr_state_names, 0,
+			       (state + 1 - x->nr_state_names) * sizeof(*grown));
+			x->state_names = grown;
+			x->nr_state_names = state + 1;
+		}
+		free(x->state_names[state]);
+		x->state_names[state] = strdup(name);
+		if (!x->state_names[state])
+			goto nomem;
+	}
+	fclose(f);
+	return 0;
+nomem:
+	fclose(f);
+	return -ENOMEM;
+}
+
+/*
+ * cpuhp_kick_ap_work() reports itself with cpuhp_enter as the state the CPU
+ * is in: its own time is the wait for the CPU's hotplug thread, not that
+ * state's callback. Its address tells it apart (0 if kallsyms hides it).
+ */
+static uint64_t kick_ap_work_address(void)
+{
+	FILE *f = fopen("/proc/kallsyms", "re");
+	char line[256], sym[128], type;
+	unsigned long long addr;
+	uint64_t found = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %c %127s", &addr, &type, sym) == 3 &&
+		    !strcmp(sym, "cpuhp_kick_ap_work")) {
+			found = addr;
+			break;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+static int get_field(struct tep_event *ev, const char *name,
+		     struct tep_record *rec, unsigned long long *val)
+{
+	return tep_get_field_val(NULL, ev, name, rec, val, 0) ? -EINVAL : 0;
+}
+
+static int on_record(struct tep_event *event, struct tep_record *rec, int cpu,
+		     void *ctx)
+{
+	struct schedstat_cpu_exit *x = ctx;
+	unsigned long long v1 = 0, v2 = 0, v3 = 0;
+	struct exit_event *e;
+	int err;
+
+	if (event != x->ev_enter && event != x->ev_multi &&
+	    event != x->ev_exit && event != x->ev_switch)
+		return 0;
+	if (array_reserve((void **)&x->evs, &x->cap_evs, x->nr_evs + 1,
+			  sizeof(*x->evs))) {
+		x->cb_err = -ENOMEM;
+		return 1;
+	}
+	e = &x->evs[x->nr_evs];
+	memset(e, 0, sizeof(*e));
+	e->ts = rec->ts;
+	e->seq = x->seq++;
+	if (event == x->ev_switch) {
+		e->kind = XEV_SWITCH;
+		e->cpu = rec->cpu;
+		err = get_field(event, "prev_pid", rec, &v1) ?:
+		      get_field(event, "next_pid", rec, &v2);
+		e->prev_pid = v1;
+		e->next_pid = v2;
+	} else {
+		e->kind = event == x->ev_exit ? XEV_EXIT : XEV_ENTER;
+		err = get_field(event, "cpu", rec, &v1) ?:
+		      get_field(event, "idx", rec, &v2);
+		if (!err && e->kind == XEV_EXIT)
+			err = get_field(event, "ret", rec, &v3);
+		else if (!err)
+			err = get_field(event, "fun", rec, &v3);
+		e->cpu = v1;
+		e->idx = (int)v2;
+		if (e->kind == XEV_EXIT)
+			e->ret = (int)v3;
+		else
+			e->fun = v3;
+	}
+	if (!err)
+		x->nr_evs++;	/* a record without the fields is skipped */
+	return 0;
+}
+
+static int cmp_event(const void *a, const void *b)
+{
+	const struct exit_event *x = a, *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+int cpu_exit_read_events(struct schedstat_cpu_exit *x)
+{
+	x->nr_evs = 0;
+	x->cb_err = 0;
+	/* The per-CPU buffers one after the other: sorted afterwards. */
+	if (tracefs_iterate_raw_events(x->tep, x->inst, NULL, 0, on_record, x))
+		return errno ? -errno : -EIO;
+	if (x->cb_err)
+		return x->cb_err;
+	qsort(x->evs, x->nr_evs, sizeof(*x->evs), cmp_event);
+	return 0;
+}
+
+struct schedstat_exit_step *exit_op_step(struct schedstat_exit_op *op,
+					 const char *name, int state)
+{
+	struct schedstat_exit_step *grown;
+
+	for (size_t i = 0; i < op->nr_steps; i++)
+		if (op->steps[i].state == state && !strcmp(op->steps[i].name, name))
+			return &op->steps[i];
+	grown = realloc(op->steps, (op->nr_steps + 1) * sizeof(*grown));
+	if (!grown)
+		return NULL;
+	op->steps = grown;
+	grown = &op->steps[op->nr_steps++];
+	*grown = (struct schedstat_exit_step){ .name = name, .state = state };
+	return grown;
+}
+
+void schedstat_exit_op_clear(struct schedstat_exit_op *op)
+{
+	free(op->steps);
+	memset(op, 0, sizeof(*op));
+}
+
+int schedstat_cpu_exit_open(struct schedstat_cpu_exit **out, int cpu)
+{
+	struct schedstat_cpu_exit *x;
+	bool online;
+	int err;
+
+	*out = NULL;
+	if (cpu < 0 || cpu >= SCHEDSTAT_MAX_CPUS)
+		return -EINVAL;
+	x = calloc(1, sizeof(*x));
+	if (!x)
+		return -ENOMEM;
+	x->cpu = cpu;
+	snprintf(x->online_path, sizeof(x->online_path),
+		 "/sys/devices/system/cpu/cpu%d/online", cpu);
+	if (access(x->online_path, W_OK)) {
+		err = errno == EACCES || errno == EPERM || errno == EROFS ?
+		      -errno : -SCHEDSTAT_ERR_NO_HOTPLUG;
+		goto cleanup;
+	}
+	err = read_state_names(x);
+	if (err)
+		goto cleanup;
+	x->kick_fn = kick_ap_work_address();
+	err = tracefs_instance_open_private(&x->inst, BUFFER_KB);
+	if (err)
+		goto cleanup;
+	x->tep = tracefs_local_events_system(NULL, systems);
+	if (!x->tep) {
+		err = -SCHEDSTAT_ERR_TRACEFS_EVENTS;
+		goto cleanup;
+	}
+	x->ev_enter = tep_find_event_by_name(x->tep, "cpuhp", "cpuhp_enter");
+	x->ev_multi = tep_find_event_by_name(x->tep, "cpuhp", "cpuhp_multi_enter");
+	x->ev_exit = tep_find_event_by_name(x->tep, "cpuhp", "cpuhp_exit");
+	x->ev_switch = tep_find_event_by_name(x->tep, "sched", "sched_switch");
+	if (!x->ev_enter || !x->ev_exit || !x->ev_switch ||
+	    tracefs_event_enable(x->inst, "cpuhp", NULL)) {
+		err = -SCHEDSTAT_ERR_TRACEFS_EVENTS;
+		goto cleanup;
+	}
+	/* Operations start from online; close puts back what was found. */
+	err = cpu_exit_is_online(x, &online);
+	if (err)
+		goto cleanup;
+	x->found_offline = !online;
+	if (!online) {
+		struct schedstat_exit_op op;
+
+		err = schedstat_cpu_exit_hotplug(x, true, &op);
+		schedstat_exit_op_clear(&op);
+		if (err)
+			goto cleanup;
+	}
+	*out = x;
+	x = NULL;
+cleanup:
+	if (x)
+		schedstat_cpu_exit_close(x);
+	return err;
+}
+
+/* The CPU's online file says "1": -errno if it cannot be read. */
+int cpu_exit_is_online(const struct schedstat_cpu_exit *x, bool *online)
+{
+	char c = 0;
+	int fd = open(x->online_path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	if (read(fd, &c, 1) != 1) {
+		close(fd);
+		return -EIO;
+	}
+	close(fd);
+	*online = c == '1';
+	return 0;
+}
+
+int schedstat_cpu_exit_close(struct schedstat_cpu_exit *x)
+{
+	struct schedstat_exit_op op = {};
+	bool online;
+	int err = 0, e;
+
+	if (!x)
+		return 0;
+	/* Whatever stopped us, the CPU and every affinity go back. */
+	if (x->evacuated) {
+		err = evacuate_restore(x, &op);
+		schedstat_exit_op_clear(&op);
+	}
+	/* The CPU as it was found (online, unless it was offline then). */
+	if (x->inst && !cpu_exit_is_online(x, &online) &&
+	    online == x->found_offline) {
+		e = schedstat_cpu_exit_hotplug(x, !x->found_offline, &op);
+		schedstat_exit_op_clear(&op);
+		if (!err)
+			err = e;
+	}
+	tracefs_instance_close_private(x->inst);
+	tep_free(x->tep);
+	for (int i = 0; i < x->nr_state_names; i++)
+		free(x->state_names[i]);
+	free(x->state_names);
+	free(x->evs);
+	free(x->tasks);
+	free(x->irqs);
+	free(x);
+	return err;
+}

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Taking one CPU out of service and back (schedstat_cpu_exit_*): the shared
+ * state of the hotplug timer (cpuhp_timing.c) and the evacuation
+ * (evacuate.c), and the events both read from one tracefs instance.
+ */
+#ifndef SCHEDSTAT_CPU_EXIT_H
+#define SCHEDSTAT_CPU_EXIT_H
+
+#include <sched.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "schedstat-local.h"
+
+struct tracefs_instance;
+struct tep_handle;
+struct tep_event;
+
+enum exit_event_kind { XEV_ENTER, XEV_EXIT, XEV_SWITCH };
+
+/* One record of the instance, with the fields the timing needs. */
+struct exit_event {
+	uint64_t ts;		/* CLOCK_MONOTONIC ("mono" trace clock) */
+	uint64_t seq;		/* read order, for equal timestamps */
+	uint64_t fun;		/* cpuhp_enter: the callback's address */
+	enum exit_event_kind kind;
+	int cpu;		/* cpuhp: the CPU operated on; switch: where */
+	int idx;		/* cpuhp: the state */
+	int ret;		/* cpuhp_exit: the callback's result */
+	int prev_pid, next_pid;	/* sched_switch */
+};
+
+struct saved_task {
+	int tid;
+	unsigned long long start;	/* /proc starttime: pid reuse guard */
+	cpu_set_t mask;
+};
+
+struct saved_irq {
+	int irq;
+	char list[256];		/* smp_affinity_list as it was */
+};
+
+struct schedstat_cpu_exit {
+	int cpu;
+	char online_path[64];
+	bool found_offline;		/* and so to be left */
+	struct tracefs_instance *inst;
+	struct tep_handle *tep;
+	struct tep_event *ev_enter, *ev_multi, *ev_exit, *ev_switch;
+	uint64_t kick_fn;		/* cpuhp_kick_ap_work, 0 if unknown */
+	char **state_names;		/* by cpuhp state number */
+	int nr_state_names;
+	struct exit_event *evs;
+	size_t nr_evs, cap_evs;
+	uint64_t seq;
+	int cb_err;
+	/* The evacuation in force, if any. */
+	bool evacuated;
+	struct saved_task *tasks;
+	size_t nr_tasks, cap_tasks;
+	struct saved_irq *irqs;
+	size_t nr_irqs, cap_irqs;
+};
+
+/*
+ * Everything the instance holds now, in time order, into x->evs (which it
+ * replaces). 0 or -errno.
+ */
+int cpu_exit_read_events(struct schedstat_cpu_exit *x);
+/* @op's step named @name (added with @state if new); NULL on -ENOMEM. */
+struct schedstat_exit_step *exit_op_step(struct schedstat_exit_op *op,
+					 const char *name, int state);
+/* Reads the CPU's sysfs online file. */
+int cpu_exit_is_online(const struct schedstat_cpu_exit *x, bool *online);
+/* Evacuate's restore, also run by close. */
+int evacuate_restore(struct schedstat_cpu_exit *x, struct schedstat_exit_op *op);
+
+#endif /* SCHEDSTAT_CPU_EXIT_H */

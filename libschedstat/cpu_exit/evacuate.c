@@ -1,0 +1,366 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Evacuating a CPU without hotplug, as a phone's power HAL or a cpuset
+ * manager would: affinities of every task that may run elsewhere, and of
+ * every IRQ, lose the CPU; then sched_switch on that CPU tells when the last
+ * such task left it. Everything changed is kept, to be put back exactly.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <tracefs.h>
+
+#include "cpu_exit.h"
+
+#define PF_KTHREAD	0x00200000	/* include/linux/sched.h, stable ABI */
+/* Passes over /proc until one moves nothing: tasks fork meanwhile. */
+#define MAX_PASSES	8
+/* How long the CPU is watched after the last pass for a straggler. */
+#define WATCH_MS	20
+
+/* flags (field 9) and starttime (22) of /proc/TID/stat; -errno if gone. */
+static int task_stat(int tid, unsigned int *flags, unsigned long long *start)
+{
+	char path[64], buf[1024], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -ESRCH;
+	buf[n] = '\0';
+	/* comm may hold spaces and parentheses: fields follow the last ')'. */
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %u %*u %*u %*u %*u "
+			 "%*u %*u %*d %*d %*d %*d %*d %*d %llu", flags, start) != 2)
+		return -EINVAL;
+	return 0;
+}
+
+static bool saved_has(const struct schedstat_cpu_exit *x, int tid)
+{
+	for (size_t i = 0; i < x->nr_tasks; i++)
+		if (x->tasks[i].tid == tid)
+			return true;
+	return false;
+}
+
+static int online_others(const struct schedstat_cpu_exit *x, cpu_set_t *set)
+{
+	struct cpuset online = {};
+	int err = topology_read_online(NULL, &online);
+
+	if (err)
+		return err;
+	CPU_ZERO(set);
+	for (int c = 0; c < cpuset_end(&online) && c < CPU_SETSIZE; c++)
+		if (c != x->cpu && cpuset_test(&online, c))
+			CPU_SET(c, set);
+	return CPU_COUNT(set) ? 0 : -EBUSY;	/* nowhere else to go */
+}
+
+/*
+ * One thread: off the CPU if it may run elsewhere. A per-CPU kernel thread
+ * (kernel-made, allowed only there) stays, and counts as pinned; so does a
+ * task the kernel refuses to move (PF_NO_SETAFFINITY, a cpuset that holds
+ * only this CPU).
+ */
+static int move_task(struct schedstat_cpu_exit *x, int tid, const cpu_set_t *others,
+		     struct schedstat_exit_op *op, unsigned int *moved)
+{
+	struct saved_task t = { .tid = tid };
+	unsigned int flags;
+	cpu_set_t new;
+
+	if (saved_has(x, tid))
+		return 0;
+	if (sched_getaffinity(tid, sizeof(t.mask), &t.mask) ||
+	    !CPU_ISSET(x->cpu, &t.mask) || task_stat(tid, &flags, &t.start))
+		return 0;	/* gone, or not here anyway */
+	if ((flags & PF_KTHREAD) && CPU_COUNT(&t.mask) == 1) {
+		op->tasks_pinned++;
+		return 0;
+	}
+	new = t.mask;
+	CPU_CLR(x->cpu, &new);
+	if (!CPU_COUNT(&new))
+		new = *others;
+	if (sched_setaffinity(tid, sizeof(new), &new)) {
+		if (errno != ESRCH)
+			op->tasks_pinned++;
+		return 0;
+	}
+	if (array_reserve((void **)&x->tasks, &x->cap_tasks, x->nr_tasks + 1,
+			  sizeof(*x->tasks)))
+		return -ENOMEM;
+	x->tasks[x->nr_tasks++] = t;
+	(*moved)++;
+	return 0;
+}
+
+static int move_tasks(struct schedstat_cpu_exit *x, struct schedstat_exit_op *op)
+{
+	cpu_set_t others;
+	int err = online_others(x, &others);
+
+	for (int pass = 0; !err && pass < MAX_PASSES; pass++) {
+		unsigned int moved = 0;
+		DIR *proc = opendir("/proc");
+		struct dirent *pd;
+
+		if (!proc)
+			return -errno;
+		op->tasks_pinned = 0;	/* counted again each pass */
+		while (!err && (pd = readdir(proc))) {
+			char path[300];
+			struct dirent *td;
+			DIR *task;
+
+			if (pd->d_name[0] < '1' || pd->d_name[0] > '9')
+				continue;
+			snprintf(path, sizeof(path), "/proc/%s/task", pd->d_name);
+			task = opendir(path);
+			if (!task)
+				continue;
+			while (!err && (td = readdir(task)))
+				if (td->d_name[0] >= '1' && td->d_name[0] <= '9')
+					err = move_task(x, atoi(td->d_name), &others,
+							op, &moved);
+			closedir(task);
+		}
+		closedir(proc);
+		op->tasks_moved += moved;
+		if (!moved)
+			break;
+	}
+	return err;
+}
+
+static int read_text(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	while (n && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		n--;
+	buf[n] = '\0';
+	return 0;
+}
+
+static int write_text(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, text, strlen(text));
+	close(fd);
+	return n == (ssize_t)strlen(text) ? 0 : n < 0 ? -errno : -EIO;
+}
+
+/* Every IRQ allowed on the CPU: moved, or pinned if the kernel refuses
+ * (per-CPU and managed interrupts). */
+static int move_irqs(struct schedstat_cpu_exit *x, struct schedstat_exit_op *op)
+{
+	DIR *d = opendir("/proc/irq");
+	struct dirent *de;
+	struct cpuset others = {};
+	cpu_set_t o;
+	int err = online_others(x, &o);
+
+	if (!d)
+		return -errno;
+	for (int c = 0; c < CPU_SETSIZE && c < SCHEDSTAT_MAX_CPUS; c++)
+		if (CPU_ISSET(c, &o))
+			cpuset_set(&others, c);
+	while (!err && (de = readdir(d))) {
+		struct saved_irq s = {};
+		struct cpuset set;
+		char path[64], list[256];
+
+		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		s.irq = atoi(de->d_name);
+		snprintf(path, sizeof(path), "/proc/irq/%d/smp_affinity_list", s.irq);
+		if (read_text(path, s.list, sizeof(s.list)) ||
+		    cpulist_parse(s.list, &set) || !cpuset_test(&set, x->cpu))
+			continue;
+		set.bits[x->cpu / 64] &= ~(1ULL << (x->cpu % 64));
+		if (!cpuset_count(&set))
+			set = others;
+		if (cpulist_format(&set, list, sizeof(list)) || write_text(path, list)) {
+			op->irqs_pinned++;
+			continue;
+		}
+		if (array_reserve((void **)&x->irqs, &x->cap_irqs, x->nr_irqs + 1,
+				  sizeof(*x->irqs))) {
+			err = -ENOMEM;
+			break;
+		}
+		x->irqs[x->nr_irqs++] = s;
+		op->irqs_moved++;
+	}
+	closedir(d);
+	return err;
+}
+
+/* A task that must not run on an evacuated CPU: moved by us, or any task
+ * that is not a kernel thread (a user task cpusets held there is one). */
+static bool must_leave(const struct schedstat_cpu_exit *x, int pid)
+{
+	unsigned long long start;
+	unsigned int flags;
+
+	if (pid <= 0)
+		return false;
+	if (saved_has(x, pid))
+		return true;
+	return !task_stat(pid, &flags, &start) && !(flags & PF_KTHREAD);
+}
+
+/*
+ * When the last task that must leave was last switched out of the CPU
+ * (none seen: @since), and how many such tasks ran there after @since.
+ */
+static uint64_t last_departure(struct schedstat_cpu_exit *x, uint64_t since,
+			       unsigned int *left)
+{
+	uint64_t last = since;
+	int running = -1;
+
+	*left = 0;
+	for (size_t i = 0; i < x->nr_evs; i++) {
+		const struct exit_event *e = &x->evs[i];
+
+		if (e->kind != XEV_SWITCH || e->cpu != x->cpu)
+			continue;
+		if (must_leave(x, e->prev_pid) && e->ts > last)
+			last = e->ts;
+		if (must_leave(x, e->next_pid) && e->ts > since)
+			(*left)++;
+		running = e->next_pid;
+	}
+	if (running > 0 && must_leave(x, running))
+		(*left)++;
+	return last;
+}
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = { 0, ms * 1000000L };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+static int add_step(struct schedstat_exit_op *op, const char *name, uint64_t ns)
+{
+	struct schedstat_exit_step *st = exit_op_step(op, name, -1);
+
+	if (!st)
+		return -ENOMEM;
+	st->ns += ns;
+	st->calls++;
+	op->total_ns += ns;
+	return 0;
+}
+
+int schedstat_cpu_exit_evacuate(struct schedstat_cpu_exit *x,
+				struct schedstat_exit_op *op)
+{
+	uint64_t t0, t1, t2, gone;
+	int err;
+
+	memset(op, 0, sizeof(*op));
+	if (x->evacuated)
+		return -EALREADY;
+	if (tracefs_event_enable(x->inst, "sched", "sched_switch"))
+		return -SCHEDSTAT_ERR_TRACEFS_EVENTS;
+	err = cpu_exit_read_events(x);	/* from here on only */
+	if (err)
+		goto cleanup;
+	x->evacuated = true;
+	t0 = mono_ns();
+	err = move_tasks(x, op);
+	t1 = mono_ns();
+	if (!err)
+		err = move_irqs(x, op);
+	t2 = mono_ns();
+	if (err)
+		goto cleanup;
+	sleep_ms(WATCH_MS);
+	err = cpu_exit_read_events(x);
+	if (err)
+		goto cleanup;
+	gone = last_departure(x, t2, &op->tasks_left);
+	err = add_step(op, "tasks", t1 - t0) ?: add_step(op, "irqs", t2 - t1) ?:
+	      add_step(op, "drain", gone - t2);
+cleanup:
+	tracefs_event_disable(x->inst, "sched", "sched_switch");
+	return err;
+}
+
+int evacuate_restore(struct schedstat_cpu_exit *x, struct schedstat_exit_op *op)
+{
+	uint64_t t0 = mono_ns(), t1;
+	int err = 0;
+
+	memset(op, 0, sizeof(*op));
+	op->back = true;
+	for (size_t i = 0; i < x->nr_tasks; i++) {
+		const struct saved_task *t = &x->tasks[i];
+		unsigned long long start;
+		unsigned int flags;
+
+		/* Gone, or its tid now another task's: nothing to put back. */
+		if (task_stat(t->tid, &flags, &start) || start != t->start)
+			continue;
+		if (sched_setaffinity(t->tid, sizeof(t->mask), &t->mask) &&
+		    errno != ESRCH && !err)
+			err = -errno;
+	}
+	t1 = mono_ns();
+	for (size_t i = 0; i < x->nr_irqs; i++) {
+		char path[64];
+		int e;
+
+		snprintf(path, sizeof(path), "/proc/irq/%d/smp_affinity_list",
+			 x->irqs[i].irq);
+		e = write_text(path, x->irqs[i].list);
+		if (e && e != -ENOENT && !err)
+			err = e;
+	}
+	x->nr_tasks = x->nr_irqs = 0;
+	x->evacuated = false;
+	if (add_step(op, "tasks", t1 - t0) || add_step(op, "irqs", mono_ns() - t1))
+		return err ?: -ENOMEM;
+	return err;
+}
+
+int schedstat_cpu_exit_restore(struct schedstat_cpu_exit *x,
+			       struct schedstat_exit_op *op)
+{
+	if (!x->evacuated) {
+		memset(op, 0, sizeof(*op));
+		return -EINVAL;
+	}
+	return evacuate_restore(x, op);
+}
