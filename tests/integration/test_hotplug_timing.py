@@ -1,0 +1,241 @@
+"""schedtop hotplug: operations timed per cpuhp state, and evacuation.
+
+The truths are the kernel's own: a second tracefs instance of the test's
+records the same cpuhp events, and the state of cpu1, every affinity and
+every IRQ's affinity are read before and after.
+"""
+import os
+import re
+import signal
+import time
+
+from harness import Skip, check, parse_csv, run, schedtop, start_schedtop, test
+
+CPU1 = "/sys/devices/system/cpu/cpu1/online"
+TRACING = "/sys/kernel/tracing"
+
+
+def need_hotplug():
+    if not os.path.exists(CPU1):
+        raise Skip("cpu1 cannot be taken offline here")
+    if not os.path.isdir(TRACING + "/instances"):
+        raise Skip("tracefs is not mounted at " + TRACING)
+
+
+def online():
+    with open(CPU1) as f:
+        return f.read().strip() == "1"
+
+
+class CpuhpTrace:
+    """A tracefs instance of the test's own with the cpuhp events."""
+
+    def __init__(self):
+        self.dir = "%s/instances/test-hp-%d" % (TRACING, os.getpid())
+        os.mkdir(self.dir)
+        self.write("trace_clock", "mono")
+        self.write("events/cpuhp/enable", "1")
+
+    def write(self, name, value):
+        with open(os.path.join(self.dir, name), "w") as f:
+            f.write(value)
+
+    def events(self):
+        """(ts, kind, idx, target) as the kernel printed them."""
+        out = []
+        with open(os.path.join(self.dir, "trace")) as f:
+            for line in f:
+                m = re.search(r" ([\d.]+): cpuhp_(enter|multi_enter|exit): +cpu: 0001 +"
+                              r"(?:target|state): *(\d+) step: *(\d+)", line)
+                if m:
+                    out.append((float(m.group(1)), m.group(2), int(m.group(4)),
+                                int(m.group(3))))
+        return sorted(out)
+
+    def close(self):
+        self.write("events/cpuhp/enable", "0")
+        os.rmdir(self.dir)
+
+
+def state_names():
+    names = {}
+    with open("/sys/devices/system/cpu/hotplug/states") as f:
+        for line in f:
+            n, name = line.split(":", 1)
+            names[int(n)] = name.strip()
+    return names
+
+
+def group_ops(events, top):
+    """The kernel's events split into operations: [(up, events)], by the
+    target of each cpuhp_enter (CPUHP_ONLINE, the highest state, is up)."""
+    ops = []
+    for e in events:
+        if e[1] != "exit":
+            up = e[3] == top
+            if not ops or ops[-1][0] != up:
+                ops.append((up, []))
+        if ops:
+            ops[-1][1].append(e)
+    return ops
+
+
+def leaf_durations(op_events, names):
+    """ms of each state the kernel entered once with nothing nested."""
+    out, seen = {}, {}
+    for i, (ts, kind, idx, _) in enumerate(op_events[:-1]):
+        if kind == "exit":
+            continue
+        seen[idx] = seen.get(idx, 0) + 1
+        nxt = op_events[i + 1]
+        if nxt[1] == "exit" and nxt[2] == idx and idx in names:
+            out[names[idx]] = (nxt[0] - ts) * 1e3
+    return {k: v for k, v in out.items()
+            if list(names.values()).count(k) == 1 and seen.get(
+                [i for i, n in names.items() if n == k][0]) == 1}
+
+
+@test(root=True)
+def hotplug_cycles_are_timed_per_state():
+    need_hotplug()
+    check(online(), "cpu1 is offline before the test")
+    names = state_names()
+    trace = CpuhpTrace()
+    try:
+        r = schedtop("hotplug", "1", "-n", "3", "--csv")
+        trace.events()
+    finally:
+        trace.close()
+    check(r.returncode == 0, "exit %d: %s" % (r.returncode, r.stderr))
+    check(online(), "cpu1 left offline")
+    rows = parse_csv(r.stdout)
+    check(rows and list(rows[0]) == ["cycle", "op", "state", "ms"],
+          "header: %s" % (list(rows[0]) if rows else None))
+    totals = [(x["cycle"], x["op"], float(x["ms"])) for x in rows if x["state"] == "total"]
+    check([(c, o) for c, o, _ in totals] ==
+          [("1", "offline"), ("1", "online"), ("2", "offline"), ("2", "online"),
+           ("3", "offline"), ("3", "online")], "operations: %s" % totals)
+    for k, (cycle, op, total) in enumerate(totals):
+        steps = {x["state"]: float(x["ms"]) for x in rows
+                 if x["cycle"] == cycle and x["op"] == op and x["state"] != "total"}
+        n = len(steps)
+        check(abs(sum(steps.values()) - total) <= 0.0005 * n + 0.001,
+              "%s %s: steps sum to %.3f, total %.3f" % (cycle, op, sum(steps.values()), total))
+        inside = total - sum(v for s, v in steps.items() if s.startswith("("))
+        print("# cycle %s %s: total %.3f ms, in states %.3f (%.0f%%)%.0s"
+              "" % (cycle, op, total, inside, 100 * inside / total, 0))
+
+
+@test(root=True)
+def sigterm_leaves_the_cpu_online():
+    need_hotplug()
+    p = start_schedtop("hotplug", "1", "-n", "50", "--csv")
+    try:
+        for line in p.stdout:
+            if line.startswith(b"2,offline,total,"):
+                p.send_signal(signal.SIGTERM)
+                break
+        out, err = p.communicate(timeout=30)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    check(p.returncode == 0, "exit %d: %s" % (p.returncode, err))
+    check(online(), "cpu1 left offline after SIGTERM")
+
+
+def affinities():
+    """{(tid, starttime): cpus} of every thread, and the IRQs' lists."""
+    tasks = {}
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            for tid in os.listdir("/proc/%s/task" % pid):
+                with open("/proc/%s/stat" % tid) as f:
+                    start = f.read().rsplit(")", 1)[1].split()[19]
+                tasks[(int(tid), start)] = os.sched_getaffinity(int(tid))
+        except OSError:
+            continue
+    irqs = {}
+    for irq in os.listdir("/proc/irq"):
+        path = "/proc/irq/%s/smp_affinity_list" % irq
+        if os.path.exists(path):
+            with open(path) as f:
+                irqs[irq] = f.read().strip()
+    return tasks, irqs
+
+
+def processor(pid):
+    with open("/proc/%d/stat" % pid) as f:
+        return int(f.read().rsplit(")", 1)[1].split()[36])
+
+
+@test(root=True)
+def evacuate_moves_every_user_task_and_restores_exactly():
+    need_hotplug()
+    import subprocess
+    pinned = subprocess.Popen(["taskset", "-c", "1", "sh", "-c", "while :; do :; done"])
+    free = subprocess.Popen(["sh", "-c", "while :; do :; done"])
+    p = None
+    try:
+        time.sleep(0.3)
+        check(processor(pinned.pid) == 1, "the pinned loop is not on cpu1")
+        before_tasks, before_irqs = affinities()
+        p = start_schedtop("hotplug", "1", "-n", "2", "--via", "evacuate", "--csv")
+        seen, lines = [], []
+        for line in p.stdout:
+            lines.append(line)
+            if b",evacuate,total," in line:
+                # Restored 100 ms later: look now.
+                seen.append((processor(pinned.pid), processor(free.pid),
+                             os.sched_getaffinity(pinned.pid)))
+        out, err = p.communicate(timeout=30)
+        out = b"".join(lines) + out
+        check(p.returncode == 0, "exit %d: %s" % (p.returncode, err))
+        check(len(seen) == 2, "evacuations seen: %d" % len(seen))
+        for cpu_pinned, cpu_free, mask in seen:
+            check(cpu_pinned != 1 and cpu_free != 1 and 1 not in mask,
+                  "during evacuation: loops on cpus %d and %d, pinned loop's "
+                  "affinity %s" % (cpu_pinned, cpu_free, sorted(mask)))
+        after_tasks, after_irqs = affinities()
+        changed = [(t, sorted(m), sorted(after_tasks[t])) for t, m in before_tasks.items()
+                   if t in after_tasks and after_tasks[t] != m]
+        check(not changed, "affinities not restored: %s" % changed[:5])
+        check(after_irqs == before_irqs, "IRQ affinities not restored: %s" %
+              {k: (v, after_irqs.get(k)) for k, v in before_irqs.items()
+               if after_irqs.get(k) != v})
+        rows = parse_csv(out)
+        check([(x["cycle"], x["op"]) for x in rows if x["state"] == "total"] ==
+              [("1", "evacuate"), ("1", "restore"), ("2", "evacuate"), ("2", "restore")],
+              "operations: %s" % rows)
+        check(processor(pinned.pid) == 1 or os.sched_getaffinity(pinned.pid) == {1},
+              "pinned loop's affinity not back to cpu1")
+    finally:
+        for q in (pinned, free):
+            q.kill()
+            q.wait()
+        if p and p.poll() is None:
+            p.kill()
+
+
+@test
+def bad_arguments_get_one_line():
+    for args, want in ((["hotplug"], "which CPU"), (["hotplug", "x"], "bad CPU"),
+                       (["hotplug", "1", "--via", "nope"], "bad --via"),
+                       (["hotplug", "1", "-n", "0"], "bad --cycles")):
+        r = schedtop(*args)
+        check(r.returncode == 2 and want in r.stderr.decode(),
+              "%s: exit %d, %s" % (args, r.returncode, r.stderr))
+
+
+@test(root=True)
+def boot_cpu_without_online_file_is_refused():
+    if os.path.exists("/sys/devices/system/cpu/cpu0/online"):
+        raise Skip("cpu0 can be taken offline here")
+    r = schedtop("hotplug", "0", "-n", "1")
+    check(r.returncode == 1 and "cannot be taken offline" in r.stderr.decode()
+          and len(r.stderr.decode().strip().splitlines()) == 1,
+          "exit %d: %s" % (r.returncode, r.stderr))
+
+
+run()
