@@ -34,6 +34,13 @@ def live_without_terminfo(term):
     both clusters, exited 0 and restored the terminal."""
     if not shutil.which("unshare"):
         raise Skip("no unshare (util-linux)")
+    # unshare -m makes every mount private first; where / is no mount point
+    # of its own (a chroot) the kernel refuses, and without a private
+    # namespace the host's terminfo cannot be hidden.
+    r = subprocess.run(["unshare", "-m", "true"], capture_output=True)
+    if r.returncode != 0:
+        raise Skip("no private mount namespace to hide terminfo in: %s" %
+                   " ".join(r.stderr.decode(errors="replace").split()))
     r = make_in_out("ptyrun")
     check(r.returncode == 0, "make ptyrun: %s" % r.stderr.decode())
     empty = tempfile.mkdtemp(prefix="schedtop-noterminfo-")

@@ -179,9 +179,11 @@ vm_busybox() {
 		tmp=$(mktemp -d "$VM_CACHE/tmp.XXXXXX")
 		dpkg-deb -x "$deb" "$tmp" || vm_die "cannot unpack $deb"
 		mkdir -p "${bb%/*}"
-		# /bin before trixie's merged /usr.
-		mv "$(find "$tmp" -name busybox -type f | head -n 1)" "$bb" ||
+		# /bin before trixie's merged /usr, /usr/bin since; trixie's
+		# deb also has an initramfs-tools config named busybox.
+		mv "$(find "$tmp" -path '*/bin/busybox' -type f | head -n 1)" "$bb" ||
 			vm_die "no busybox in $deb"
+		[ -x "$bb" ] || vm_die "$deb: bin/busybox is not executable"
 		rm -rf "$tmp"
 	fi
 	echo "$bb"
@@ -341,11 +343,13 @@ vm_boot() {
 	timeout "$timeout" qemu-system-aarch64 -machine virt -accel tcg \
 		-cpu cortex-a57 -smp "$n" -m "${VM_MEM:-1024}" -nographic -nic none \
 		-no-reboot -kernel "$kernel" -initrd "$initrd" -dtb "$dtb" \
-		-append "console=ttyAMA0 rdinit=/init loglevel=4" </dev/null 2>&1 |
+		-append "console=ttyAMA0 rdinit=/init loglevel=4 panic=-1" </dev/null 2>&1 |
 		tr -d '\r' >"$log"
 	rc=$(sed -n 's/^===VM-END=== \([0-9]*\)$/\1/p' "$log" | tail -n 1)
 	if [ -z "$rc" ]; then
-		echo "$VM_PROG: the guest did not finish within ${timeout}s; its console ended with:" >&2
+		# panic=-1 with -no-reboot: a guest that panics (no init) ends
+		# at once instead of hanging until the timeout.
+		echo "$VM_PROG: the guest did not finish (it panicked, or ran past ${timeout}s); its console ended with:" >&2
 		tail -n 30 "$log" >&2
 		rm -f "$log"
 		return 125
