@@ -53,6 +53,9 @@ static const char *const messages[SCHEDSTAT_ERR_END - SCHEDSTAT_ERR_START] = {
 	[SCHEDSTAT_ERR_TRACEFS_PRIV - SCHEDSTAT_ERR_START] =
 		"permission denied on tracefs: run as root (schedtop makes a "
 		"tracing instance under /sys/kernel/tracing/instances)",
+	[SCHEDSTAT_ERR_TOPOLOGY_TRACE - SCHEDSTAT_ERR_START] =
+		"the topology leaves out CPUs that the trace has: name every CPU "
+		"of the trace in --topology (trace-cmd report --stat shows them)",
 };
 
 /* Front ends may report errors from several threads; strerror() is not safe. */
