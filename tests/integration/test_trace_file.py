@@ -18,8 +18,9 @@ SWITCH = re.compile(r"\[(\d+)\]\s+(\d+\.\d+): sched_switch:\s+(.*):(\d+) "
                     r"\[-?\d+\] (\S+) ==> (.*):(\d+) \[")
 
 
-def trace_cmd_switches():
-    """(cpu, prev_pid, prev_state, next_pid) per switch, as trace-cmd reads them."""
+def trace_cmd_switches(with_ts=False):
+    """(cpu, prev_pid, prev_state, next_pid) per switch, as trace-cmd reads
+    them (with the timestamp in ns first if @with_ts)."""
     if not shutil.which("trace-cmd"):
         raise AssertionError("trace-cmd missing: apt-get install trace-cmd")
     r = subprocess.run(["trace-cmd", "report", "-i", JUNO], capture_output=True,
@@ -29,8 +30,11 @@ def trace_cmd_switches():
     for line in r.stdout.splitlines():
         m = SWITCH.search(line)
         if m:
-            out.append((int(m.group(1)), int(m.group(4)), m.group(5),
-                        int(m.group(7))))
+            sw = (int(m.group(1)), int(m.group(4)), m.group(5), int(m.group(7)))
+            if with_ts:
+                sec, frac = m.group(2).split(".")
+                sw = (int(sec) * 10**9 + int(frac.ljust(9, "0")),) + sw
+            out.append(sw)
     check(len(out) > 200, "trace-cmd decoded only %d switches" % len(out))
     return out
 
@@ -133,6 +137,39 @@ def a_recording_keeps_its_topology():
         err = r.stderr.decode()
         check(r.returncode == 1 and err.count("\n") == 1 and
               "keeps the topology" in err, "override of a recording: %r" % err)
+
+
+@test
+def states_read_as_trace_cmd_reads_them():
+    """A task off its CPU at a sample is in the state of its last switch out,
+    decoded with the format stored in the file (4.x: 64 is 'x', a task that
+    died; today's kernel would call it 'P')."""
+    sw = trace_cmd_switches(with_ts=True)
+    letters = {s for _, _, _, s, _ in sw}
+    check("x" in letters and "D" in letters, "excerpt states %s" % letters)
+    r = schedtop("csv", "--from", JUNO, "--topology", TOPO, "-t", "task")
+    check(r.returncode == 0, "csv --from: %s" % r.stderr)
+    compared = collections.Counter()
+    for row in parse_csv(r.stdout):
+        pid, ts = int(row["pid"]), int(row["ts_ns"])
+        last = None
+        for t, _, prev, state, nxt in sw:
+            if t > ts:
+                break
+            if prev == pid:
+                last = state
+            elif nxt == pid:
+                last = None
+        if last is None:
+            continue
+        # W (waking), K (wakekill), N (noload) have no letter of their own;
+        # "R+" is preempted: runnable.
+        want = [c for c in last.split("|") if c not in "WKN+"][0][0]
+        check(row["state"] == want, "pid %d at %d: %s, trace-cmd says %s" %
+              (pid, ts, row["state"], last))
+        compared[want] += 1
+    check(compared["x"] and compared["S"] and compared["R"] and compared["D"],
+          "states compared: %s" % dict(compared))
 
 
 if __name__ == "__main__":
