@@ -190,7 +190,7 @@ struct schedstat_task {
 	char comm[SCHEDSTAT_COMM_LEN];
 	int32_t cpu;		/* CPU it runs on, or last ran on */
 	int32_t cluster;	/* index into the topology, -1 if unknown */
-	char state;		/* ps letters: R S D T t X Z P I */
+	char state;		/* ps letters: R S D T t X Z P I; x: died (traces) */
 	bool running;		/* on a CPU at the instant of the snapshot */
 	bool exited;		/* exited during this interval */
 	int32_t prio;
