@@ -50,6 +50,7 @@ enum schedstat_error {
 	SCHEDSTAT_ERR_TRACEFS_PRIV,
 	SCHEDSTAT_ERR_NO_HOTPLUG,	/* the CPU has no online file */
 	SCHEDSTAT_ERR_HOTPLUG_FAILED,	/* a cpuhp callback refused */
+	SCHEDSTAT_ERR_TOPOLOGY_TRACE,	/* --topology leaves out a trace's CPUs */
 	SCHEDSTAT_ERR_END,
 };
 
@@ -191,7 +192,7 @@ struct schedstat_task {
 	char comm[SCHEDSTAT_COMM_LEN];
 	int32_t cpu;		/* CPU it runs on, or last ran on */
 	int32_t cluster;	/* index into the topology, -1 if unknown */
-	char state;		/* ps letters: R S D T t X Z P I */
+	char state;		/* ps letters: R S D T t X Z P I; x: died (traces) */
 	bool running;		/* on a CPU at the instant of the snapshot */
 	bool exited;		/* exited during this interval */
 	int32_t prio;
@@ -410,7 +411,11 @@ struct schedstat_session_opts {
  * (SCHEDSTAT_AVAIL_PELT_ESTIMATED); errors then include
  * -SCHEDSTAT_ERR_NO_TRACEFS and -SCHEDSTAT_ERR_TRACEFS_EVENTS. With
  * opts->trace_file it reads a trace-cmd recording, and sample() returns
- * -ENODATA at its end.
+ * -ENODATA at its end. A trace's CPUs are the trace's, never this machine's:
+ * its clusters come from opts->topology (capacities as given, else 1024;
+ * -SCHEDSTAT_ERR_TOPOLOGY_TRACE if it leaves out a CPU of the trace), or
+ * from opts->sysfs_root when that names a copy of the recording machine's
+ * sysfs, else all CPUs form one cluster (origin SCHEDSTAT_TOPO_SINGLE).
  */
 int schedstat_session_open(struct schedstat_session **out,
 			   const struct schedstat_session_opts *opts);

@@ -25,6 +25,7 @@ static const char convert_usage[] =
 "\n"
 "      --perfetto         JSON trace events (the only format so far)\n"
 "  -o, --output OUT       where to write (\"-\": standard output)\n"
+INPUT_OPTS_USAGE
 "  -h, --help             show this help\n";
 
 enum { OPT_PERFETTO = 256 };
@@ -32,6 +33,7 @@ enum { OPT_PERFETTO = 256 };
 const struct option convert_long_opts[] = {
 	{ "perfetto", no_argument, NULL, OPT_PERFETTO },
 	{ "output", required_argument, NULL, 'o' },
+	INPUT_LONG_OPTS,
 	{ "help", no_argument, NULL, 'h' },
 	{}
 };
@@ -342,6 +344,7 @@ int cmd_convert(int argc, char **argv)
 {
 	struct schedstat_recording *rec = NULL;
 	const char *out = NULL, *in = NULL;
+	struct input_opts input = {};
 	bool perfetto = false;
 	FILE *f = NULL;
 	int c, fd = -1, ret = EXIT_FAIL;
@@ -356,6 +359,9 @@ int cmd_convert(int argc, char **argv)
 			break;
 		case 'o':
 			out = optarg;
+			break;
+		case OPT_INPUT_TOPOLOGY:
+			input_opt(c, optarg, &input);
 			break;
 		case 'h':
 			fputs(convert_usage, stdout);
@@ -374,7 +380,7 @@ int cmd_convert(int argc, char **argv)
 	/* Opening the output truncates it: it must not be what we read. */
 	if (strcmp(out, "-") && same_file(in, out))
 		return cli_usage_error("convert", "the recording and -o name the same file");
-	fd = open_recording(in, 0, &rec);
+	fd = open_recording(in, 0, &input, &rec);
 	if (fd < 0)
 		return EXIT_FAIL;
 	f = strcmp(out, "-") ? fopen(out, "w") : stdout;

@@ -210,8 +210,8 @@ static int parse_csv_opts(int argc, char **argv, struct csv_opts *o)
 		return cli_usage_error("csv", "-d is for live runs: -n N takes the first N samples of a recording");
 	if (o->from && o->trace_file)
 		return cli_usage_error("csv", "--from and --trace do not go together");
-	if (o->from && (o->record || o->topology || o->sysfs_root || o->exact_wakeups))
-		return cli_usage_error("csv", "--from reads what was recorded: no --record, --topology, --sysfs-root or --exact-wakeups with it");
+	if (o->from && (o->record || o->sysfs_root || o->exact_wakeups))
+		return cli_usage_error("csv", "--from reads what was recorded: no --record, --sysfs-root or --exact-wakeups with it");
 	if ((o->pids || o->comm) && o->table != &task_table)
 		return cli_usage_error("csv", "-p and -c filter tasks: use them with --table task");
 	return -1;
@@ -347,7 +347,8 @@ static int run_from(struct csv_run *r)
 	size_t bad = 0, n;
 	int fd, err, ret = EXIT_FAIL;
 
-	fd = open_recording(r->o->from, r->o->interval_set ? r->o->interval_ms : 0, &rec);
+	fd = open_recording(r->o->from, r->o->interval_set ? r->o->interval_ms : 0,
+			    &(struct input_opts){ .topology = r->o->topology }, &rec);
 	if (fd < 0)
 		return EXIT_FAIL;
 	schedstat_recording_info(rec, &info);
@@ -444,6 +445,8 @@ int cmd_csv(int argc, char **argv)
 		cli_error("%s", schedstat_strerror(err));
 		goto cleanup;
 	}
+	if (o.trace_file && !o.sysfs_root)
+		trace_topology_note(o.trace_file, s);
 	if (o.record && recording_out_open(&run.rec, o.record,
 					   schedstat_session_topology(s),
 					   o.interval_ms, argc, argv))

@@ -31,6 +31,7 @@ static const char replay_usage[] =
 "  -s, --speed X          x0.25, x0.5, x1 (default), x2 ... x16\n"
 "      --start TIME       begin at TIME from the start (seconds or M:SS)\n"
 "  -f, --filter TEXT      show only tasks whose name contains TEXT (or a pid)\n"
+INPUT_OPTS_USAGE
 "  -h, --help             show this help\n";
 
 enum { OPT_START = 256 };
@@ -39,6 +40,7 @@ const struct option replay_long_opts[] = {
 	{ "speed", required_argument, NULL, 's' },
 	{ "start", required_argument, NULL, OPT_START },
 	{ "filter", required_argument, NULL, 'f' },
+	INPUT_LONG_OPTS,
 	{ "help", no_argument, NULL, 'h' },
 	{}
 };
@@ -291,6 +293,7 @@ int cmd_replay(int argc, char **argv)
 {
 	struct replay rp = { .loop = LOOP_INIT };
 	const char *filter = NULL, *start = NULL;
+	struct input_opts in = {};
 	unsigned int speed_x4 = 4;
 	int c, fd = -1, err, ret = EXIT_FAIL;
 
@@ -310,6 +313,9 @@ int cmd_replay(int argc, char **argv)
 				return cli_usage_error("replay", "filter too long");
 			filter = optarg;
 			break;
+		case OPT_INPUT_TOPOLOGY:
+			input_opt(c, optarg, &in);
+			break;
 		case 'h':
 			fputs(replay_usage, stdout);
 			return EXIT_OK;
@@ -319,7 +325,7 @@ int cmd_replay(int argc, char **argv)
 	}
 	if (optind != argc - 1)
 		return cli_usage_error("replay", "give one recording");
-	fd = open_recording(argv[optind], 0, &rp.rec);
+	fd = open_recording(argv[optind], 0, &in, &rp.rec);
 	if (fd < 0)
 		return EXIT_FAIL;
 	schedstat_recording_info(rp.rec, &rp.info);

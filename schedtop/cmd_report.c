@@ -18,15 +18,17 @@
 #include "recording.h"
 
 static const char report_usage[] =
-"Usage: schedtop report [-n N] FILE\n"
-"Summarize a recording: clusters, overutilization, busiest tasks, migrations,\n"
+"Usage: schedtop report [-n N] [--topology SPEC] FILE\n"
+"Summarize a recording or a trace.dat: clusters, overutilization, busiest tasks, migrations,\n"
 "hotplug, dropped events and anything lost.\n"
 "\n"
 "  -n, --top N            tasks listed per ranking (default 10)\n"
+INPUT_OPTS_USAGE
 "  -h, --help             show this help\n";
 
 const struct option report_long_opts[] = {
 	{ "top", required_argument, NULL, 'n' },
+	INPUT_LONG_OPTS,
 	{ "help", no_argument, NULL, 'h' },
 	{}
 };
@@ -426,6 +428,7 @@ cleanup:
 int cmd_report(int argc, char **argv)
 {
 	struct schedstat_recording *rec = NULL;
+	struct input_opts in = {};
 	unsigned long top = 10;
 	int c, fd, ret;
 
@@ -437,6 +440,9 @@ int cmd_report(int argc, char **argv)
 			if (parse_ulong(optarg, 1, 100000, &top))
 				return cli_usage_error("report", "bad count '%s'", optarg);
 			break;
+		case OPT_INPUT_TOPOLOGY:
+			input_opt(c, optarg, &in);
+			break;
 		case 'h':
 			fputs(report_usage, stdout);
 			return EXIT_OK;
@@ -446,7 +452,7 @@ int cmd_report(int argc, char **argv)
 	}
 	if (optind != argc - 1)
 		return cli_usage_error("report", "give one recording");
-	fd = open_recording(argv[optind], 0, &rec);
+	fd = open_recording(argv[optind], 0, &in, &rec);
 	if (fd < 0)
 		return EXIT_FAIL;
 	ret = report(argv[optind], rec, top);

@@ -69,7 +69,7 @@ static const struct column task_cols[] = {
 		TASK(cluster, COL_CLUSTER), .tui_default = true, .tui_rank = 3,
 	}, {
 		.name = "state", .title = "S", .width = 1,
-		.desc = "R running/runnable, S sleeping, D uninterruptible, T stopped, t traced, X dead, Z zombie, P parked, I idle kernel thread",
+		.desc = "R running/runnable, S sleeping, D uninterruptible, T stopped, t traced, X dead, Z zombie, P parked, I idle kernel thread, x died (its last switch out, as traces of kernels before 4.14 print it)",
 		TASK(state, COL_CHAR), .tui_default = true, .tui_rank = 2,
 	}, {
 		.name = "util_avg", .title = "UTIL", .width = 4,

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -167,11 +168,34 @@ static bool is_trace_dat(int fd)
  * recordings reads trace.dat alike. Returns the recording's descriptor or
  * -1 after saying why not.
  */
-static int record_trace(const char *path, unsigned long interval_ms)
+bool input_opt(int c, const char *arg, struct input_opts *o)
+{
+	if (c != OPT_INPUT_TOPOLOGY)
+		return false;
+	o->topology = arg;
+	return true;
+}
+
+void trace_topology_note(const char *path, struct schedstat_session *s)
+{
+	const struct schedstat_topology *topo = schedstat_session_topology(s);
+	int n = schedstat_topology_nr_cpus(topo);
+
+	if (schedstat_topology_origin(topo) != SCHEDSTAT_TOPO_SINGLE)
+		return;
+	fprintf(stderr, "schedtop: note: %s: its %d CPUs shown as one cluster (a "
+		"trace does not say its clusters): give them with --topology "
+		"NAME:CPULIST[@CAPACITY],..., e.g. 'LITTLE:0-%d@446,big:%d-%d@1024'\n",
+		path, n, n > 1 ? n / 2 - 1 : 0, n > 1 ? n / 2 : 0, n - 1);
+}
+
+static int record_trace(const char *path, unsigned long interval_ms,
+			const char *topology)
 {
 	struct schedstat_session_opts sopts = {
 		.trace_file = path,
 		.trace_interval_ns = interval_ms * 1000000ULL,
+		.topology = topology,
 	};
 	struct recording_out o = { .fd = -1, .path = path };
 	struct schedstat_session *s = NULL;
@@ -192,6 +216,7 @@ static int record_trace(const char *path, unsigned long interval_ms)
 	sopts.event_ctx = &o;
 	err = cli_session_open(&s, &sopts);
 	if (!err) {
+		trace_topology_note(path, s);
 		o.topo = schedstat_session_topology(s);
 		err = schedstat_recorder_open(&o.rec, fd, o.topo, meta);
 	}
@@ -218,9 +243,10 @@ static int record_trace(const char *path, unsigned long interval_ms)
 }
 
 int open_recording(const char *path, unsigned long trace_interval_ms,
-		   struct schedstat_recording **rec)
+		   const struct input_opts *in, struct schedstat_recording **rec)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
+	char *spec = NULL;
 
 	if (fd < 0) {
 		cli_error("cannot read %s: %s", path, strerror(errno));
@@ -228,9 +254,26 @@ int open_recording(const char *path, unsigned long trace_interval_ms,
 	}
 	if (is_trace_dat(fd)) {
 		close(fd);
-		fd = record_trace(path, trace_interval_ms ? trace_interval_ms : 100);
+		if (in && in->topology) {
+			spec = cli_topology_spec(in->topology);
+			if (!spec) {
+				if (errno == ENOMEM)
+					cli_error("%s", strerror(errno));
+				return -1;
+			}
+		}
+		fd = record_trace(path, trace_interval_ms ? trace_interval_ms : 100,
+				  spec);
+		free(spec);
 		if (fd < 0)
 			return -1;
+	} else if (in && in->topology) {
+		/* The clusters were computed as it recorded: rows cannot be regrouped. */
+		cli_error("%s: a schedtop recording keeps the topology it was "
+			  "recorded with: --topology applies to trace.dat files "
+			  "(record again with --topology to change it)", path);
+		close(fd);
+		return -1;
 	}
 	err = schedstat_recording_open(rec, fd);
 	if (err) {

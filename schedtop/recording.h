@@ -43,13 +43,40 @@ int recording_out_close(struct recording_out *o);
 
 
 /*
+ * The options of every command that reads a recording or a trace.dat
+ * (report, replay, convert; csv --from has its own --topology, parsed into
+ * the same struct): one getopt entry, one help text, one parser.
+ */
+enum { OPT_INPUT_TOPOLOGY = 0x1000 };
+#define INPUT_LONG_OPTS \
+	{ "topology", required_argument, NULL, OPT_INPUT_TOPOLOGY }
+#define INPUT_OPTS_USAGE \
+"      --topology SPEC    the recording machine's clusters, as\n" \
+"                         NAME:CPULIST[@CAPACITY],... or @FILE: a trace.dat\n" \
+"                         does not hold them\n"
+
+struct input_opts {
+	const char *topology;	/* as given: a spec or @FILE */
+};
+
+/* Takes getopt's @c into @o; false if it is none of the input options. */
+bool input_opt(int c, const char *arg, struct input_opts *o);
+
+/*
  * Opens @path as a recording; returns its descriptor (close it after the
  * recording) or -1 after saying why not. A trace-cmd file (trace.dat) is
  * turned into a recording in memory first, sampled every
- * @trace_interval_ms of trace time (0: 100 ms).
+ * @trace_interval_ms of trace time (0: 100 ms), with the trace's CPUs and
+ * @in's clusters (a note on stderr says how to give them when @in has none).
+ * @in may be NULL.
  */
 int open_recording(const char *path, unsigned long trace_interval_ms,
-		   struct schedstat_recording **rec);
+		   const struct input_opts *in, struct schedstat_recording **rec);
+/*
+ * After a trace-file session opened without a topology: one line on stderr
+ * saying that its CPUs form one cluster and how to give the real ones.
+ */
+void trace_topology_note(const char *path, struct schedstat_session *s);
 /* A line on standard error when the recording is incomplete or damaged. */
 void recording_warn_lost(const char *path,
 			 const struct schedstat_recording_info *info);

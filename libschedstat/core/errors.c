@@ -60,6 +60,9 @@ static const char *const messages[SCHEDSTAT_ERR_END - SCHEDSTAT_ERR_START] = {
 	[SCHEDSTAT_ERR_HOTPLUG_FAILED - SCHEDSTAT_ERR_START] =
 		"the kernel refused the hotplug operation (a cpuhp callback "
 		"failed; see dmesg)",
+	[SCHEDSTAT_ERR_TOPOLOGY_TRACE - SCHEDSTAT_ERR_START] =
+		"the topology leaves out CPUs that the trace has: name every CPU "
+		"of the trace in --topology (trace-cmd report --stat shows them)",
 };
 
 /* Front ends may report errors from several threads; strerror() is not safe. */

@@ -67,6 +67,11 @@ int topology_add_cluster(struct schedstat_topology *topo, const char *name,
 			 const unsigned int *capacity, int policy,
 			 unsigned int freq_min_khz, unsigned int freq_max_khz);
 void topology_seal(struct schedstat_topology *topo);
+/*
+ * A --topology spec for another machine (a trace's): capacities as the spec
+ * gives them, else 1024, and nothing read from this machine's sysfs.
+ */
+int topology_parse_foreign(struct schedstat_topology **out, const char *spec);
 
 /*
  * Make room for @need items of @size bytes in the growable array *@items of

@@ -375,13 +375,13 @@ static uint32_t switch_state(uint64_t prev_state)
 {
 	if (prev_state == SWITCH_REPORT_IDLE)
 		return TASK_IDLE;
-	return prev_state & TASK_REPORT;
+	return prev_state & (TASK_REPORT | MODEL_STATE_DEAD);
 }
 
 static void switch_out(struct engine *e, struct ecpu *c, struct etask *t,
 		       uint64_t ts, uint64_t prev_state)
 {
-	bool runnable = !(prev_state & 0xff);
+	bool runnable = !(prev_state & (0xff | MODEL_STATE_DEAD));
 
 	update_task(e, t, ts);
 	if (t->rec.on_cpu && ts > t->on_cpu_since)

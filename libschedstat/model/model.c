@@ -310,6 +310,8 @@ char model_state_letter(unsigned int state, unsigned int exit_state)
 
 	if (state == TASK_IDLE)
 		return 'I';
+	if (state & MODEL_STATE_DEAD)
+		return 'x';
 	while (report) {
 		idx++;
 		report >>= 1;

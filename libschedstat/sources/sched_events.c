@@ -49,11 +49,117 @@ struct ev_fmt {
 	struct tep_format_field *f[NR_F];
 };
 
+/* A sched_switch prev_state bit of the trace's kernel, in the engine's terms. */
+struct state_bit {
+	uint64_t mask;
+	uint64_t to;
+};
+
 struct sched_events {
 	struct tep_handle *tep;
 	struct engine *engine;
 	struct ev_fmt ev[NR_EV_KINDS];
+	/*
+	 * prev_state as the kernel that wrote the events printed it: its
+	 * bits, read from the event's print format (__print_flags), since
+	 * the layout changed over the years (4.x: 64 was TASK_DEAD 'x', 2048
+	 * preempted; today 64 is TASK_PARKED 'P', 256 preempted).
+	 */
+	struct state_bit state_bits[16];
+	int nr_state_bits;
+	uint64_t preempt_mask;	/* 0: the format did not say; as given */
 };
+
+/* Today's TASK_REPORT letters (the engine's layout), and 'x': dead. */
+static uint64_t state_letter_bits(const char *s)
+{
+	static const struct { const char *letter; uint64_t bits; } map[] = {
+		{ "S", 0x1 }, { "D", 0x2 }, { "T", 0x4 }, { "t", 0x8 },
+		{ "X", 0x10 }, { "Z", 0x20 }, { "P", 0x40 }, { "I", 0x80 },
+		{ "x", MODEL_STATE_DEAD },
+	};
+
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (!strcmp(s, map[i].letter))
+			return map[i].bits;
+	/* K (wakekill), W (waking), N (noload): no letter of their own. */
+	return 0;
+}
+
+static bool arg_is_prev_state(const struct tep_print_arg *a)
+{
+	for (int depth = 0; a && depth < 8; depth++) {
+		if (a->type == TEP_PRINT_FIELD)
+			return a->field.name && !strcmp(a->field.name, "prev_state");
+		if (a->type != TEP_PRINT_OP)
+			return false;
+		a = a->op.left;
+	}
+	return false;
+}
+
+/* The __print_flags() of prev_state anywhere in @a, or NULL. */
+static const struct tep_print_arg *find_state_flags(const struct tep_print_arg *a,
+						    int depth)
+{
+	const struct tep_print_arg *f;
+
+	if (!a || depth > 16)
+		return NULL;
+	if (a->type == TEP_PRINT_FLAGS && arg_is_prev_state(a->flags.field))
+		return a;
+	if (a->type == TEP_PRINT_OP) {
+		f = find_state_flags(a->op.left, depth + 1);
+		return f ? f : find_state_flags(a->op.right, depth + 1);
+	}
+	return NULL;
+}
+
+/*
+ * The kernel's own table of prev_state letters from the print format; the
+ * preempted bit is the next one above them (TASK_REPORT_MAX), which the
+ * format tests for "+". Without such a table, values are taken as they are.
+ */
+static void read_state_format(struct sched_events *se, struct tep_event *ev)
+{
+	const struct tep_print_arg *flags = NULL;
+	uint64_t top = 0;
+
+	for (const struct tep_print_arg *a = ev->print_fmt.args; a && !flags; a = a->next)
+		flags = find_state_flags(a, 0);
+	if (!flags)
+		return;
+	for (const struct tep_print_flag_sym *f = flags->flags.flags;
+	     f && se->nr_state_bits < (int)(sizeof(se->state_bits) / sizeof(se->state_bits[0]));
+	     f = f->next) {
+		uint64_t v = f->value ? strtoull(f->value, NULL, 0) : 0;
+
+		if (!v || !f->str)
+			continue;
+		se->state_bits[se->nr_state_bits++] = (struct state_bit){
+			v, state_letter_bits(f->str) };
+		if (v > top)
+			top = v;
+	}
+	if (se->nr_state_bits)
+		se->preempt_mask = top << 1;
+}
+
+/* prev_state in the engine's (today's kernel's) layout. */
+static uint64_t prev_state(const struct sched_events *se, uint64_t v)
+{
+	uint64_t out = 0;
+
+	if (!se->nr_state_bits)
+		return v;
+	for (int i = 0; i < se->nr_state_bits; i++)
+		if (v & se->state_bits[i].mask)
+			out |= se->state_bits[i].to;
+	/* Preempted: runnable, as today's TASK_REPORT_MAX says it. */
+	if (!out && (v & se->preempt_mask))
+		return 0x100;
+	return out;
+}
 
 static const char *const field_names[NR_EV_KINDS][NR_F] = {
 	[EV_SWITCH] = { "prev_pid", "prev_prio", "prev_state", "prev_comm",
@@ -136,6 +242,8 @@ int sched_events_new(struct sched_events **out, struct tep_handle *tep,
 			}
 		}
 	}
+	if (se->ev[EV_SWITCH].event)
+		read_state_format(se, se->ev[EV_SWITCH].event);
 	*out = se;
 	return 0;
 }
@@ -254,7 +362,8 @@ int sched_events_handle(struct sched_events *se, struct tep_record *rec)
 		str(ef->f[F_D], rec, comm, sizeof(comm));
 		str(ef->f[F_G], rec, comm2, sizeof(comm2));
 		return engine_switch(e, ts, rec->cpu, num(ef->f[F_A], rec),
-				     num(ef->f[F_B], rec), num(ef->f[F_C], rec),
+				     num(ef->f[F_B], rec),
+				     prev_state(se, num(ef->f[F_C], rec)),
 				     comm, num(ef->f[F_E], rec),
 				     num(ef->f[F_F], rec), comm2);
 	case EV_WAKING:

@@ -164,6 +164,54 @@ static int pick_buffer(struct trace_file_source *s)
 	return -SCHEDSTAT_ERR_TRACE_FILE;
 }
 
+/*
+ * The recording machine's CPUs are the trace's, whatever this machine has;
+ * its clusters are not in the file: --topology says them (a copy of that
+ * machine's sysfs, --sysfs-root, would too), else all CPUs are one cluster
+ * and the front end says how to give them.
+ */
+static int trace_topology(const struct schedstat_session_opts *opts,
+			  int nr_cpus, struct schedstat_topology **out)
+{
+	struct schedstat_topology *topo = NULL;
+	int err;
+
+	*out = NULL;
+	if (nr_cpus <= 0 || nr_cpus > SCHEDSTAT_MAX_CPUS)
+		return -SCHEDSTAT_ERR_TRACE_FILE;
+	if (opts->topology) {
+		err = topology_parse_foreign(&topo, opts->topology);
+	} else if (opts->sysfs_root) {
+		err = schedstat_topology_detect(&topo, opts->sysfs_root);
+	} else {
+		struct cpuset all = {};
+		unsigned int caps[SCHEDSTAT_MAX_CPUS];
+
+		for (int cpu = 0; cpu < nr_cpus; cpu++) {
+			cpuset_set(&all, cpu);
+			caps[cpu] = 1024;
+		}
+		topo = topology_new(SCHEDSTAT_TOPO_SINGLE);
+		if (!topo)
+			return -ENOMEM;
+		err = topology_add_cluster(topo, "all", &all, caps, -1, 0, 0);
+		if (!err)
+			topology_seal(topo);
+	}
+	if (err) {
+		schedstat_topology_free(topo);
+		return err;
+	}
+	for (int cpu = 0; cpu < nr_cpus; cpu++) {
+		if (schedstat_topology_cpu_cluster(topo, cpu) < 0) {
+			schedstat_topology_free(topo);
+			return -SCHEDSTAT_ERR_TOPOLOGY_TRACE;
+		}
+	}
+	*out = topo;
+	return 0;
+}
+
 static int trace_file_open(void **out, const struct schedstat_session_opts *opts)
 {
 	struct engine_hooks hooks = {};
@@ -187,11 +235,7 @@ static int trace_file_open(void **out, const struct schedstat_session_opts *opts
 	}
 	s->tep = tracecmd_get_tep(s->handle);
 	s->nr_trace_cpus = tep_get_cpus(s->tep);
-	/*
-	 * The recording machine's topology is not in the file: --topology
-	 * says it, else this machine's is assumed.
-	 */
-	err = source_topology(opts, &s->topo);
+	err = trace_topology(opts, s->nr_trace_cpus, &s->topo);
 	if (!err)
 		err = model_new(&s->sink.model, s->topo);
 	if (!err)

@@ -712,8 +712,9 @@ static int spec_capacity(const char **sp, unsigned int *cap)
 	return 0;
 }
 
+/* @foreign: the spec is another machine's; do not read this one's sysfs. */
 static int parse_spec(struct schedstat_topology *topo, const char *spec,
-		      const char *sysfs_root)
+		      const char *sysfs_root, bool foreign)
 {
 	struct cpuset all = {};
 	const char *p = spec;
@@ -768,7 +769,7 @@ static int parse_spec(struct schedstat_topology *topo, const char *spec,
 		for_each_cpu(cpu, &set) {
 			if (cap)
 				topo->cpu_capacity[cpu] = cap;
-			else if (read_cpu_capacity(sysfs_root, cpu,
+			else if (foreign || read_cpu_capacity(sysfs_root, cpu,
 						   &topo->cpu_capacity[cpu]))
 				topo->cpu_capacity[cpu] = DEFAULT_CAPACITY;
 		}
@@ -782,8 +783,8 @@ static int parse_spec(struct schedstat_topology *topo, const char *spec,
 	}
 }
 
-int schedstat_topology_parse(struct schedstat_topology **out, const char *spec,
-			     const char *sysfs_root)
+static int parse_topology(struct schedstat_topology **out, const char *spec,
+			  const char *sysfs_root, bool foreign)
 {
 	struct schedstat_topology *topo;
 	int err;
@@ -794,19 +795,30 @@ int schedstat_topology_parse(struct schedstat_topology **out, const char *spec,
 	topo = topo_alloc(SCHEDSTAT_TOPO_OVERRIDE);
 	if (!topo)
 		return -ENOMEM;
-	err = parse_spec(topo, spec, sysfs_root);
+	err = parse_spec(topo, spec, sysfs_root, foreign);
 	if (err) {
 		schedstat_topology_free(topo);
 		return err == -ENOMEM ? err : -SCHEDSTAT_ERR_TOPOLOGY_SPEC;
 	}
 	/* The user named the clusters: keep them in the order written. */
 	topo_finish(topo);
-	if (read_cluster_freqs(topo, sysfs_root) == -ENOMEM) {
+	if (!foreign && read_cluster_freqs(topo, sysfs_root) == -ENOMEM) {
 		schedstat_topology_free(topo);
 		return -ENOMEM;
 	}
 	*out = topo;
 	return 0;
+}
+
+int schedstat_topology_parse(struct schedstat_topology **out, const char *spec,
+			     const char *sysfs_root)
+{
+	return parse_topology(out, spec, sysfs_root, false);
+}
+
+int topology_parse_foreign(struct schedstat_topology **out, const char *spec)
+{
+	return parse_topology(out, spec, NULL, true);
 }
 
 struct schedstat_topology *topology_new(enum schedstat_topology_origin origin)

@@ -692,6 +692,7 @@ static void state_letters(void **state)
 	assert_int_equal(model_state_letter(0x8, 0), 't');
 	assert_int_equal(model_state_letter(0, 0x10), 'X');
 	assert_int_equal(model_state_letter(0, 0x20), 'Z');
+	assert_int_equal(model_state_letter(MODEL_STATE_DEAD, 0), 'x');
 	assert_int_equal(model_state_letter(0x40, 0), 'P');
 	assert_int_equal(model_state_letter(0x402, 0), 'I');
 }

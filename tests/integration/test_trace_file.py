@@ -1,0 +1,176 @@
+"""trace-cmd files made on other machines: the Juno excerpt of ARM LISA's
+example trace (tests/fixtures/trace/README.md), read by report, replay,
+convert and csv --from, against trace-cmd report's own decoding of the same
+file."""
+import collections
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+
+from harness import SRC, check, parse_csv, run, schedtop, test
+
+JUNO = os.path.join(SRC, "tests", "fixtures", "trace", "juno-excerpt.dat")
+TOPO = "LITTLE:0,3-5@446,big:1-2@1024"
+SWITCH = re.compile(r"\[(\d+)\]\s+(\d+\.\d+): sched_switch:\s+(.*):(\d+) "
+                    r"\[-?\d+\] (\S+) ==> (.*):(\d+) \[")
+
+
+def trace_cmd_switches(with_ts=False):
+    """(cpu, prev_pid, prev_state, next_pid) per switch, as trace-cmd reads
+    them (with the timestamp in ns first if @with_ts)."""
+    if not shutil.which("trace-cmd"):
+        raise AssertionError("trace-cmd missing: apt-get install trace-cmd")
+    r = subprocess.run(["trace-cmd", "report", "-i", JUNO], capture_output=True,
+                       text=True, timeout=60)
+    check(r.returncode == 0, "trace-cmd report: %s" % r.stderr)
+    out = []
+    for line in r.stdout.splitlines():
+        m = SWITCH.search(line)
+        if m:
+            sw = (int(m.group(1)), int(m.group(4)), m.group(5), int(m.group(7)))
+            if with_ts:
+                sec, frac = m.group(2).split(".")
+                sw = (int(sec) * 10**9 + int(frac.ljust(9, "0")),) + sw
+            out.append(sw)
+    check(len(out) > 200, "trace-cmd decoded only %d switches" % len(out))
+    return out
+
+
+@test
+def csv_from_has_every_cpu_task_and_switch():
+    sw = trace_cmd_switches()
+    want_cpus = {c for c, _, _, _ in sw}
+    check(want_cpus == set(range(6)), "excerpt CPUs %s" % sorted(want_cpus))
+    outs = collections.Counter(p for _, p, _, _ in sw if p)
+    pids = {p for _, p, _, n in sw if p} | {n for _, _, _, n in sw if n}
+    names = subprocess.run(["trace-cmd", "report", "-i", JUNO],
+                           capture_output=True, text=True).stdout
+    check("sudo" in names and "task_r20_5-60" in names, "excerpt lacks its tasks")
+    r = schedtop("csv", "--from", JUNO, "--topology", TOPO, "-t", "task")
+    check(r.returncode == 0, "csv --from: %s" % r.stderr)
+    check(b"note:" not in r.stderr, "a note although --topology was given: %r" % r.stderr)
+    rows = parse_csv(r.stdout)
+    got = collections.Counter()
+    comms = set()
+    for row in rows:
+        got[int(row["pid"])] += int(row["nvcsw"]) + int(row["nivcsw"])
+        comms.add(row["comm"])
+    check(set(got) == pids, "tasks: missing %s, extra %s" %
+          (sorted(pids - set(got)), sorted(set(got) - pids)))
+    # sudo's pids (6988, 6995) exec'ed into sh within the excerpt: the
+    # name they end with is the one shown, as the kernel names them.
+    check("task_r20_5-60" in comms and {6988, 6995} <= set(got),
+          "comms %s, pids %s" % (sorted(comms), sorted(got)))
+    bad = {p: (outs[p], got[p]) for p in pids if outs[p] != got[p]}
+    check(not bad, "switches out per pid (trace-cmd, schedtop): %s" % bad)
+    by_cluster = {int(row["pid"]): row["cluster"] for row in rows}
+    check(by_cluster[6984] == "LITTLE", "rt-app task on %s" % by_cluster[6984])
+
+    r = schedtop("csv", "--from", JUNO, "--topology", TOPO, "-t", "cpu")
+    check(r.returncode == 0, "csv --from -t cpu: %s" % r.stderr)
+    cpus = {}
+    for row in parse_csv(r.stdout):
+        cpus[int(row["cpu"])] = (row["cluster"], int(row["capacity"]))
+    check(cpus == {0: ("LITTLE", 446), 1: ("big", 1024), 2: ("big", 1024),
+                   3: ("LITTLE", 446), 4: ("LITTLE", 446), 5: ("LITTLE", 446)},
+          "CPUs: %s" % cpus)
+
+
+@test
+def report_and_convert_take_the_topology():
+    r = schedtop("report", "-n", "100", "--topology", TOPO, JUNO)
+    check(r.returncode == 0, "report: %s" % r.stderr)
+    out = r.stdout.decode()
+    check(re.search(r"^\s+LITTLE\s+0,3-5\s+446\s", out, re.M) and
+          re.search(r"^\s+big\s+1-2\s+1024\s", out, re.M), "clusters:\n" + out)
+    for task in ("6988 ", "6995 ", "task_r20_5-60"):
+        check(task in out, "%s missing from the report:\n%s" % (task, out))
+    with tempfile.TemporaryDirectory() as d:
+        js = os.path.join(d, "juno.json")
+        r = schedtop("convert", "--topology", TOPO, JUNO, "--perfetto", "-o", js)
+        check(r.returncode == 0, "convert: %s" % r.stderr)
+        with open(js) as f:
+            text = f.read()
+        json.loads(text)
+        check("LITTLE" in text and "big" in text and "task_r20_5-60" in text,
+              "convert lacks the clusters or the task")
+    r = schedtop("replay", "--topology", "bad", JUNO)
+    check(r.returncode == 1 and r.stderr.count(b"\n") == 1 and
+          b"--topology" in r.stderr, "replay with a bad spec: %r" % r.stderr)
+
+
+@test
+def without_topology_one_cluster_and_a_note():
+    r = schedtop("csv", "--from", JUNO, "-t", "cpu", "-n", "1")
+    check(r.returncode == 0, r.stderr)
+    err = r.stderr.decode()
+    check(err.count("\n") == 1 and "note:" in err and "--topology" in err and
+          "6 CPUs" in err, "note: %r" % err)
+    cl = {(row["cpu"], row["cluster"]) for row in parse_csv(r.stdout)}
+    check(cl == {(str(c), "all") for c in range(6)}, "CPUs: %s" % sorted(cl))
+
+
+@test
+def topology_must_cover_the_trace():
+    for cmd in (["report"], ["csv", "--from"]):
+        r = schedtop(*cmd[:1], "--topology", "LITTLE:0-3", *cmd[1:], JUNO)
+        err = r.stderr.decode()
+        check(r.returncode == 1 and err.count("\n") == 1 and
+              "leaves out CPUs" in err, "%s: %d %r" % (cmd, r.returncode, err))
+
+
+@test
+def a_recording_keeps_its_topology():
+    with tempfile.TemporaryDirectory() as d:
+        rec = os.path.join(d, "juno.csv")
+        # csv --record is live; a recording from a trace: convert's input path
+        # is the same as report's, so check report refuses the override.
+        r = schedtop("csv", "--trace", JUNO, "--topology", TOPO, "-n", "3",
+                     "-t", "cpu", "--record", os.path.join(d, "j.rec"), "-o", rec)
+        check(r.returncode == 0, "csv --trace --record: %s" % r.stderr)
+        r = schedtop("report", os.path.join(d, "j.rec"))
+        check(r.returncode == 0 and b"LITTLE" in r.stdout, "report: %s" % r.stderr)
+        r = schedtop("report", "--topology", "all:0-5", os.path.join(d, "j.rec"))
+        err = r.stderr.decode()
+        check(r.returncode == 1 and err.count("\n") == 1 and
+              "keeps the topology" in err, "override of a recording: %r" % err)
+
+
+@test
+def states_read_as_trace_cmd_reads_them():
+    """A task off its CPU at a sample is in the state of its last switch out,
+    decoded with the format stored in the file (4.x: 64 is 'x', a task that
+    died; today's kernel would call it 'P')."""
+    sw = trace_cmd_switches(with_ts=True)
+    letters = {s for _, _, _, s, _ in sw}
+    check("x" in letters and "D" in letters, "excerpt states %s" % letters)
+    r = schedtop("csv", "--from", JUNO, "--topology", TOPO, "-t", "task")
+    check(r.returncode == 0, "csv --from: %s" % r.stderr)
+    compared = collections.Counter()
+    for row in parse_csv(r.stdout):
+        pid, ts = int(row["pid"]), int(row["ts_ns"])
+        last = None
+        for t, _, prev, state, nxt in sw:
+            if t > ts:
+                break
+            if prev == pid:
+                last = state
+            elif nxt == pid:
+                last = None
+        if last is None:
+            continue
+        # W (waking), K (wakekill), N (noload) have no letter of their own;
+        # "R+" is preempted: runnable.
+        want = [c for c in last.split("|") if c not in "WKN+"][0][0]
+        check(row["state"] == want, "pid %d at %d: %s, trace-cmd says %s" %
+              (pid, ts, row["state"], last))
+        compared[want] += 1
+    check(compared["x"] and compared["S"] and compared["R"] and compared["D"],
+          "states compared: %s" % dict(compared))
+
+
+if __name__ == "__main__":
+    run()
