@@ -24,6 +24,7 @@ const char schedtop_usage[] =
 "  report     summarize a recording\n"
 "  convert    turn a recording into a Perfetto / chrome://tracing trace\n"
 "  topology   print the CPU clusters schedtop detects\n"
+"  emulate    make this machine behave like a big.LITTLE one for a while\n"
 "\n"
 "Live view options:\n"
 "  -i, --interval MS      sample interval in milliseconds (default 1000)\n"
