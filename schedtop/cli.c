@@ -35,6 +35,8 @@ const char schedtop_usage[] =
 "                         switch and wakeup (53 ns per switch, 78 per wakeup)\n"
 "      --record FILE      also record the session, for schedtop replay FILE\n"
 "      --source SOURCE    auto (default: BPF, else tracefs), bpf, or tracefs\n"
+"      --emulate SPEC     big.LITTLE while it runs, e.g. LITTLE:0@50%,big:1\n"
+"                         (schedtop emulate --help; gives the topology)\n"
 "  -v, --verbose          show libbpf debug output\n"
 "  -V, --version          print the version and exit\n"
 "      --list-keys[=man]  print the live view's keys (troff for the man page)\n"

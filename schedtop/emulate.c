@@ -202,6 +202,12 @@ bool emulation_is_stealer(const struct emulation *e, int tid)
 	return e && e->started && e->method == EMULATE_STEALER && stealer_is(e, tid);
 }
 
+bool emulation_stealer_cpu(const struct emulation *e, int cpu)
+{
+	return e && e->started && e->method == EMULATE_STEALER && cpu >= 0 &&
+	       cpu < e->nr_cpus && e->pct[cpu] && e->pct[cpu] < 100;
+}
+
 int emulation_measure(const struct emulation *e, int *cpu, double *pct, int max)
 {
 	if (!e->started || e->method != EMULATE_STEALER)

@@ -83,6 +83,8 @@ const char *emulation_describe(const struct emulation *e, char *buf, size_t size
  * views show it as emulation, not load).
  */
 bool emulation_is_stealer(const struct emulation *e, int tid);
+/* Whether @e (may be NULL) has a stealer on @cpu. */
+bool emulation_stealer_cpu(const struct emulation *e, int cpu);
 
 /*
  * Measured share of its CPU each stealer took since the start, from its

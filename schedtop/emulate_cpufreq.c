@@ -429,13 +429,14 @@ int cpufreq_emul_start(struct emulation *e)
 				err = save_and_write(cf, p->dir, "scaling_min_freq", cmax);
 			continue;
 		}
-		target = pick_freq(p, cmax * p->pct / 100);
+		target = cmax * p->pct / 100;
 		if (target < cmin) {
 			cli_error("cpu%d cannot run at %u%%: %lu kHz is below its cpuinfo_min_freq %lu kHz; give a higher percentage or use --method stealer",
-				  p->first_cpu, p->pct, cmax * p->pct / 100, cmin);
+				  p->first_cpu, p->pct, target, cmin);
 			err = -EINVAL;
 			break;
 		}
+		target = pick_freq(p, target);
 		err = save_and_write(cf, p->dir, "scaling_min_freq", cmin);
 		if (!err)
 			err = save_and_write(cf, p->dir, "scaling_max_freq", target);
