@@ -450,6 +450,8 @@ int cmd_csv(int argc, char **argv)
 		if (emulation_start(&emul, EMULATE_AUTO))
 			goto cleanup;
 		run.rec.emulation = emulation_describe(&emul, desc, sizeof(desc));
+		/* The CSV stays pandas' plain table: the method is said here. */
+		emulation_print_start(&emul);
 	}
 	sopts.sysfs_root = o.sysfs_root;
 	sopts.exact_wakeups = o.exact_wakeups;

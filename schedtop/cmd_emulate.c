@@ -90,16 +90,6 @@ static int wait_for_end(double seconds)
 	return err;
 }
 
-static void print_start(const struct emulation *e)
-{
-	fprintf(stderr, "schedtop: emulating %s by %s:", e->spec,
-		emulation_method_name(e->method));
-	for (int cpu = 0; cpu < e->nr_cpus; cpu++)
-		if (e->pct[cpu] && e->pct[cpu] < 100)
-			fprintf(stderr, " cpu%d at %u%%", cpu, e->pct[cpu]);
-	fputs("\n", stderr);
-}
-
 /* What the stealers really took, from their schedstat: the user's check. */
 static void print_summary(const struct emulation *e)
 {
@@ -168,7 +158,7 @@ int cmd_emulate(int argc, char **argv)
 	if (err)
 		goto cleanup;
 	if (!quiet)
-		print_start(&e);
+		emulation_print_start(&e);
 	err = wait_for_end(seconds);
 	if (!quiet)
 		print_summary(&e);

@@ -149,6 +149,8 @@ int cmd_record(int argc, char **argv)
 		if (emulation_start(&emul, EMULATE_AUTO))
 			goto cleanup;
 		out.emulation = emulation_describe(&emul, desc, sizeof(desc));
+		if (!quiet)
+			emulation_print_start(&emul);
 	}
 	sopts.on_event = recording_out_event;
 	sopts.event_ctx = &out;

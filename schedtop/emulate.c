@@ -191,6 +191,16 @@ int emulation_start(struct emulation *e, enum emulate_method method)
 	return 0;
 }
 
+void emulation_print_start(const struct emulation *e)
+{
+	fprintf(stderr, "schedtop: emulating %s by %s:", e->spec,
+		emulation_method_name(e->method));
+	for (int cpu = 0; cpu < e->nr_cpus; cpu++)
+		if (e->pct[cpu] && e->pct[cpu] < 100)
+			fprintf(stderr, " cpu%d at %u%%", cpu, e->pct[cpu]);
+	fputs("\n", stderr);
+}
+
 const char *emulation_describe(const struct emulation *e, char *buf, size_t size)
 {
 	snprintf(buf, size, "%s by %s", e->spec, emulation_method_name(e->method));

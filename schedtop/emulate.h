@@ -78,6 +78,9 @@ int emulation_start(struct emulation *e, enum emulate_method method);
  */
 const char *emulation_describe(const struct emulation *e, char *buf, size_t size);
 
+/* "schedtop: emulating SPEC by METHOD: cpu0 at 50%" on standard error. */
+void emulation_print_start(const struct emulation *e);
+
 /*
  * Whether task @tid of this process is one of the stealer threads (so
  * views show it as emulation, not load).

@@ -6,13 +6,15 @@ rq->cpu_capacity (capacity_cfs, read by BPF). Neither is schedtop's
 arithmetic: the stealer only burns time, the kernel does the rest.
 """
 import os
+import shutil
 import signal
 import statistics
 import subprocess
+import tempfile
 import time
 
-from harness import (BIN, Inconclusive, check, mono_ns, parse_csv, run,
-                     schedstat, schedtop, start_schedtop, test)
+from harness import (SRC, Inconclusive, Skip, check, mono_ns, parse_csv,
+                     run, schedstat, schedtop, start_schedtop, test)
 
 SPEC = "LITTLE:0@50%,big:1"
 
@@ -181,6 +183,128 @@ def sigkill_gives_the_cpu_back():
             emul.wait()
         loop.kill()
         loop.wait()
+
+
+STATE = "/run/schedtop/emulate-cpufreq.state"
+# The phone-4+4 fixture with the limits cpufreq would have: LITTLE 0-3 up to
+# 1766400 kHz, big 4-7 up to 2803200 kHz (cpuinfo_*_freq of the fixture).
+AVAILABLE = {"policy0": "300000 576000 748800 1017600 1324800 1766400",
+             "policy4": "825600 1209600 1708800 2208000 2803200"}
+ORIGINAL = {("policy0", "scaling_min_freq"): 300000,
+            ("policy0", "scaling_max_freq"): 1766400,
+            ("policy4", "scaling_min_freq"): 825600,
+            ("policy4", "scaling_max_freq"): 2803200}
+# 40% of 1766400 is 706560 kHz: the highest available at or below is 576000;
+# big is held at its top, 2803200.
+EMULATED = {("policy0", "scaling_min_freq"): 300000,
+            ("policy0", "scaling_max_freq"): 576000,
+            ("policy4", "scaling_min_freq"): 2803200,
+            ("policy4", "scaling_max_freq"): 2803200}
+CPUFREQ_SPEC = "LITTLE:0-3@40%,big:4-7"
+
+
+def cpufreq_fixture():
+    root = tempfile.mkdtemp(prefix="schedtop-emul-sysfs-")
+    shutil.copytree(os.path.join(SRC, "tests", "fixtures", "sysfs", "phone-4+4"),
+                    root, dirs_exist_ok=True)
+    for pol, freqs in AVAILABLE.items():
+        d = os.path.join(root, "devices/system/cpu/cpufreq", pol)
+        with open(os.path.join(d, "scaling_available_frequencies"), "w") as f:
+            f.write(freqs + "\n")
+    for (pol, name), v in ORIGINAL.items():
+        with open(os.path.join(root, "devices/system/cpu/cpufreq", pol, name), "w") as f:
+            f.write("%d\n" % v)
+    return root
+
+
+def limits(root):
+    got = {}
+    for pol, name in ORIGINAL:
+        with open(os.path.join(root, "devices/system/cpu/cpufreq", pol, name)) as f:
+            got[(pol, name)] = int(f.read())
+    return got
+
+
+def wait_limits(root, want, proc, timeout=5):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if limits(root) == want:
+            return
+        if proc and proc.poll() is not None:
+            raise AssertionError("emulate exited %d: %s" % (
+                proc.returncode, proc.stderr.read().decode(errors="replace")))
+        time.sleep(0.02)
+    raise AssertionError("limits %s, want %s" % (limits(root), want))
+
+
+@test(root=True)
+def cpufreq_caps_and_restores_on_a_fixture():
+    if os.path.exists(STATE):
+        raise Skip("%s exists: another emulation is running or was killed" % STATE)
+    root = cpufreq_fixture()
+    emul = None
+    try:
+        # Ended by a signal: back to exactly what was there.
+        emul = start_schedtop("emulate", CPUFREQ_SPEC, "--sysfs-root", root)
+        wait_limits(root, EMULATED, emul)
+        with open(STATE) as f:
+            check(f.readline() == "pid %d\n" % emul.pid, "state file owner")
+        # A second emulation while this one runs: one clear line, no change.
+        r = schedtop("emulate", CPUFREQ_SPEC, "--sysfs-root", root, "-d", "1")
+        check(r.returncode == 1 and r.stderr.count(b"\n") == 1 and
+              b"another schedtop is emulating" in r.stderr,
+              "second emulation: exit %d %r" % (r.returncode, r.stderr))
+        check(limits(root) == EMULATED, "the second emulation changed limits")
+        emul.send_signal(signal.SIGTERM)
+        err = emul.communicate(timeout=10)[1].decode(errors="replace")
+        check(emul.returncode == 0, "exit %d: %s" % (emul.returncode, err))
+        check("by cpufreq" in err, "method not said: %r" % err)
+        check(limits(root) == ORIGINAL, "after SIGTERM: %s" % limits(root))
+        check(not os.path.exists(STATE), "state file left after a clean end")
+
+        # -d: the same at the end of the time.
+        r = schedtop("emulate", CPUFREQ_SPEC, "--sysfs-root", root, "-d", "0.5")
+        check(r.returncode == 0, r.stderr)
+        check(limits(root) == ORIGINAL, "after -d: %s" % limits(root))
+
+        # SIGKILL: the state file says what to put back, --restore does.
+        emul = start_schedtop("emulate", CPUFREQ_SPEC, "--sysfs-root", root)
+        wait_limits(root, EMULATED, emul)
+        emul.kill()
+        emul.wait()
+        check(limits(root) == EMULATED, "SIGKILL cannot have restored")
+        check(os.path.exists(STATE), "no state file after SIGKILL")
+        r = schedtop("emulate", "--restore")
+        check(r.returncode == 0 and b"restored 4 cpufreq limits" in r.stderr,
+              "--restore: exit %d %r" % (r.returncode, r.stderr))
+        check(limits(root) == ORIGINAL, "after --restore: %s" % limits(root))
+        check(not os.path.exists(STATE), "state file left after --restore")
+
+        # SIGKILL again: the next emulation restores first, then emulates.
+        emul = start_schedtop("emulate", CPUFREQ_SPEC, "--sysfs-root", root)
+        wait_limits(root, EMULATED, emul)
+        emul.kill()
+        emul.wait()
+        emul = None
+        r = schedtop("emulate", CPUFREQ_SPEC, "--sysfs-root", root, "-d", "0.5")
+        check(r.returncode == 0 and b"restored 4 cpufreq limits" in r.stderr,
+              "next start: exit %d %r" % (r.returncode, r.stderr))
+        check(limits(root) == ORIGINAL, "after the next start: %s" % limits(root))
+
+        # A percentage the policy cannot reach: one line, nothing changed.
+        r = schedtop("emulate", "LITTLE:0-3@10%,big:4-7", "--sysfs-root", root,
+                     "-d", "0.5")
+        check(r.returncode == 1 and r.stderr.count(b"\n") == 1 and
+              b"cpuinfo_min_freq" in r.stderr, "10%%: %r" % r.stderr)
+        check(limits(root) == ORIGINAL and not os.path.exists(STATE),
+              "a refused emulation left changes")
+    finally:
+        if emul and emul.poll() is None:
+            emul.kill()
+            emul.wait()
+        if os.path.exists(STATE):
+            schedtop("emulate", "--restore")
+        shutil.rmtree(root, ignore_errors=True)
 
 
 run()
