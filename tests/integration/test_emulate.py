@@ -85,7 +85,11 @@ def bad_specs_say_one_line():
         check(err.startswith("schedtop: bad emulation spec") and
               err.count("\n") == 1, "%r: not one clear line: %r" % (spec, err))
     for args in (["emulate"], ["emulate", SPEC, "-m", "bogus"],
-                 ["emulate", SPEC, "-d", "0"], ["emulate", SPEC, "extra"]):
+                 ["emulate", SPEC, "-d", "0"], ["emulate", SPEC, "extra"],
+                 ["csv", "--emulate", SPEC, "--topology", "a:0"],
+                 ["csv", "--emulate", "LITTLE:0@5%", "-n", "1"],
+                 ["record", "-o", "/dev/null", "--emulate", "big:1"],
+                 ["--emulate", SPEC, "--topology", "a:0"]):
         r = schedtop(*args)
         check(r.returncode == 2 and r.stderr.startswith(b"schedtop: "),
               "%s: exit %d %r" % (args, r.returncode, r.stderr))
@@ -183,6 +187,31 @@ def sigkill_gives_the_cpu_back():
             emul.wait()
         loop.kill()
         loop.wait()
+
+
+@test(root=True)
+def csv_and_record_carry_the_emulation():
+    d = tempfile.mkdtemp(prefix="schedtop-emul-")
+    try:
+        out, rec = os.path.join(d, "cpu.csv"), os.path.join(d, "run.rec")
+        r = schedtop("csv", "-t", "cpu", "--emulate", SPEC, "-i", "200", "-n",
+                     "5", "-o", out, "--record", rec)
+        err = r.stderr.decode(errors="replace")
+        check(r.returncode == 0, "csv --emulate: exit %d %s" % (r.returncode, err))
+        check("emulating %s by stealer: cpu0 at 50%%" % SPEC in err,
+              "method not said: %r" % err)
+        with open(out, "rb") as f:
+            rows = parse_csv(f.read())
+        # The spec is the topology: capacity 50% of 1024, and 1024.
+        seen = {(r["cpu"], r["cluster"], r["capacity"]) for r in rows}
+        check(seen == {("0", "LITTLE", "512"), ("1", "big", "1024")},
+              "cpu rows %s" % sorted(seen))
+        r = schedtop("report", rec)
+        check(r.returncode == 0 and
+              ("emulated   %s by stealer" % SPEC).encode() in r.stdout,
+              "report: %r" % r.stdout[:400])
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
 
 
 STATE = "/run/schedtop/emulate-cpufreq.state"
