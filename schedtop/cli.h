@@ -91,6 +91,7 @@ extern const struct option report_long_opts[];
 extern const struct option convert_long_opts[];
 extern const struct option replay_long_opts[];
 extern const struct option hotplug_long_opts[];
+extern const struct option emulate_long_opts[];
 
 /* The bash completion script for schedtop, on stdout. */
 int cli_write_bash_completion(void);
@@ -103,5 +104,6 @@ int cmd_report(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_hotplug(int argc, char **argv);
+int cmd_emulate(int argc, char **argv);
 
 #endif /* SCHEDTOP_CLI_H */

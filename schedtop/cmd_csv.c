@@ -16,6 +16,7 @@
 #include "cli.h"
 #include "columns.h"
 #include "csv_format.h"
+#include "emulate.h"
 #include "recording.h"
 #include "sample_loop.h"
 
@@ -35,6 +36,7 @@ struct csv_opts {
 	const char *record;		/* a recording to make alongside */
 	enum schedstat_source source;
 	const char *trace_file;
+	const char *emulate;		/* --emulate SPEC */
 };
 
 static const char csv_usage[] =
@@ -50,6 +52,8 @@ static const char csv_usage[] =
 "      --topology SPEC    clusters as NAME:CPULIST[@CAPACITY],..., or @FILE\n"
 "                         e.g. LITTLE:0-3,big:4-7@1024\n"
 "      --sysfs-root DIR   read the topology from DIR instead of /sys\n"
+"      --emulate SPEC     big.LITTLE while sampling, e.g. LITTLE:0@50%,big:1\n"
+"                         (schedtop emulate --help; gives the topology)\n"
 "  -p, --pid PID[,PID]    only these tasks (matches thread or process id)\n"
 "  -c, --comm COMM        only tasks whose name is exactly COMM\n"
 "      --exact-wakeups    count every sched_waking instead of the sleeps that\n"
@@ -74,6 +78,7 @@ static const char csv_usage[] =
 enum {
 	OPT_TOPOLOGY = 256, OPT_SYSFS_ROOT, OPT_LIST_COLUMNS, OPT_EXACT_WAKEUPS,
 	OPT_FROM, OPT_RECORD, OPT_SOURCE, OPT_TRACE,
+	OPT_EMULATE,
 };
 
 const struct option csv_long_opts[] = {
@@ -92,6 +97,7 @@ const struct option csv_long_opts[] = {
 	{ "record", required_argument, NULL, OPT_RECORD },
 	{ "source", required_argument, NULL, OPT_SOURCE },
 	{ "trace", required_argument, NULL, OPT_TRACE },
+	{ "emulate", required_argument, NULL, OPT_EMULATE },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{}
@@ -184,6 +190,9 @@ static int parse_csv_opts(int argc, char **argv, struct csv_opts *o)
 		case OPT_TRACE:
 			o->trace_file = optarg;
 			break;
+		case OPT_EMULATE:
+			o->emulate = optarg;
+			break;
 		case OPT_LIST_COLUMNS:
 			return list_columns(optarg);
 		case 'v':
@@ -212,6 +221,10 @@ static int parse_csv_opts(int argc, char **argv, struct csv_opts *o)
 		return cli_usage_error("csv", "--from and --trace do not go together");
 	if (o->from && (o->record || o->sysfs_root || o->exact_wakeups))
 		return cli_usage_error("csv", "--from reads what was recorded: no --record, --sysfs-root or --exact-wakeups with it");
+	if (o->emulate && (o->from || o->trace_file))
+		return cli_usage_error("csv", "--emulate changes the live machine: not with --from or --trace");
+	if (o->emulate && o->topology)
+		return cli_usage_error("csv", "--emulate gives the topology: no --topology with it");
 	if ((o->pids || o->comm) && o->table != &task_table)
 		return cli_usage_error("csv", "-p and -c filter tasks: use them with --table task");
 	return -1;
@@ -391,6 +404,8 @@ int cmd_csv(int argc, char **argv)
 	struct schedstat_session_opts sopts = {};
 	struct schedstat_session *s = NULL;
 	struct csv_run run = { .rec = { .fd = -1 } };
+	struct emulation emul = {};
+	char desc[256];
 	FILE *f = stdout;
 	char *spec = NULL;
 	int ret, err;
@@ -427,6 +442,18 @@ int cmd_csv(int argc, char **argv)
 		goto cleanup;
 	}
 	sopts.topology = spec;
+	if (o.emulate) {
+		if (emulation_parse(&emul, o.emulate, o.sysfs_root)) {
+			ret = EXIT_USAGE;
+			goto cleanup;
+		}
+		sopts.topology = emul.topology_spec;
+		if (emulation_start(&emul, EMULATE_AUTO))
+			goto cleanup;
+		run.rec.emulation = emulation_describe(&emul, desc, sizeof(desc));
+		/* The CSV stays pandas' plain table: the method is said here. */
+		emulation_print_start(&emul);
+	}
 	sopts.sysfs_root = o.sysfs_root;
 	sopts.exact_wakeups = o.exact_wakeups;
 	sopts.source = o.source;
@@ -460,6 +487,9 @@ cleanup:
 		cli_error("writing %s: %s", o.output, strerror(errno));
 		ret = EXIT_FAIL;
 	}
+	if (emulation_stop(&emul))
+		ret = EXIT_FAIL;
+	emulation_free(&emul);
 	free(o.pids);
 	free(spec);
 	return ret;

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "emulate.h"
 #include "loop.h"
 #include "recording.h"
 #include "terminal.h"
@@ -23,7 +24,8 @@
 #include "tui_view.h"
 
 enum { OPT_TOPOLOGY = 256, OPT_SYSFS_ROOT, OPT_EXACT_WAKEUPS, OPT_RECORD, OPT_SOURCE,
-       OPT_LIST_KEYS };
+       OPT_LIST_KEYS,
+       OPT_EMULATE };
 
 const struct option live_long_opts[] = {
 	{ "interval", required_argument, NULL, 'i' },
@@ -33,6 +35,7 @@ const struct option live_long_opts[] = {
 	{ "exact-wakeups", no_argument, NULL, OPT_EXACT_WAKEUPS },
 	{ "record", required_argument, NULL, OPT_RECORD },
 	{ "source", required_argument, NULL, OPT_SOURCE },
+	{ "emulate", required_argument, NULL, OPT_EMULATE },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "version", no_argument, NULL, 'V' },
 	{ "list-keys", optional_argument, NULL, OPT_LIST_KEYS },
@@ -143,7 +146,9 @@ int cmd_live(int argc, char **argv)
 	struct schedstat_session_opts sopts = {};
 	struct live lv = { .loop = LOOP_INIT, .rec = { .fd = -1 } };
 	unsigned long interval = 1000;
-	const char *filter = NULL, *record = NULL;
+	const char *filter = NULL, *record = NULL, *emulate = NULL;
+	struct emulation emul = {};
+	char desc[256];
 	char *spec = NULL;
 	int c, err, ret = EXIT_FAIL;
 
@@ -176,6 +181,9 @@ int cmd_live(int argc, char **argv)
 			if (cli_parse_source(optarg, &sopts.source))
 				return cli_usage_error(NULL, "unknown source '%s': auto, bpf or tracefs", optarg);
 			break;
+		case OPT_EMULATE:
+			emulate = optarg;
+			break;
 		case 'v':
 			global_opts.verbose = true;
 			break;
@@ -196,12 +204,25 @@ int cmd_live(int argc, char **argv)
 	}
 	if (optind < argc)
 		return cli_usage_error(NULL, "unknown command '%s'", argv[optind]);
+	if (emulate && sopts.topology)
+		return cli_usage_error(NULL, "--emulate gives the topology: no --topology with it");
 
 	if (sopts.topology) {
 		spec = cli_topology_spec(sopts.topology);
 		if (!spec)
 			return EXIT_USAGE;
 		sopts.topology = spec;
+	}
+	/* Before the terminal is taken: its errors are plain lines. */
+	if (emulate) {
+		if (emulation_parse(&emul, emulate, sopts.sysfs_root))
+			return EXIT_USAGE;
+		sopts.topology = emul.topology_spec;
+		if (emulation_start(&emul, EMULATE_AUTO)) {
+			emulation_free(&emul);
+			return EXIT_FAIL;
+		}
+		lv.rec.emulation = emulation_describe(&emul, desc, sizeof(desc));
 	}
 	setlocale(LC_ALL, "");
 	view_init(&lv.view, interval);
@@ -251,5 +272,8 @@ cleanup:
 	view_free(&lv.view);
 	free(spec);
 	close_terminal();
+	if (emulation_stop(&emul))
+		ret = EXIT_FAIL;
+	emulation_free(&emul);
 	return ret;
 }

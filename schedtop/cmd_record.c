@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "emulate.h"
 #include "recording.h"
 #include "sample_loop.h"
 
@@ -25,6 +26,8 @@ static const char record_usage[] =
 "  -n, --samples N        stop after N samples\n"
 "      --topology SPEC    clusters as NAME:CPULIST[@CAPACITY],..., or @FILE\n"
 "      --sysfs-root DIR   read the topology from DIR instead of /sys\n"
+"      --emulate SPEC     big.LITTLE while recording, e.g. LITTLE:0@50%,big:1\n"
+"                         (schedtop emulate --help; gives the topology)\n"
 "      --exact-wakeups    count every sched_waking instead of the sleeps that\n"
 "                         ended, and preemptions: runs programs on every\n"
 "                         switch and wakeup (53 ns per switch, 78 per wakeup)\n"
@@ -35,7 +38,8 @@ static const char record_usage[] =
 "Runs until -d/-n is reached or SIGINT/SIGTERM/SIGHUP, which finish the file.\n"
 "A recorder killed outright loses at most the last second.\n";
 
-enum { OPT_TOPOLOGY = 256, OPT_SYSFS_ROOT, OPT_EXACT_WAKEUPS };
+enum { OPT_TOPOLOGY = 256, OPT_SYSFS_ROOT, OPT_EXACT_WAKEUPS,
+       OPT_EMULATE };
 
 const struct option record_long_opts[] = {
 	{ "output", required_argument, NULL, 'o' },
@@ -45,6 +49,7 @@ const struct option record_long_opts[] = {
 	{ "topology", required_argument, NULL, OPT_TOPOLOGY },
 	{ "sysfs-root", required_argument, NULL, OPT_SYSFS_ROOT },
 	{ "exact-wakeups", no_argument, NULL, OPT_EXACT_WAKEUPS },
+	{ "emulate", required_argument, NULL, OPT_EMULATE },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -62,7 +67,9 @@ int cmd_record(int argc, char **argv)
 	struct schedstat_session *s = NULL;
 	struct recording_out out = { .fd = -1 };
 	unsigned long interval = 1000, samples = 0;
-	const char *path = NULL;
+	const char *path = NULL, *emulate = NULL;
+	struct emulation emul = {};
+	char desc[256];
 	double seconds = 0;
 	bool quiet = false;
 	char *spec = NULL;
@@ -97,6 +104,9 @@ int cmd_record(int argc, char **argv)
 		case OPT_EXACT_WAKEUPS:
 			sopts.exact_wakeups = true;
 			break;
+		case OPT_EMULATE:
+			emulate = optarg;
+			break;
 		case 'q':
 			quiet = true;
 			break;
@@ -120,6 +130,8 @@ int cmd_record(int argc, char **argv)
 		return cli_usage_error("record", "a recording is binary: -o - wants a pipe or a file, not a terminal");
 	if (seconds)
 		samples = samples_for(seconds, interval);
+	if (emulate && sopts.topology)
+		return cli_usage_error("record", "--emulate gives the topology: no --topology with it");
 	if (sopts.topology) {
 		spec = cli_topology_spec(sopts.topology);
 		if (!spec)
@@ -128,6 +140,18 @@ int cmd_record(int argc, char **argv)
 	}
 	/* A closed pipe (adb went away) must be an error we see, not a kill. */
 	signal(SIGPIPE, SIG_IGN);
+	if (emulate) {
+		if (emulation_parse(&emul, emulate, sopts.sysfs_root)) {
+			ret = EXIT_USAGE;
+			goto cleanup;
+		}
+		sopts.topology = emul.topology_spec;
+		if (emulation_start(&emul, EMULATE_AUTO))
+			goto cleanup;
+		out.emulation = emulation_describe(&emul, desc, sizeof(desc));
+		if (!quiet)
+			emulation_print_start(&emul);
+	}
 	sopts.on_event = recording_out_event;
 	sopts.event_ctx = &out;
 	err = cli_session_open(&s, &sopts);
@@ -151,6 +175,9 @@ cleanup:
 			out.nr_samples, out.bytes, path);
 	else if (ret == EXIT_OK && !quiet)
 		fprintf(stderr, "schedtop: recorded %lu samples\n", out.nr_samples);
+	if (emulation_stop(&emul))
+		ret = EXIT_FAIL;
+	emulation_free(&emul);
 	free(spec);
 	return ret;
 }

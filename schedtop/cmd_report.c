@@ -280,6 +280,9 @@ static void print_header(const char *path, struct schedstat_recording *rec,
 		printf(" every %s ms", schedstat_recording_meta(rec, "interval_ms"));
 	printf(", %.1f KiB (%.1f KiB/s)\n", info->file_bytes / 1024.0,
 	       span_ns ? info->file_bytes / 1024.0 / (span_ns / 1e9) : 0);
+	if (schedstat_recording_meta(rec, "emulation"))
+		printf("  emulated   %s (docs/emulation.md)\n",
+		       schedstat_recording_meta(rec, "emulation"));
 	if (recording_lost_text(info, lost, sizeof(lost)) || info->bad_samples)
 		printf("  LOST       %s\n", lost);
 	else

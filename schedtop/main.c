@@ -14,6 +14,7 @@ const struct cli_command cli_commands[] = {
 	{ "convert", cmd_convert, convert_long_opts },
 	{ "replay", cmd_replay, replay_long_opts },
 	{ "hotplug", cmd_hotplug, hotplug_long_opts },
+	{ "emulate", cmd_emulate, emulate_long_opts },
 };
 const size_t cli_nr_commands = ARRAY_SIZE(cli_commands);
 

@@ -67,6 +67,7 @@ int recording_out_open(struct recording_out *o, const char *path,
 			"start_monotonic_ns", mono,
 			"start_realtime_ns", real,
 			"command", cmdline,
+			o->emulation ? "emulation" : NULL, o->emulation,
 			NULL,
 		};
 

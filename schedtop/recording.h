@@ -23,6 +23,8 @@ struct recording_out {
 	char error[320];
 	unsigned long nr_samples;
 	uint64_t bytes;			/* written, once closed */
+	/* --emulate: "SPEC by METHOD" for the metadata, or NULL. */
+	const char *emulation;
 };
 
 /*

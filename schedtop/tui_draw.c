@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "array_size.h"
+#include "emulate.h"
 #include "tui_draw.h"
 
 _Static_assert(VK_DOWN == KEY_DOWN && VK_NPAGE == KEY_NPAGE &&
@@ -179,6 +180,16 @@ static void draw_title(const struct view *v, const struct schedstat_snapshot *sn
 	snprintf(s, sizeof(s), "schedtop %s  %zu CPUs in %zu clusters  every %lu ms",
 		 SCHEDTOP_VERSION, nu, nc, v->interval_ms);
 	put(0, 0, C_TITLE, s);
+	/* A slowed machine must not be read as the real one. */
+	if (emulation_current && COLS > (int)strlen(s) + 20) {
+		char e[128], d[96];
+
+		snprintf(e, sizeof(e), "  EMULATED %s%s",
+			 emulation_describe(emulation_current, d, sizeof(d)),
+			 emulation_current->method == EMULATE_STEALER ?
+			 " (rt* is the stealer)" : "");
+		put(0, strlen(s), C_ALERT, e);
+	}
 	if (v->paused && COLS > 50)
 		put(0, COLS - 8, C_ALERT, " PAUSED ");
 }
@@ -198,8 +209,11 @@ static void draw_cpu(int y, const struct schedstat_cpu *c,
 		return;
 	}
 	bar(y, 8, w, vals, colors, 4, c->capacity ? c->capacity : 1024, st);
-	snprintf(s, sizeof(s), " util %4u rt %3u dl %3u irq %3u  runnable %4u  "
-		 "blocked %4u  nr %u", c->util_avg, c->rt_util, c->dl_util,
+	/* rt* : the emulation's stealer makes this RT pressure, not load. */
+	snprintf(s, sizeof(s), " util %4u rt%s%3u dl %3u irq %3u  runnable %4u  "
+		 "blocked %4u  nr %u", c->util_avg,
+		 emulation_stealer_cpu(emulation_current, c->cpu) ? "*" : " ",
+		 c->rt_util, c->dl_util,
 		 c->irq_util, c->runnable_avg, c->blocked_util, c->nr_running);
 	put(y, 8 + w, C_NORMAL, s);
 }
@@ -353,7 +367,10 @@ static void draw_task_table(int y, struct view *v,
 		v->scroll = v->selected - page + 1;
 	for (size_t r = v->scroll; r < v->nr_rows && y < LINES - 1; r++, y++) {
 		const struct view_row *row = &v->rows[r];
-		enum color c = row->dimmed ? C_DIM : C_NORMAL;
+		/* Exited, or the emulation's own stealer: not the user's load. */
+		enum color c = row->dimmed ||
+			emulation_is_stealer(emulation_current, row->task->pid) ?
+			C_DIM : C_NORMAL;
 
 		if (r == v->selected) {
 			fill_line(y, C_SELECTED);

@@ -20,8 +20,8 @@ def help_options(*cmd):
 def man_page_documents_every_option():
     with open(os.path.join(SRC, "docs", "schedtop.1")) as f:
         man = f.read().replace("\\-", "-")
-    for cmd in ((), ("csv",), ("topology",), ("record",), ("replay",), ("hotplug",),
-                ("report",), ("convert",)):
+    for cmd in ((), ("csv",), ("topology",), ("record",), ("replay",),
+                ("report",), ("convert",), ("hotplug",), ("emulate",)):
         for opt in sorted(help_options(*cmd)):
             check(opt in man, "schedtop %s: %s missing from docs/schedtop.1" %
                   (" ".join(cmd), opt))
