@@ -584,6 +584,8 @@ struct schedstat_exit_op {
 	/* Evacuation only: what moved, what could not, what still ran. */
 	unsigned int tasks_moved, tasks_pinned, irqs_moved, irqs_pinned;
 	unsigned int tasks_left;	/* movable tasks seen running after */
+	/* cpuset.cpus files that listed the CPU: rewritten, or refused. */
+	unsigned int cpusets_moved, cpusets_pinned;
 };
 
 /*
@@ -594,6 +596,17 @@ struct schedstat_exit_op {
  * offline), the tracefs errors, or an errno.
  */
 int schedstat_cpu_exit_open(struct schedstat_cpu_exit **out, int cpu);
+/*
+ * schedstat_cpu_exit_recover - put back what a killed session changed
+ * @restored: set to the things put back (cpusets, affinities, IRQs, the
+ *            CPU's online state), 0 if there was nothing to do
+ *
+ * A session writes what it changes to a state file first
+ * (schedstat_cpu_exit_state_path()); open calls this too. -EBUSY if a live
+ * session holds the file; on an error the file stays, to try again.
+ */
+int schedstat_cpu_exit_recover(unsigned int *restored);
+const char *schedstat_cpu_exit_state_path(void);
 /*
  * Writes @cpu's sysfs online file: @online false takes it down, true brings
  * it up. @op gets the time of the write and, from the cpuhp tracepoints,
@@ -607,12 +620,15 @@ int schedstat_cpu_exit_hotplug(struct schedstat_cpu_exit *x, bool online,
 /*
  * Evacuation without hotplug: every task that may run elsewhere gets @cpu
  * taken out of its affinity (every other online CPU if it allowed only
- * @cpu), every IRQ too; then waits until no such task runs on @cpu
- * (sched_switch). Steps "tasks", "irqs", "drain".
+ * @cpu); every cpuset (cgroup v1 or v2, not the root, not a v2 partition)
+ * whose cpuset.cpus lists @cpu loses it, which moves the tasks it held
+ * there; every IRQ too; then waits until no such task runs on @cpu
+ * (sched_switch). Steps "tasks", "cpusets", "irqs", "drain".
  */
 int schedstat_cpu_exit_evacuate(struct schedstat_cpu_exit *x,
 				struct schedstat_exit_op *op);
-/* Every affinity back as it was before the evacuation: "tasks", "irqs". */
+/* Every cpuset and affinity back as it was before the evacuation:
+ * "cpusets", "tasks", "irqs". */
 int schedstat_cpu_exit_restore(struct schedstat_cpu_exit *x,
 			       struct schedstat_exit_op *op);
 void schedstat_exit_op_clear(struct schedstat_exit_op *op);

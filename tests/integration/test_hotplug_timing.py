@@ -296,11 +296,187 @@ def evacuate_moves_every_user_task_and_restores_exactly():
             p.kill()
 
 
+STATE = "/run/schedtop/cpu-exit.state"
+
+
+def cpuset_root():
+    """(mount point, v2?) of a hierarchy with cpusets, or Skip."""
+    with open("/proc/self/mountinfo") as f:
+        for line in f:
+            left, right = line.split(" - ")
+            mnt, (fstype, _, opts) = left.split()[4], right.split()[:3]
+            if fstype == "cgroup" and "cpuset" in opts.split(","):
+                return mnt, False
+            if fstype == "cgroup2" and os.path.exists(mnt + "/cgroup.subtree_control"):
+                with open(mnt + "/cgroup.subtree_control") as c:
+                    if "cpuset" in c.read().split():
+                        return mnt, True
+    raise Skip("no cpuset hierarchy is mounted")
+
+
+def cpusets():
+    """{path: cpuset.cpus} of every cgroup of every cpuset hierarchy."""
+    out = {}
+    with open("/proc/self/mountinfo") as f:
+        mounts = [l.split(" - ")[0].split()[4] for l in f
+                  if l.split(" - ")[1].split()[0] in ("cgroup", "cgroup2")]
+    for mnt in mounts:
+        for d, _, files in os.walk(mnt):
+            if "cpuset.cpus" in files:
+                with open(d + "/cpuset.cpus") as c:
+                    out[d] = c.read().strip()
+    return out
+
+
+class HeldCpuset:
+    """A cpuset of the test's own that holds a busy loop on cpu1 only:
+    no affinity change can move it, only the cpuset."""
+
+    def __init__(self):
+        import subprocess
+        root, v2 = cpuset_root()
+        self.dir = "%s/test-hp-%d" % (root, os.getpid())
+        os.mkdir(self.dir)
+        if not v2:
+            with open(root + "/cpuset.mems") as f:
+                mems = f.read().strip()
+            with open(self.dir + "/cpuset.mems", "w") as f:
+                f.write(mems)
+        with open(self.dir + "/cpuset.cpus", "w") as f:
+            f.write("1")
+        self.loop = subprocess.Popen(["sh", "-c", "while :; do :; done"])
+        with open(self.dir + "/cgroup.procs", "w") as f:
+            f.write(str(self.loop.pid))
+
+    def cpus(self):
+        with open(self.dir + "/cpuset.cpus") as f:
+            return f.read().strip()
+
+    def close(self):
+        self.loop.kill()
+        self.loop.wait()
+        for _ in range(50):
+            try:
+                os.rmdir(self.dir)
+                return
+            except OSError:
+                time.sleep(0.05)	# the killed loop leaves the cgroup
+
+
+@test(root=True)
+def evacuate_rewrites_the_cpuset_that_holds_a_task_and_restores_it():
+    need_hotplug()
+    held = HeldCpuset()
+    p = None
+    try:
+        time.sleep(0.3)
+        check(processor(held.loop.pid) == 1 and held.cpus() == "1",
+              "the cpuset's loop is not on cpu1")
+        before_sets, (before_tasks, before_irqs) = cpusets(), affinities()
+        p = start_schedtop("hotplug", "1", "-n", "2", "--via", "evacuate", "--csv")
+        seen = []
+        for line in p.stdout:
+            if b",evacuate,total," in line:
+                seen.append((processor(held.loop.pid), held.cpus(),
+                             sorted(os.sched_getaffinity(held.loop.pid))))
+        out, err = p.communicate(timeout=30)
+        check(p.returncode == 0, "exit %d: %s" % (p.returncode, err))
+        check(len(seen) == 2, "evacuations seen: %d" % len(seen))
+        for cpu, cpus, mask in seen:
+            check(cpu != 1 and "1" not in cpus.split(",") and 1 not in mask,
+                  "during evacuation: the cpuset's loop on cpu %d, cpuset.cpus "
+                  "'%s', affinity %s" % (cpu, cpus, mask))
+        after_sets, (after_tasks, after_irqs) = cpusets(), affinities()
+        check(after_sets == before_sets, "cpusets not restored: %s" %
+              {k: (v, after_sets.get(k)) for k, v in before_sets.items()
+               if after_sets.get(k) != v})
+        changed = [(t, sorted(m), sorted(after_tasks[t])) for t, m in before_tasks.items()
+                   if t in after_tasks and after_tasks[t] != m]
+        check(not changed, "affinities not restored: %s" % changed[:5])
+        check(after_irqs == before_irqs, "IRQ affinities not restored")
+        check(os.sched_getaffinity(held.loop.pid) == {1},
+              "the cpuset's loop: affinity %s" % os.sched_getaffinity(held.loop.pid))
+        check(not os.path.exists(STATE), "%s left after a clean exit" % STATE)
+    finally:
+        if p and p.poll() is None:
+            p.kill()
+        held.close()
+
+
+@test(root=True)
+def sigkill_during_evacuation_is_undone_by_restore():
+    need_hotplug()
+    import subprocess
+    pinned = subprocess.Popen(["taskset", "-c", "1", "sh", "-c", "while :; do :; done"])
+    held = HeldCpuset()
+    p = None
+    try:
+        time.sleep(0.3)
+        before_sets, (before_tasks, before_irqs) = cpusets(), affinities()
+        p = start_schedtop("hotplug", "1", "-n", "50", "--via", "evacuate", "--csv")
+        for line in p.stdout:
+            if line.startswith(b"1,evacuate,total,"):
+                p.kill()
+                break
+        p.wait(timeout=30)
+        check(os.path.exists(STATE), "no %s after SIGKILL" % STATE)
+        check(1 not in os.sched_getaffinity(pinned.pid) and held.cpus() != "1",
+              "the kill came after the restore: nothing to undo")
+        r = schedtop("hotplug", "--restore")
+        check(r.returncode == 0 and b"put back" in r.stderr,
+              "--restore: exit %d: %s" % (r.returncode, r.stderr))
+        after_sets, (after_tasks, after_irqs) = cpusets(), affinities()
+        check(after_sets == before_sets, "cpusets not restored: %s" %
+              {k: (v, after_sets.get(k)) for k, v in before_sets.items()
+               if after_sets.get(k) != v})
+        changed = [(t, sorted(m), sorted(after_tasks[t])) for t, m in before_tasks.items()
+                   if t in after_tasks and after_tasks[t] != m]
+        check(not changed, "affinities not restored: %s" % changed[:5])
+        check(after_irqs == before_irqs, "IRQ affinities not restored: %s" %
+              {k: (v, after_irqs.get(k)) for k, v in before_irqs.items()
+               if after_irqs.get(k) != v})
+        check(not os.path.exists(STATE), "%s left after --restore" % STATE)
+        r = schedtop("hotplug", "--restore")
+        check(r.returncode == 0 and not r.stderr, "a second --restore: exit %d: %s"
+              % (r.returncode, r.stderr))
+    finally:
+        if p and p.poll() is None:
+            p.kill()
+        pinned.kill()
+        pinned.wait()
+        held.close()
+
+
+@test(root=True)
+def sigkill_while_offline_is_undone_at_the_next_start():
+    need_hotplug()
+    p = start_schedtop("hotplug", "1", "-n", "50", "--csv")
+    try:
+        for line in p.stdout:
+            if line.startswith(b"1,offline,total,"):
+                p.kill()
+                break
+        p.wait(timeout=30)
+        check(not online(), "cpu1 online right after the kill: nothing to undo")
+        r = schedtop("hotplug", "1", "-n", "1", "--csv")
+        check(r.returncode == 0 and b"put back" in r.stderr,
+              "the next run: exit %d: %s" % (r.returncode, r.stderr))
+        check(online(), "cpu1 left offline by the next run")
+        check(not os.path.exists(STATE), "%s left" % STATE)
+    finally:
+        if p.poll() is None:
+            p.kill()
+        if not online():
+            with open(CPU1, "w") as f:
+                f.write("1")
+
+
 @test
 def bad_arguments_get_one_line():
     for args, want in ((["hotplug"], "which CPU"), (["hotplug", "x"], "bad CPU"),
                        (["hotplug", "1", "--via", "nope"], "bad --via"),
-                       (["hotplug", "1", "-n", "0"], "bad --cycles")):
+                       (["hotplug", "1", "-n", "0"], "bad --cycles"),
+                       (["hotplug", "--restore", "1"], "takes no CPU")):
         r = schedtop(*args)
         check(r.returncode == 2 and want in r.stderr.decode(),
               "%s: exit %d, %s" % (args, r.returncode, r.stderr))
