@@ -74,6 +74,7 @@ const struct option hotplug_long_opts[] = {
 };
 
 struct hotplug_run {
+	struct loop *loop;
 	struct schedstat_cpu_exit *x;
 	int cpu;
 	enum via via;
@@ -138,7 +139,14 @@ static int on_tick(void *ctx)
 	err = do_op(r);
 	if (err)
 		return err;
-	return r->nr_ops == 2 * r->cycles ? LOOP_STOP : 0;
+	if (r->nr_ops == 2 * r->cycles)
+		return LOOP_STOP;
+	/*
+	 * The pause counts from the end of this operation: the periodic
+	 * timer may have expired while it ran, and the next one would then
+	 * start at once (and a signal between the two find it under way).
+	 */
+	return loop_set_timer(r->loop, PAUSE_MS, PAUSE_MS);
 }
 
 static int on_signal(void *ctx, int sig)
@@ -400,6 +408,7 @@ int cmd_hotplug(int argc, char **argv)
 	/* Signals are blocked from here: they end the loop, not the process. */
 	if (isatty(STDIN_FILENO))
 		fds[0] = STDIN_FILENO;
+	r.loop = &l;
 	err = loop_open(&l, signals, fds, PAUSE_MS);
 	if (err) {
 		cli_error("cannot set up the event loop: %s", strerror(-err));

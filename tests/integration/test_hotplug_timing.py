@@ -14,7 +14,8 @@ from harness import Skip, check, parse_csv, run, schedtop, start_schedtop, test
 CPU1 = "/sys/devices/system/cpu/cpu1/online"
 TRACING = "/sys/kernel/tracing"
 # Bringing a CPU up, two instances stamp one event this far apart (below).
-SLACK_MS = 0.6
+SLACK_MS = 1.0
+SLACK_OFFLINE_MS = 0.2
 
 
 def need_hotplug():
@@ -173,13 +174,14 @@ def hotplug_cycles_are_timed_per_state():
         # The write encloses the kernel's operation; what lies outside its
         # first and last step is what schedtop calls before and after.
         # Each instance stamps an event on its own, one after the other.
-        # Taking a CPU down, the stamps agree within microseconds. Bringing
+        # Taking a CPU down, the stamps mostly agree within microseconds (an
+        # interrupt between the two writes once moved one by 0.08 ms). Bringing
         # it up, they came 0.05-0.5 ms apart on the events of the new CPU
         # (trace/RB:prepare gives every instance fresh buffer pages for it,
         # first written there; and an interrupt on the control CPU as the
         # new one comes alive moved the exit of cpu:kick_ap by 0.2-0.4 ms):
         # there, each step agrees within SLACK_MS.
-        slack = SLACK_MS if op == "online" else 0.02
+        slack = SLACK_MS if op == "online" else SLACK_OFFLINE_MS
         check(k_span <= total + slack, "%s %s: the kernel's steps span %.3f ms, "
               "more than the write's %.3f" % (cycle, op, k_span, total))
         outer = total - gaps.get("(before first state)", 0) - gaps.get("(after last state)", 0)
@@ -452,12 +454,16 @@ def sigkill_while_offline_is_undone_at_the_next_start():
     need_hotplug()
     p = start_schedtop("hotplug", "1", "-n", "50", "--csv")
     try:
+        n = 0
         for line in p.stdout:
+            n += 1
+            # The next operation starts 100 ms after this one's end.
             if line.startswith(b"1,offline,total,"):
                 p.kill()
                 break
         p.wait(timeout=30)
-        check(not online(), "cpu1 online right after the kill: nothing to undo")
+        check(not online(), "cpu1 online right after the kill: nothing to undo "
+              "(%d lines, exit %d, %s)" % (n, p.returncode, p.stderr.read()))
         r = schedtop("hotplug", "1", "-n", "1", "--csv")
         check(r.returncode == 0 and b"put back" in r.stderr,
               "the next run: exit %d: %s" % (r.returncode, r.stderr))
