@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "array_size.h"
 #include "cli.h"
 #include "emulate.h"
 
@@ -150,7 +151,7 @@ static const char *const method_names[] = {
 
 int emulation_parse_method(const char *arg, enum emulate_method *out)
 {
-	for (size_t i = 0; i < sizeof(method_names) / sizeof(method_names[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(method_names); i++) {
 		if (!strcmp(arg, method_names[i])) {
 			*out = i;
 			return 0;

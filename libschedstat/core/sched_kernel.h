@@ -14,6 +14,7 @@
 /* include/linux/sched/prio.h: prio 0..99 is rt (and dl, -1), 100..139 fair. */
 #define MAX_RT_PRIO		100
 #define MAX_PRIO		140
+#define DEFAULT_PRIO		(MAX_RT_PRIO + 20)	/* nice 0 */
 
 /* A task of this prio is in the fair class, so its PELT sums are on a cfs_rq. */
 static inline bool prio_is_fair(int prio)
@@ -27,6 +28,12 @@ static inline bool prio_is_fair(int prio)
 #define TASK_NOLOAD		0x0400
 #define TASK_IDLE		(TASK_UNINTERRUPTIBLE | TASK_NOLOAD)
 #define TASK_REPORT		0x7f
+
+/*
+ * include/linux/sched.h: the capacity of the biggest CPU at its highest
+ * frequency, and what a CPU without a cpu_capacity file is given.
+ */
+#define SCHED_CAPACITY_SCALE	1024
 
 /*
  * kernel/sched/fair.c fits_capacity(): @util fits a CPU of capacity @cap

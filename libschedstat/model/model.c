@@ -344,7 +344,7 @@ static const struct st_cpu_state *cpu_of(const struct model_input *in,
 /* Asleep with its PELT contribution parked on a cfs_rq (see add_blocked). */
 static bool sleeping_fair(const struct st_task_rec *r)
 {
-	/* prio < 100: rt or dl; their se.avg is not on any cfs_rq. */
+	/* prio < MAX_RT_PRIO: rt or dl; their se.avg is not on any cfs_rq. */
 	return !r->on_rq && !r->exit_state && r->last_update_time && prio_is_fair(r->prio);
 }
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array_size.h"
 #include "sched_events.h"
 
 enum ev_kind {
@@ -79,7 +80,7 @@ static uint64_t state_letter_bits(const char *s)
 		{ "x", MODEL_STATE_DEAD },
 	};
 
-	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(map); i++)
 		if (!strcmp(s, map[i].letter))
 			return map[i].bits;
 	/* K (wakekill), W (waking), N (noload): no letter of their own. */
@@ -130,7 +131,7 @@ static void read_state_format(struct sched_events *se, struct tep_event *ev)
 	if (!flags)
 		return;
 	for (const struct tep_print_flag_sym *f = flags->flags.flags;
-	     f && se->nr_state_bits < (int)(sizeof(se->state_bits) / sizeof(se->state_bits[0]));
+	     f && se->nr_state_bits < (int)ARRAY_SIZE(se->state_bits);
 	     f = f->next) {
 		uint64_t v = f->value ? strtoull(f->value, NULL, 0) : 0;
 

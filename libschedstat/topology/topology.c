@@ -11,10 +11,11 @@
 #include <string.h>
 
 #include "schedstat-local.h"
+#include "sched_kernel.h"
 
 /* What the kernel assumes for a CPU that has no cpu_capacity file. */
-#define DEFAULT_CAPACITY	1024
-#define MAX_SPEC_CAPACITY	1024
+#define DEFAULT_CAPACITY	SCHED_CAPACITY_SCALE
+#define MAX_SPEC_CAPACITY	SCHED_CAPACITY_SCALE
 
 /*
  * Room for a CPU list in either sysfs form: for SCHEDSTAT_MAX_CPUS CPUs
