@@ -23,19 +23,17 @@
 #include "tui_loop.h"
 #include "tui_view.h"
 
-enum { OPT_TOPOLOGY = 256, OPT_SYSFS_ROOT, OPT_EXACT_WAKEUPS, OPT_RECORD, OPT_SOURCE,
-       OPT_LIST_KEYS,
-       OPT_EMULATE };
+enum { OPT_RECORD = 256, OPT_LIST_KEYS };
 
 const struct option live_long_opts[] = {
 	{ "interval", required_argument, NULL, 'i' },
-	{ "topology", required_argument, NULL, OPT_TOPOLOGY },
-	{ "sysfs-root", required_argument, NULL, OPT_SYSFS_ROOT },
+	CLI_OPT_TOPOLOGY,
+	CLI_OPT_SYSFS_ROOT,
 	{ "filter", required_argument, NULL, 'f' },
-	{ "exact-wakeups", no_argument, NULL, OPT_EXACT_WAKEUPS },
+	CLI_OPT_EXACT_WAKEUPS,
 	{ "record", required_argument, NULL, OPT_RECORD },
-	{ "source", required_argument, NULL, OPT_SOURCE },
-	{ "emulate", required_argument, NULL, OPT_EMULATE },
+	CLI_OPT_SOURCE,
+	CLI_OPT_EMULATE,
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "version", no_argument, NULL, 'V' },
 	{ "list-keys", optional_argument, NULL, OPT_LIST_KEYS },
@@ -146,7 +144,8 @@ int cmd_live(int argc, char **argv)
 	struct schedstat_session_opts sopts = {};
 	struct live lv = { .loop = LOOP_INIT, .rec = { .fd = -1 } };
 	unsigned long interval = 1000;
-	const char *filter = NULL, *record = NULL, *emulate = NULL;
+	struct cli_session_args args = {};
+	const char *filter = NULL, *record = NULL;
 	struct emulation emul = {};
 	char desc[256];
 	char *spec = NULL;
@@ -160,29 +159,13 @@ int cmd_live(int argc, char **argv)
 			if (parse_ulong(optarg, 10, 3600000, &interval))
 				return cli_usage_error(NULL, "bad interval '%s': milliseconds, 10 to 3600000", optarg);
 			break;
-		case OPT_TOPOLOGY:
-			sopts.topology = optarg;
-			break;
-		case OPT_SYSFS_ROOT:
-			sopts.sysfs_root = optarg;
-			break;
 		case 'f':
 			if (strlen(optarg) >= VIEW_TEXT_LEN)
 				return cli_usage_error(NULL, "filter too long");
 			filter = optarg;
 			break;
-		case OPT_EXACT_WAKEUPS:
-			sopts.exact_wakeups = true;
-			break;
 		case OPT_RECORD:
 			record = optarg;
-			break;
-		case OPT_SOURCE:
-			if (cli_parse_source(optarg, &sopts.source))
-				return cli_usage_error(NULL, "unknown source '%s': auto, bpf or tracefs", optarg);
-			break;
-		case OPT_EMULATE:
-			emulate = optarg;
 			break;
 		case 'v':
 			global_opts.verbose = true;
@@ -199,23 +182,31 @@ int cmd_live(int argc, char **argv)
 				return cli_usage_error(NULL, "--list-keys takes man or nothing");
 			return view_write_keys(stdout, optarg) ? EXIT_FAIL : EXIT_OK;
 		default:
-			return cli_bad_option(NULL, c, argv);
+			err = cli_session_arg(NULL, c, optarg, &args);
+			if (err == -ENOENT)
+				return cli_bad_option(NULL, c, argv);
+			if (err)
+				return EXIT_USAGE;
+			break;
 		}
 	}
 	if (optind < argc)
 		return cli_usage_error(NULL, "unknown command '%s'", argv[optind]);
-	if (emulate && sopts.topology)
+	if (args.emulate && args.topology)
 		return cli_usage_error(NULL, "--emulate gives the topology: no --topology with it");
 
-	if (sopts.topology) {
-		spec = cli_topology_spec(sopts.topology);
+	if (args.topology) {
+		spec = cli_topology_spec(args.topology);
 		if (!spec)
 			return EXIT_USAGE;
 		sopts.topology = spec;
 	}
+	sopts.sysfs_root = args.sysfs_root;
+	sopts.exact_wakeups = args.exact_wakeups;
+	sopts.source = args.source;
 	/* Before the terminal is taken: its errors are plain lines. */
-	if (emulate) {
-		if (emulation_parse(&emul, emulate, sopts.sysfs_root))
+	if (args.emulate) {
+		if (emulation_parse(&emul, args.emulate, sopts.sysfs_root))
 			return EXIT_USAGE;
 		sopts.topology = emul.topology_spec;
 		if (emulation_start(&emul, EMULATE_AUTO)) {

@@ -3,6 +3,7 @@
  * schedtop record: the live sources, headless, into a recording that replay,
  * report, convert and csv --from read back (docs/record-format.md).
  */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -24,13 +25,10 @@ static const char record_usage[] =
 "  -i, --interval MS      sample interval in milliseconds (default 1000, min 10)\n"
 "  -d, --duration SECONDS stop after this long\n"
 "  -n, --samples N        stop after N samples\n"
-"      --topology SPEC    clusters as NAME:CPULIST[@CAPACITY],..., or @FILE\n"
-"      --sysfs-root DIR   read the topology from DIR instead of /sys\n"
-"      --emulate SPEC     big.LITTLE while recording, e.g. LITTLE:0@50%,big:1\n"
-"                         (schedtop emulate --help; gives the topology)\n"
-"      --exact-wakeups    count every sched_waking instead of the sleeps that\n"
-"                         ended, and preemptions: runs programs on every\n"
-"                         switch and wakeup (53 ns per switch, 78 per wakeup)\n"
+CLI_USAGE_TOPOLOGY
+CLI_USAGE_SYSFS_ROOT
+CLI_USAGE_EMULATE
+CLI_USAGE_EXACT_WAKEUPS
 "  -q, --quiet            no summary on standard error at the end\n"
 "  -v, --verbose          show libbpf debug output\n"
 "  -h, --help             show this help\n"
@@ -38,18 +36,15 @@ static const char record_usage[] =
 "Runs until -d/-n is reached or SIGINT/SIGTERM/SIGHUP, which finish the file.\n"
 "A recorder killed outright loses at most the last second.\n";
 
-enum { OPT_TOPOLOGY = 256, OPT_SYSFS_ROOT, OPT_EXACT_WAKEUPS,
-       OPT_EMULATE };
-
 const struct option record_long_opts[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "interval", required_argument, NULL, 'i' },
 	{ "duration", required_argument, NULL, 'd' },
 	{ "samples", required_argument, NULL, 'n' },
-	{ "topology", required_argument, NULL, OPT_TOPOLOGY },
-	{ "sysfs-root", required_argument, NULL, OPT_SYSFS_ROOT },
-	{ "exact-wakeups", no_argument, NULL, OPT_EXACT_WAKEUPS },
-	{ "emulate", required_argument, NULL, OPT_EMULATE },
+	CLI_OPT_TOPOLOGY,
+	CLI_OPT_SYSFS_ROOT,
+	CLI_OPT_EXACT_WAKEUPS,
+	CLI_OPT_EMULATE,
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -67,7 +62,8 @@ int cmd_record(int argc, char **argv)
 	struct schedstat_session *s = NULL;
 	struct recording_out out = { .fd = -1 };
 	unsigned long interval = 1000, samples = 0;
-	const char *path = NULL, *emulate = NULL;
+	struct cli_session_args args = {};
+	const char *path = NULL;
 	struct emulation emul = {};
 	char desc[256];
 	double seconds = 0;
@@ -95,18 +91,6 @@ int cmd_record(int argc, char **argv)
 			if (parse_ulong(optarg, 1, 1000000000, &samples))
 				return cli_usage_error("record", "bad sample count '%s'", optarg);
 			break;
-		case OPT_TOPOLOGY:
-			sopts.topology = optarg;
-			break;
-		case OPT_SYSFS_ROOT:
-			sopts.sysfs_root = optarg;
-			break;
-		case OPT_EXACT_WAKEUPS:
-			sopts.exact_wakeups = true;
-			break;
-		case OPT_EMULATE:
-			emulate = optarg;
-			break;
 		case 'q':
 			quiet = true;
 			break;
@@ -117,7 +101,12 @@ int cmd_record(int argc, char **argv)
 			fputs(record_usage, stdout);
 			return EXIT_OK;
 		default:
-			return cli_bad_option("record", c, argv);
+			err = cli_session_arg("record", c, optarg, &args);
+			if (err == -ENOENT)
+				return cli_bad_option("record", c, argv);
+			if (err)
+				return EXIT_USAGE;
+			break;
 		}
 	}
 	if (optind < argc)
@@ -130,18 +119,20 @@ int cmd_record(int argc, char **argv)
 		return cli_usage_error("record", "a recording is binary: -o - wants a pipe or a file, not a terminal");
 	if (seconds)
 		samples = samples_for(seconds, interval);
-	if (emulate && sopts.topology)
+	if (args.emulate && args.topology)
 		return cli_usage_error("record", "--emulate gives the topology: no --topology with it");
-	if (sopts.topology) {
-		spec = cli_topology_spec(sopts.topology);
+	if (args.topology) {
+		spec = cli_topology_spec(args.topology);
 		if (!spec)
 			return EXIT_USAGE;
 		sopts.topology = spec;
 	}
+	sopts.sysfs_root = args.sysfs_root;
+	sopts.exact_wakeups = args.exact_wakeups;
 	/* A closed pipe (adb went away) must be an error we see, not a kill. */
 	signal(SIGPIPE, SIG_IGN);
-	if (emulate) {
-		if (emulation_parse(&emul, emulate, sopts.sysfs_root)) {
+	if (args.emulate) {
+		if (emulation_parse(&emul, args.emulate, sopts.sysfs_root)) {
 			ret = EXIT_USAGE;
 			goto cleanup;
 		}
