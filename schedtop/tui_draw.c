@@ -13,7 +13,7 @@
 
 _Static_assert(VK_DOWN == KEY_DOWN && VK_NPAGE == KEY_NPAGE &&
 	       VK_ENTER == KEY_ENTER && VK_END == KEY_END && VK_F0 == KEY_F0,
-	       "tui_view.h key codes must be ncurses' own");
+	       "tui_keys.h key codes must be ncurses' own");
 
 /* Semantic colours (htop's ColorElements idea), mapped per scheme. */
 enum color {
@@ -431,7 +431,7 @@ static void draw_help(const struct view *v)
 {
 	int y = 0;
 
-	/* From the key table (tui_view.c): the keys that really work here. */
+	/* From the key table (tui_keys.c): the keys that really work here. */
 	put(y++, 0, C_TITLE, "schedtop keys");
 	for (size_t i = 0; i < view_nr_bindings && y < LINES - 1; i++) {
 		const struct view_binding *b = &view_bindings[i];
