@@ -29,7 +29,8 @@ struct csv_opts {
 	int *pids;
 	size_t nr_pids;
 	const char *comm;
-	bool interval_set;		/* -i given (a trace file's pace) */
+	bool interval_set;
+	bool done;			/* -h or --list-columns: nothing more to do */		/* -i given (a trace file's pace) */
 	const char *from;		/* a recording to read instead */
 	const char *record;		/* a recording to make alongside */
 	const char *trace_file;
@@ -109,7 +110,10 @@ static int list_columns(const char *format)
 	return fflush(stdout) ? EXIT_FAIL : EXIT_OK;
 }
 
-/* Returns -1 to go on, or the exit code. */
+/*
+ * An exit code: EXIT_OK to go on, unless @o->done says that an option
+ * (-h, --list-columns) was the whole command.
+ */
 static int parse_csv_opts(int argc, char **argv, struct csv_opts *o)
 {
 	double seconds = 0;
@@ -164,12 +168,14 @@ static int parse_csv_opts(int argc, char **argv, struct csv_opts *o)
 			o->trace_file = optarg;
 			break;
 		case OPT_LIST_COLUMNS:
+			o->done = true;
 			return list_columns(optarg);
 		case 'v':
 			global_opts.verbose = true;
 			break;
 		case 'h':
 			fputs(csv_usage, stdout);
+			o->done = true;
 			return EXIT_OK;
 		default:
 			err = cli_session_arg("csv", c, optarg, &o->session);
@@ -202,7 +208,7 @@ static int parse_csv_opts(int argc, char **argv, struct csv_opts *o)
 		return cli_usage_error("csv", "--emulate gives the topology: no --topology with it");
 	if ((o->pids || o->comm) && o->table != &task_table)
 		return cli_usage_error("csv", "-p and -c filter tasks: use them with --table task");
-	return -1;
+	return EXIT_OK;
 }
 
 static bool task_selected(const struct csv_opts *o, const struct schedstat_task *t)
@@ -386,7 +392,7 @@ int cmd_csv(int argc, char **argv)
 	int ret, err;
 
 	ret = parse_csv_opts(argc, argv, &o);
-	if (ret >= 0)
+	if (ret != EXIT_OK || o.done)
 		goto cleanup;
 	ret = EXIT_FAIL;
 	/* A closed pipe must show up as EPIPE from fflush, not kill us. */

@@ -109,7 +109,7 @@ static int keys(void *ctx)
 			dirty = true;
 			continue;
 		}
-		a = view_key(&lv->view, key, lv->snap ? tui_draw_page(&lv->view, lv->snap) : 0);
+		a = view_key(&lv->view, key, lv->snap ? tui_draw_page(lv->snap) : 0);
 		if (a == ACT_QUIT)
 			return 1;
 		if (a == ACT_INTERVAL)

@@ -163,7 +163,7 @@ static int top_lines(const struct schedstat_snapshot *snap)
 	return 1 + (show_cpus(snap) ? count_cpu_lines(snap) : (int)nc);
 }
 
-size_t tui_draw_page(const struct view *v, const struct schedstat_snapshot *snap)
+size_t tui_draw_page(const struct schedstat_snapshot *snap)
 {
 	int rows = LINES - top_lines(snap) - 2;
 

@@ -29,6 +29,9 @@ static inline bool prio_is_fair(int prio)
 #define TASK_IDLE		(TASK_UNINTERRUPTIBLE | TASK_NOLOAD)
 #define TASK_REPORT		0x7f
 
+/* include/linux/sched.h: task_struct.flags, field 9 of /proc/PID/stat. */
+#define PF_KTHREAD		0x00200000	/* a kernel thread */
+
 /*
  * include/linux/sched.h: the capacity of the biggest CPU at its highest
  * frequency, and what a CPU without a cpu_capacity file is given.

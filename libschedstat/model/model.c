@@ -147,7 +147,7 @@ static struct model_freq_time *freq_find(struct model_freq_time *t, size_t n,
 	return NULL;
 }
 
-/* Time at each (CPU, frequency) up to @ts: completed stays plus current. */
+/* Time at each (CPU, frequency) up to @in->ts_ns: completed stays plus current. */
 static int freq_cumulative(const struct model_input *in, struct model_freq_time **out,
 			   size_t *nr)
 {
