@@ -376,7 +376,7 @@ static void tracefs_source_close(void *src)
 
 	if (!s)
 		return;
-	tracefs_instance_close_private(s->instance);
+	trace_instance_close(s->instance);
 	if (s->timerfd >= 0)
 		close(s->timerfd);
 	free(s->held);
@@ -417,7 +417,7 @@ static int tracefs_source_open(void **out, const struct schedstat_session_opts *
 		err = engine_new(&s->engine, s->topo, &hooks);
 	if (err)
 		goto cleanup;
-	err = tracefs_instance_open_private(&s->instance, BUFFER_KB);
+	err = trace_instance_open(&s->instance, BUFFER_KB);
 	if (err)
 		goto cleanup;
 	s->tep = tracefs_local_events_system(NULL, systems);
