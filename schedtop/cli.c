@@ -273,6 +273,26 @@ int cli_session_arg(const char *cmd, int c, const char *arg,
 	return -ENOENT;
 }
 
+int cli_session_args_apply(const char *cmd, const struct cli_session_args *a,
+			   struct schedstat_session_opts *so, char **spec)
+{
+	*spec = NULL;
+	if (a->emulate && a->topology) {
+		cli_usage_error(cmd, "--emulate gives the topology: no --topology with it");
+		return -EINVAL;
+	}
+	if (a->topology) {
+		*spec = cli_topology_spec(a->topology);
+		if (!*spec)
+			return -EINVAL;
+	}
+	so->topology = *spec;
+	so->sysfs_root = a->sysfs_root;
+	so->exact_wakeups = a->exact_wakeups;
+	so->source = a->source;
+	return 0;
+}
+
 int cli_session_open(struct schedstat_session **s,
 		     struct schedstat_session_opts *opts)
 {

@@ -107,6 +107,13 @@ struct cli_session_args {
  */
 int cli_session_arg(const char *cmd, int c, const char *arg,
 		    struct cli_session_args *a);
+/*
+ * @a into @so: the --topology spec read (from @FILE too; *@spec is it, to
+ * free), the other values copied; --emulate's topology is the caller's to
+ * set. 0, or -EINVAL after saying what is wrong.
+ */
+int cli_session_args_apply(const char *cmd, const struct cli_session_args *a,
+			   struct schedstat_session_opts *so, char **spec);
 
 /* The --source values, indexed by enum schedstat_source. */
 extern const char *const cli_source_names[];

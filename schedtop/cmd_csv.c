@@ -409,12 +409,9 @@ int cmd_csv(int argc, char **argv)
 			goto cleanup;
 		}
 	}
-	if (o.session.topology) {
-		spec = cli_topology_spec(o.session.topology);
-		if (!spec) {
-			ret = EXIT_USAGE;
-			goto cleanup;
-		}
+	if (cli_session_args_apply("csv", &o.session, &sopts, &spec)) {
+		ret = EXIT_USAGE;
+		goto cleanup;
 	}
 	run.o = &o;
 	run.f = f;
@@ -422,7 +419,6 @@ int cmd_csv(int argc, char **argv)
 		ret = run_from(&run);
 		goto cleanup;
 	}
-	sopts.topology = spec;
 	if (o.session.emulate) {
 		if (emulation_parse(&emul, o.session.emulate, o.session.sysfs_root)) {
 			ret = EXIT_USAGE;
@@ -435,9 +431,6 @@ int cmd_csv(int argc, char **argv)
 		/* The CSV stays pandas' plain table: the method is said here. */
 		emulation_print_start(&emul);
 	}
-	sopts.sysfs_root = o.session.sysfs_root;
-	sopts.exact_wakeups = o.session.exact_wakeups;
-	sopts.source = o.session.source;
 	sopts.trace_file = o.trace_file;
 	sopts.trace_interval_ns = o.interval_ms * 1000000ULL;
 	if (o.record) {
