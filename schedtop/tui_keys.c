@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "array_size.h"
+#include "csv_format.h"
 #include "tui_keys.h"
 #include "tui_view.h"
 
@@ -354,21 +355,6 @@ const struct view_binding view_bindings[] = {
 };
 const size_t view_nr_bindings = ARRAY_SIZE(view_bindings);
 
-/* troff text: a backslash is \e, a hyphen \-; nothing starts a request. */
-static void man_text(FILE *f, const char *s)
-{
-	if (*s == '.' || *s == '\'')
-		fputs("\\&", f);
-	for (; *s; s++) {
-		if (*s == '\\')
-			fputs("\\e", f);
-		else if (*s == '-')
-			fputs("\\-", f);
-		else
-			fputc(*s, f);
-	}
-}
-
 /* "q F10" as .BR "q" ", " "F10" (bold keys, roman commas). */
 static void man_keys(FILE *f, const char *names)
 {
@@ -379,7 +365,7 @@ static void man_keys(FILE *f, const char *names)
 	fputs(strchr(names, ' ') ? ".BR" : ".B", f);
 	for (char *k = strtok_r(buf, " ", &save); k; k = strtok_r(NULL, " ", &save)) {
 		fputs(first ? " \"" : " \", \" \"", f);
-		man_text(f, k);
+		man_text(f, k, true);
 		fputc('"', f);
 		first = false;
 	}
@@ -405,7 +391,7 @@ int view_write_keys(FILE *f, bool man)
 		}
 		fputs(".TP\n", f);
 		man_keys(f, b->names);
-		man_text(f, b->man);
+		man_text(f, b->man, true);
 		fputc('\n', f);
 	}
 	return fflush(f) ? -errno : 0;
