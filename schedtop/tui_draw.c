@@ -208,7 +208,7 @@ static void draw_cpu(int y, const struct schedstat_cpu *c,
 		put(y, 8, C_DIM, "offline");
 		return;
 	}
-	bar(y, 8, w, vals, colors, 4, c->capacity ? c->capacity : 1024, st);
+	bar(y, 8, w, vals, colors, 4, c->capacity ? c->capacity : SCHEDSTAT_CAPACITY_SCALE, st);
 	/* rt* : the emulation's stealer makes this RT pressure, not load. */
 	snprintf(s, sizeof(s), " util %4u rt%s%3u dl %3u irq %3u  runnable %4u  "
 		 "blocked %4u  nr %u", c->util_avg,
@@ -489,9 +489,9 @@ static void draw_detail(const struct view *v, const struct schedstat_snapshot *s
 	put(y++, 0, C_NORMAL, s);
 	y++;
 	put(y, 0, C_NORMAL, "util_avg");
-	sparkline(y++, 14, w, h->util, NULL, h->n, h->head, 1024, st);
+	sparkline(y++, 14, w, h->util, NULL, h->n, h->head, SCHEDSTAT_CAPACITY_SCALE, st);
 	put(y, 0, C_NORMAL, "runnable");
-	sparkline(y++, 14, w, h->runnable, NULL, h->n, h->head, 1024, st);
+	sparkline(y++, 14, w, h->runnable, NULL, h->n, h->head, SCHEDSTAT_CAPACITY_SCALE, st);
 	snprintf(s, sizeof(s), "(last %u samples, %.0f s; full scale 1024)", h->n,
 		 h->n * v->interval_ms / 1000.0);
 	put(y++, 14, C_DIM, s);

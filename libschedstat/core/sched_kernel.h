@@ -11,6 +11,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "schedstat.h"
+
 /* include/linux/sched/prio.h: prio 0..99 is rt (and dl, -1), 100..139 fair. */
 #define MAX_RT_PRIO		100
 #define MAX_PRIO		140
@@ -36,7 +38,7 @@ static inline bool prio_is_fair(int prio)
  * include/linux/sched.h: the capacity of the biggest CPU at its highest
  * frequency, and what a CPU without a cpu_capacity file is given.
  */
-#define SCHED_CAPACITY_SCALE	1024
+#define SCHED_CAPACITY_SCALE	SCHEDSTAT_CAPACITY_SCALE
 
 /*
  * kernel/sched/fair.c fits_capacity(): @util fits a CPU of capacity @cap
