@@ -31,6 +31,13 @@ static const char record_usage[] =
 "      --exact-wakeups    count every sched_waking instead of the sleeps that\n"
 "                         ended, and preemptions: runs programs on every\n"
 "                         switch and wakeup (53 ns per switch, 78 per wakeup)\n"
+"      --pelt-trace       also record every PELT update of the tasks of -p/-c\n"
+"                         and the CPUs of --pelt-cpus, through BPF ring\n"
+"                         buffers (csv --from FILE -t pelt reads them back)\n"
+"  -p, --pid PID[,PID]    the tasks --pelt-trace traces (thread or process id,\n"
+"                         at most 64)\n"
+"  -c, --comm COMM        the tasks --pelt-trace traces, by exact name\n"
+"      --pelt-cpus LIST   CPUs whose cfs, rt, dl and irq updates are traced\n"
 "  -q, --quiet            no summary on standard error at the end\n"
 "  -v, --verbose          show libbpf debug output\n"
 "  -h, --help             show this help\n"
@@ -39,7 +46,7 @@ static const char record_usage[] =
 "A recorder killed outright loses at most the last second.\n";
 
 enum { OPT_TOPOLOGY = 256, OPT_SYSFS_ROOT, OPT_EXACT_WAKEUPS,
-       OPT_EMULATE };
+       OPT_EMULATE, OPT_PELT_TRACE, OPT_PELT_CPUS };
 
 const struct option record_long_opts[] = {
 	{ "output", required_argument, NULL, 'o' },
@@ -50,22 +57,51 @@ const struct option record_long_opts[] = {
 	{ "sysfs-root", required_argument, NULL, OPT_SYSFS_ROOT },
 	{ "exact-wakeups", no_argument, NULL, OPT_EXACT_WAKEUPS },
 	{ "emulate", required_argument, NULL, OPT_EMULATE },
+	{ "pelt-trace", no_argument, NULL, OPT_PELT_TRACE },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "comm", required_argument, NULL, 'c' },
+	{ "pelt-cpus", required_argument, NULL, OPT_PELT_CPUS },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{}
 };
 
+struct record_run {
+	struct recording_out out;
+	struct schedstat_session *s;
+	bool pelt_trace;
+	unsigned long nr_pelt;
+};
+
 static int on_sample(const struct schedstat_snapshot *snap, void *ctx)
 {
-	return recording_out_sample(ctx, snap);
+	struct record_run *r = ctx;
+
+	if (r->pelt_trace)
+		recording_out_pelt_dropped(&r->out, schedstat_session_pelt_dropped(r->s));
+	return recording_out_sample(&r->out, snap);
+}
+
+static void on_pelt(const struct schedstat_pelt_update *u, void *ctx)
+{
+	struct record_run *r = ctx;
+
+	/* Before the file is open: the session's start, not the recording. */
+	if (!r->out.rec)
+		return;
+	r->nr_pelt++;
+	recording_out_pelt(u, &r->out);
 }
 
 int cmd_record(int argc, char **argv)
 {
 	struct schedstat_session_opts sopts = {};
 	struct schedstat_session *s = NULL;
-	struct recording_out out = { .fd = -1 };
+	struct record_run run = { .out = { .fd = -1 } };
+	struct recording_out *out = &run.out;
+	int *pids = NULL;
+	size_t nr_pids = 0;
 	unsigned long interval = 1000, samples = 0;
 	const char *path = NULL, *emulate = NULL;
 	struct emulation emul = {};
@@ -77,7 +113,7 @@ int cmd_record(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:o:i:d:n:qvh", record_long_opts,
+	while ((c = getopt_long(argc, argv, "+:o:i:d:n:p:c:qvh", record_long_opts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'o':
@@ -107,6 +143,23 @@ int cmd_record(int argc, char **argv)
 		case OPT_EMULATE:
 			emulate = optarg;
 			break;
+		case OPT_PELT_TRACE:
+			sopts.pelt_trace = true;
+			break;
+		case 'p':
+			free(pids);
+			pids = NULL;
+			if (parse_pid_list(optarg, &pids, &nr_pids))
+				return cli_usage_error("record", "bad pid list '%s': e.g. 1234 or 1234,5678", optarg);
+			break;
+		case 'c':
+			if (!*optarg || strlen(optarg) >= SCHEDSTAT_COMM_LEN)
+				return cli_usage_error("record", "bad comm '%s': 1 to 15 characters", optarg);
+			sopts.pelt_comm = optarg;
+			break;
+		case OPT_PELT_CPUS:
+			sopts.pelt_cpus = optarg;
+			break;
 		case 'q':
 			quiet = true;
 			break;
@@ -132,6 +185,17 @@ int cmd_record(int argc, char **argv)
 		samples = samples_for(seconds, interval);
 	if (emulate && sopts.topology)
 		return cli_usage_error("record", "--emulate gives the topology: no --topology with it");
+	if ((pids || sopts.pelt_comm || sopts.pelt_cpus) && !sopts.pelt_trace)
+		return cli_usage_error("record", "-p, -c and --pelt-cpus select what --pelt-trace traces: add --pelt-trace");
+	if (sopts.pelt_trace && !pids && !sopts.pelt_comm && !sopts.pelt_cpus)
+		return cli_usage_error("record", "--pelt-trace traces what you name: add -p PID, -c COMM or --pelt-cpus LIST");
+	if (nr_pids > SCHEDSTAT_PELT_MAX_PIDS)
+		return cli_usage_error("record", "--pelt-trace takes at most %d pids", SCHEDSTAT_PELT_MAX_PIDS);
+	run.pelt_trace = sopts.pelt_trace;
+	sopts.pelt_pids = pids;
+	sopts.nr_pelt_pids = nr_pids;
+	sopts.on_pelt = on_pelt;
+	sopts.pelt_ctx = &run;
 	if (sopts.topology) {
 		spec = cli_topology_spec(sopts.topology);
 		if (!spec)
@@ -148,36 +212,50 @@ int cmd_record(int argc, char **argv)
 		sopts.topology = emul.topology_spec;
 		if (emulation_start(&emul, EMULATE_AUTO))
 			goto cleanup;
-		out.emulation = emulation_describe(&emul, desc, sizeof(desc));
+		out->emulation = emulation_describe(&emul, desc, sizeof(desc));
 		if (!quiet)
 			emulation_print_start(&emul);
 	}
 	sopts.on_event = recording_out_event;
-	sopts.event_ctx = &out;
+	sopts.event_ctx = out;
 	err = cli_session_open(&s, &sopts);
 	if (err) {
 		cli_error("%s", schedstat_strerror(err));
 		goto cleanup;
 	}
-	if (recording_out_open(&out, path, schedstat_session_topology(s), interval,
+	run.s = s;
+	if (recording_out_open(out, path, schedstat_session_topology(s), interval,
 			       argc, argv))
 		goto cleanup;
-	err = sample_loop(s, interval, samples, on_sample, &out);
+	err = sample_loop(s, interval, samples, on_sample, &run);
+	/* The updates held back for ordering go in before the file ends. */
+	if (sopts.pelt_trace) {
+		int ferr = schedstat_session_flush(s);
+
+		if (ferr && !err) {
+			cli_error("reading PELT updates: %s", schedstat_strerror(ferr));
+			err = ferr;
+		}
+		recording_out_pelt_dropped(out, schedstat_session_pelt_dropped(s));
+		if (!quiet)
+			pelt_summary(run.nr_pelt, schedstat_session_pelt_dropped(s));
+	}
 	/* Every failure was reported where it happened. */
 	ret = err ? EXIT_FAIL : EXIT_OK;
 cleanup:
 	/* Detach first: the file's end marker is the last thing written. */
 	schedstat_session_close(s);
-	if (recording_out_close(&out))
+	if (recording_out_close(out))
 		ret = EXIT_FAIL;
-	else if (ret == EXIT_OK && !quiet && out.bytes)
+	else if (ret == EXIT_OK && !quiet && out->bytes)
 		fprintf(stderr, "schedtop: recorded %lu samples, %" PRIu64 " bytes, to %s\n",
-			out.nr_samples, out.bytes, path);
+			out->nr_samples, out->bytes, path);
 	else if (ret == EXIT_OK && !quiet)
-		fprintf(stderr, "schedtop: recorded %lu samples\n", out.nr_samples);
+		fprintf(stderr, "schedtop: recorded %lu samples\n", out->nr_samples);
 	if (emulation_stop(&emul))
 		ret = EXIT_FAIL;
 	emulation_free(&emul);
 	free(spec);
+	free(pids);
 	return ret;
 }
