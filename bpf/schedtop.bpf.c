@@ -548,18 +548,28 @@ static __always_inline bool pelt_comm_matches(struct task_struct *p)
 SEC("tp_btf/pelt_se_tp")
 int BPF_PROG(pelt_trace_se, struct sched_entity *se)
 {
+	__u32 pid_off = bpf_core_field_offset(struct task_struct, pid);
+	struct { __s32 pid, tgid; } id;
 	struct task_struct *p;
 	struct st_pelt_rec *r;
-	__s32 pid, tgid;
 
-	if (se_my_q(se))
+	/* Plain loads through the BTF pointer: this runs for every entity. */
+	if (bpf_core_field_exists(se->my_q) && se->my_q)
 		return 0;
-	/* A task's sched_entity is embedded in its task_struct. */
+	/*
+	 * A task's sched_entity is embedded in its task_struct, which the
+	 * verifier cannot reach from @se: one read for pid and tgid, which
+	 * sit side by side in every kernel (checked at load).
+	 */
 	p = (void *)se - bpf_core_field_offset(struct task_struct, se);
-	pid = BPF_CORE_READ(p, pid);
-	tgid = BPF_CORE_READ(p, tgid);
-	if (pelt_by_pid && !bpf_map_lookup_elem(&pelt_pids, &pid) &&
-	    !bpf_map_lookup_elem(&pelt_pids, &tgid))
+	if (bpf_core_field_offset(struct task_struct, tgid) == pid_off + 4) {
+		bpf_probe_read_kernel(&id, sizeof(id), (void *)p + pid_off);
+	} else {
+		id.pid = BPF_CORE_READ(p, pid);
+		id.tgid = BPF_CORE_READ(p, tgid);
+	}
+	if (pelt_by_pid && !bpf_map_lookup_elem(&pelt_pids, &id.pid) &&
+	    !bpf_map_lookup_elem(&pelt_pids, &id.tgid))
 		return 0;
 	if (pelt_by_comm && !pelt_comm_matches(p))
 		return 0;
@@ -569,8 +579,8 @@ int BPF_PROG(pelt_trace_se, struct sched_entity *se)
 	r->ts = bpf_ktime_get_ns();
 	r->last_update_time = se->avg.last_update_time;
 	r->load_avg = se->avg.load_avg;
-	r->pid = pid;
-	r->tgid = tgid;
+	r->pid = id.pid;
+	r->tgid = id.tgid;
 	r->cpu = bpf_get_smp_processor_id();
 	r->entity = ST_PELT_TASK;
 	r->util_avg = se->avg.util_avg;
