@@ -440,7 +440,7 @@ static int run_live(struct csv_run *r, struct schedstat_session *s)
 static int from_pelt(struct csv_run *r, struct schedstat_recording *rec)
 {
 	struct schedstat_pelt_update u;
-	unsigned long bad = 0;
+	unsigned long bad = 0, n = 0;
 	int err, ret;
 
 	while (!r->write_err) {
@@ -455,9 +455,14 @@ static int from_pelt(struct csv_run *r, struct schedstat_recording *rec)
 			cli_error("reading %s: %s", r->o->from, schedstat_strerror(err));
 			return EXIT_FAIL;
 		}
+		n++;
 		if (pelt_selected(r->o, &u))
 			r->write_err = write_pelt(r->f, &u);
 	}
+	if (!n && !bad)
+		fprintf(stderr, "schedtop: note: %s holds no PELT updates: record "
+			"with --pelt-trace -p PID (or -c COMM, --pelt-cpus LIST)\n",
+			r->o->from);
 	if (!r->write_err && fflush(r->f))
 		r->write_err = -errno;
 	ret = write_result(r);
