@@ -154,6 +154,39 @@ def quiescent_values_equal_proc_sched():
 
 
 @test(root=True)
+def sampled_task_rows_agree_at_sample_instants():
+    """A queued or running task's sampled util_avg is the kernel's as of
+    its last update: the streamed update just before the sample's ts_ns
+    (or the one before it, should an update land between the iterator's
+    read of the task and the end of the walk that stamps the sample)."""
+    app = RtApp({"pt_samp": periodic(1, 0.5)}, 8)
+    path = tmp("samp.rec")
+    try:
+        tid = app.tids["pt_samp"]
+        time.sleep(1.0)
+        res = schedtop("record", "--pelt-trace", "-p", str(tid), "-i", "100",
+                       "-d", "3", "-o", path)
+    finally:
+        app.stop()
+    check(res.returncode == 0, "record failed: %s" % res.stderr.decode())
+    ups = task_rows(parse_csv(schedtop("csv", "--from", path, "-t",
+                                       "pelt").stdout), tid)
+    samples = [r for r in parse_csv(schedtop("csv", "--from", path, "-p",
+                                             str(tid)).stdout)
+               if r["state"] == "R"]
+    check(len(samples) >= 5, "only %d samples caught the task queued"
+          % len(samples))
+    for srow in samples:
+        ts = int(srow["ts_ns"])
+        before = [int(u["util_avg"]) for u in ups if int(u["ts_ns"]) <= ts]
+        check(len(before) >= 2, "no updates before sample at %d" % ts)
+        check(int(srow["util_avg"]) in before[-2:],
+              "sample at %d: util_avg %s, last updates %s"
+              % (ts, srow["util_avg"], before[-3:]))
+    print("# %d queued samples agree with the stream" % len(samples))
+
+
+@test(root=True)
 def recording_gives_back_live_rows_and_perfetto():
     """csv --from FILE -t pelt is byte for byte what the live csv wrote, CPU
     entities included; the Perfetto export has a counter point per row."""
