@@ -28,6 +28,13 @@ PELT_PROGS = ["pelt_trace_se", "pelt_trace_cfs", "pelt_trace_rt",
 SECONDS = 4
 
 
+def test_cpu():
+    """The highest online CPU (1 here; 0 while another session has taken
+    CPU 1 out): the workloads are pinned there."""
+    with open("/sys/devices/system/cpu/online") as f:
+        return int(re.split("[-,]", f.read().strip())[-1])
+
+
 def tmp(name):
     d = tempfile.mkdtemp(prefix="schedtop-pelt-")
     return os.path.join(d, name)
@@ -50,17 +57,18 @@ def time_mean(rows):
 @test(root=True)
 def record_half_duty_task():
     """The issue's done-when: record --pelt-trace -p PID -d 4 on a 50% task."""
-    app = RtApp({"pt_half": periodic(1, 0.5)}, SECONDS + 6)
+    cpu = test_cpu()
+    app = RtApp({"pt_half": periodic(cpu, 0.5)}, SECONDS + 6)
     path = tmp("half.rec")
     try:
         tid = app.tids["pt_half"]
         time.sleep(1.5)			# util settles in a few half-lives
         run0, _, _ = schedstat(tid)
-        st0, t0 = steal_ns(1), mono_ns()
+        st0, t0 = steal_ns(cpu), mono_ns()
         res = schedtop("record", "--pelt-trace", "-p", str(tid), "-d",
                        str(SECONDS), "-o", path)
         run1, _, _ = schedstat(tid)
-        st1, t1 = steal_ns(1), mono_ns()
+        st1, t1 = steal_ns(cpu), mono_ns()
     finally:
         app.stop()
     err = res.stderr.decode()
@@ -113,7 +121,8 @@ def quiescent_values_equal_proc_sched():
     """While the task sleeps nothing updates its se.avg: the last update
     streamed before that moment must be /proc/<tid>/sched's values."""
     # 8 ms of work every 400 ms: asleep most of the time.
-    app = RtApp({"pt_sleepy": periodic(1, 0.02, period_us=400000)}, 10)
+    app = RtApp({"pt_sleepy": periodic(test_cpu(), 0.02, period_us=400000)},
+                10)
     seen = []
     try:
         tid = app.tids["pt_sleepy"]
@@ -159,7 +168,7 @@ def sampled_task_rows_agree_at_sample_instants():
     its last update: the streamed update just before the sample's ts_ns
     (or the one before it, should an update land between the iterator's
     read of the task and the end of the walk that stamps the sample)."""
-    app = RtApp({"pt_samp": periodic(1, 0.5)}, 8)
+    app = RtApp({"pt_samp": periodic(test_cpu(), 0.5)}, 8)
     path = tmp("samp.rec")
     try:
         tid = app.tids["pt_samp"]
@@ -190,12 +199,14 @@ def sampled_task_rows_agree_at_sample_instants():
 def recording_gives_back_live_rows_and_perfetto():
     """csv --from FILE -t pelt is byte for byte what the live csv wrote, CPU
     entities included; the Perfetto export has a counter point per row."""
-    app = RtApp({"pt_rt": periodic(1, 0.3)}, 8)
+    cpu = test_cpu()
+    app = RtApp({"pt_rt": periodic(cpu, 0.3)}, 8)
     rec, live = tmp("rt.rec"), tmp("live.csv")
     try:
         tid = app.tids["pt_rt"]
         time.sleep(0.5)
-        res = schedtop("csv", "-t", "pelt", "-p", str(tid), "--pelt-cpus", "1",
+        res = schedtop("csv", "-t", "pelt", "-p", str(tid), "--pelt-cpus",
+                       str(cpu),
                        "-d", "2", "-o", live, "--record", rec)
     finally:
         app.stop()
@@ -208,7 +219,7 @@ def recording_gives_back_live_rows_and_perfetto():
     rows = parse_csv(want)
     kinds = {r["entity"] for r in rows}
     check({"task", "cfs"} <= kinds, "entities seen: %s" % sorted(kinds))
-    check(all(r["cpu"] == "1" for r in rows if r["entity"] != "task"),
+    check(all(r["cpu"] == str(cpu) for r in rows if r["entity"] != "task"),
           "a CPU entity of a CPU not selected")
     check(all(r["pid"] == "" and r["util_est"] == "" for r in rows
               if r["entity"] in ("rt", "dl", "irq")),
@@ -262,6 +273,8 @@ def default_collection_loads_no_pelt_program():
             # pelt_irq_tp exists with IRQ time accounting only.
             check(set(want) - {"pelt_trace_irq"} <= set(found),
                   "--pelt-trace loaded %s" % found)
+            check(bpf_progs_loaded(PELT_PROGS, settle=3) == [],
+                  "pelt programs still loaded after exit")
 
 
 @test
