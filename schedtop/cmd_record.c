@@ -3,6 +3,7 @@
  * schedtop record: the live sources, headless, into a recording that replay,
  * report, convert and csv --from read back (docs/record-format.md).
  */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -24,13 +25,10 @@ static const char record_usage[] =
 "  -i, --interval MS      sample interval in milliseconds (default 1000, min 10)\n"
 "  -d, --duration SECONDS stop after this long\n"
 "  -n, --samples N        stop after N samples\n"
-"      --topology SPEC    clusters as NAME:CPULIST[@CAPACITY],..., or @FILE\n"
-"      --sysfs-root DIR   read the topology from DIR instead of /sys\n"
-"      --emulate SPEC     big.LITTLE while recording, e.g. LITTLE:0@50%,big:1\n"
-"                         (schedtop emulate --help; gives the topology)\n"
-"      --exact-wakeups    count every sched_waking instead of the sleeps that\n"
-"                         ended, and preemptions: runs programs on every\n"
-"                         switch and wakeup (53 ns per switch, 78 per wakeup)\n"
+CLI_USAGE_TOPOLOGY
+CLI_USAGE_SYSFS_ROOT
+CLI_USAGE_EMULATE
+CLI_USAGE_EXACT_WAKEUPS
 "      --pelt-trace       also record every PELT update of the tasks of -p/-c\n"
 "                         and the CPUs of --pelt-cpus, through BPF ring\n"
 "                         buffers (csv --from FILE -t pelt reads them back)\n"
@@ -45,18 +43,17 @@ static const char record_usage[] =
 "Runs until -d/-n is reached or SIGINT/SIGTERM/SIGHUP, which finish the file.\n"
 "A recorder killed outright loses at most the last second.\n";
 
-enum { OPT_TOPOLOGY = 256, OPT_SYSFS_ROOT, OPT_EXACT_WAKEUPS,
-       OPT_EMULATE, OPT_PELT_TRACE, OPT_PELT_CPUS };
+enum { OPT_PELT_TRACE = 256, OPT_PELT_CPUS };
 
 const struct option record_long_opts[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "interval", required_argument, NULL, 'i' },
 	{ "duration", required_argument, NULL, 'd' },
 	{ "samples", required_argument, NULL, 'n' },
-	{ "topology", required_argument, NULL, OPT_TOPOLOGY },
-	{ "sysfs-root", required_argument, NULL, OPT_SYSFS_ROOT },
-	{ "exact-wakeups", no_argument, NULL, OPT_EXACT_WAKEUPS },
-	{ "emulate", required_argument, NULL, OPT_EMULATE },
+	CLI_OPT_TOPOLOGY,
+	CLI_OPT_SYSFS_ROOT,
+	CLI_OPT_EXACT_WAKEUPS,
+	CLI_OPT_EMULATE,
 	{ "pelt-trace", no_argument, NULL, OPT_PELT_TRACE },
 	{ "pid", required_argument, NULL, 'p' },
 	{ "comm", required_argument, NULL, 'c' },
@@ -94,33 +91,38 @@ static void on_pelt(const struct schedstat_pelt_update *u, void *ctx)
 	recording_out_pelt(u, &r->out);
 }
 
-int cmd_record(int argc, char **argv)
-{
-	struct schedstat_session_opts sopts = {};
-	struct schedstat_session *s = NULL;
-	struct record_run run = { .out = { .fd = -1 } };
-	struct recording_out *out = &run.out;
-	int *pids = NULL;
-	size_t nr_pids = 0;
-	unsigned long interval = 1000, samples = 0;
-	const char *path = NULL, *emulate = NULL;
-	struct emulation emul = {};
-	char desc[256];
-	double seconds = 0;
-	bool quiet = false;
-	char *spec = NULL;
-	int c, err, ret = EXIT_FAIL;
+struct record_opts {
+	const char *path;		/* -o */
+	unsigned long interval_ms;
+	unsigned long samples;		/* 0: until a signal */
+	bool quiet;
+	struct cli_session_args session;	/* --topology, --emulate, ... */
+	bool done;			/* -h: nothing more to do */
+	/* --pelt-trace and its selection */
+	bool pelt_trace;
+	int *pids;
+	size_t nr_pids;
+	const char *comm;
+	const char *pelt_cpus;
+};
 
+/* An exit code: EXIT_OK to go on, unless @o->done. */
+static int parse_record_opts(int argc, char **argv, struct record_opts *o)
+{
+	double seconds = 0;
+	int c, err;
+
+	o->interval_ms = 1000;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:o:i:d:n:p:c:qvh", record_long_opts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'o':
-			path = optarg;
+			o->path = optarg;
 			break;
 		case 'i':
-			if (parse_ulong(optarg, 10, 3600000, &interval))
+			if (parse_ulong(optarg, 10, 3600000, &o->interval_ms))
 				return cli_usage_error("record", "bad interval '%s': milliseconds, 10 to 3600000", optarg);
 			break;
 		case 'd':
@@ -128,84 +130,95 @@ int cmd_record(int argc, char **argv)
 				return cli_usage_error("record", "bad duration '%s': seconds, more than 0", optarg);
 			break;
 		case 'n':
-			if (parse_ulong(optarg, 1, 1000000000, &samples))
+			if (parse_ulong(optarg, 1, 1000000000, &o->samples))
 				return cli_usage_error("record", "bad sample count '%s'", optarg);
 			break;
-		case OPT_TOPOLOGY:
-			sopts.topology = optarg;
-			break;
-		case OPT_SYSFS_ROOT:
-			sopts.sysfs_root = optarg;
-			break;
-		case OPT_EXACT_WAKEUPS:
-			sopts.exact_wakeups = true;
-			break;
-		case OPT_EMULATE:
-			emulate = optarg;
-			break;
 		case OPT_PELT_TRACE:
-			sopts.pelt_trace = true;
+			o->pelt_trace = true;
 			break;
 		case 'p':
-			free(pids);
-			pids = NULL;
-			if (parse_pid_list(optarg, &pids, &nr_pids))
+			free(o->pids);
+			o->pids = NULL;
+			if (parse_pid_list(optarg, &o->pids, &o->nr_pids))
 				return cli_usage_error("record", "bad pid list '%s': e.g. 1234 or 1234,5678", optarg);
 			break;
 		case 'c':
 			if (!*optarg || strlen(optarg) >= SCHEDSTAT_COMM_LEN)
 				return cli_usage_error("record", "bad comm '%s': 1 to 15 characters", optarg);
-			sopts.pelt_comm = optarg;
+			o->comm = optarg;
 			break;
 		case OPT_PELT_CPUS:
-			sopts.pelt_cpus = optarg;
+			o->pelt_cpus = optarg;
 			break;
 		case 'q':
-			quiet = true;
+			o->quiet = true;
 			break;
 		case 'v':
 			global_opts.verbose = true;
 			break;
 		case 'h':
 			fputs(record_usage, stdout);
+			o->done = true;
 			return EXIT_OK;
 		default:
-			return cli_bad_option("record", c, argv);
+			err = cli_session_arg("record", c, optarg, &o->session);
+			if (err == -ENOENT)
+				return cli_bad_option("record", c, argv);
+			if (err)
+				return EXIT_USAGE;
+			break;
 		}
 	}
 	if (optind < argc)
 		return cli_usage_error("record", "unexpected argument '%s'", argv[optind]);
-	if (!path)
+	if (!o->path)
 		return cli_usage_error("record", "-o FILE is required");
-	if (seconds && samples)
+	if (seconds && o->samples)
 		return cli_usage_error("record", "-d and -n do not go together");
-	if (!strcmp(path, "-") && isatty(STDOUT_FILENO))
+	if (!strcmp(o->path, "-") && isatty(STDOUT_FILENO))
 		return cli_usage_error("record", "a recording is binary: -o - wants a pipe or a file, not a terminal");
 	if (seconds)
-		samples = samples_for(seconds, interval);
-	if (emulate && sopts.topology)
-		return cli_usage_error("record", "--emulate gives the topology: no --topology with it");
-	if ((pids || sopts.pelt_comm || sopts.pelt_cpus) && !sopts.pelt_trace)
+		o->samples = samples_for(seconds, o->interval_ms);
+	if ((o->pids || o->comm || o->pelt_cpus) && !o->pelt_trace)
 		return cli_usage_error("record", "-p, -c and --pelt-cpus select what --pelt-trace traces: add --pelt-trace");
-	if (sopts.pelt_trace && !pids && !sopts.pelt_comm && !sopts.pelt_cpus)
+	if (o->pelt_trace && !o->pids && !o->comm && !o->pelt_cpus)
 		return cli_usage_error("record", "--pelt-trace traces what you name: add -p PID, -c COMM or --pelt-cpus LIST");
-	if (nr_pids > SCHEDSTAT_PELT_MAX_PIDS)
+	if (o->nr_pids > SCHEDSTAT_PELT_MAX_PIDS)
 		return cli_usage_error("record", "--pelt-trace takes at most %d pids", SCHEDSTAT_PELT_MAX_PIDS);
-	run.pelt_trace = sopts.pelt_trace;
-	sopts.pelt_pids = pids;
-	sopts.nr_pelt_pids = nr_pids;
+	return EXIT_OK;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct schedstat_session_opts sopts = {};
+	struct schedstat_session *s = NULL;
+	struct record_run run = { .out = { .fd = -1 } };
+	struct recording_out *out = &run.out;
+	struct record_opts o = {};
+	struct emulation emul = {};
+	char desc[256];
+	char *spec = NULL;
+	int err, ret;
+
+	ret = parse_record_opts(argc, argv, &o);
+	if (ret != EXIT_OK || o.done)
+		goto cleanup;
+	ret = EXIT_USAGE;
+	if (cli_session_args_apply("record", &o.session, &sopts, &spec))
+		goto cleanup;
+	ret = EXIT_FAIL;
+	run.pelt_trace = o.pelt_trace;
+	sopts.pelt_trace = o.pelt_trace;
+	sopts.pelt_pids = o.pids;
+	sopts.nr_pelt_pids = o.nr_pids;
+	sopts.pelt_comm = o.comm;
+	sopts.pelt_cpus = o.pelt_cpus;
 	sopts.on_pelt = on_pelt;
 	sopts.pelt_ctx = &run;
-	if (sopts.topology) {
-		spec = cli_topology_spec(sopts.topology);
-		if (!spec)
-			return EXIT_USAGE;
-		sopts.topology = spec;
-	}
 	/* A closed pipe (adb went away) must be an error we see, not a kill. */
 	signal(SIGPIPE, SIG_IGN);
-	if (emulate) {
-		if (emulation_parse(&emul, emulate, sopts.sysfs_root)) {
+	if (o.session.emulate) {
+		if (emulation_parse(&emul, o.session.emulate, sopts.sysfs_root)) {
 			ret = EXIT_USAGE;
 			goto cleanup;
 		}
@@ -213,7 +226,7 @@ int cmd_record(int argc, char **argv)
 		if (emulation_start(&emul, EMULATE_AUTO))
 			goto cleanup;
 		out->emulation = emulation_describe(&emul, desc, sizeof(desc));
-		if (!quiet)
+		if (!o.quiet)
 			emulation_print_start(&emul);
 	}
 	sopts.on_event = recording_out_event;
@@ -224,12 +237,12 @@ int cmd_record(int argc, char **argv)
 		goto cleanup;
 	}
 	run.s = s;
-	if (recording_out_open(out, path, schedstat_session_topology(s), interval,
+	if (recording_out_open(out, o.path, schedstat_session_topology(s), o.interval_ms,
 			       argc, argv))
 		goto cleanup;
-	err = sample_loop(s, interval, samples, on_sample, &run);
+	err = sample_loop(s, o.interval_ms, o.samples, on_sample, &run);
 	/* The updates held back for ordering go in before the file ends. */
-	if (sopts.pelt_trace) {
+	if (o.pelt_trace) {
 		int ferr = schedstat_session_flush(s);
 
 		if (ferr && !err) {
@@ -237,7 +250,7 @@ int cmd_record(int argc, char **argv)
 			err = ferr;
 		}
 		recording_out_pelt_dropped(out, schedstat_session_pelt_dropped(s));
-		if (!quiet)
+		if (!o.quiet)
 			pelt_summary(run.nr_pelt, schedstat_session_pelt_dropped(s));
 	}
 	/* Every failure was reported where it happened. */
@@ -247,15 +260,15 @@ cleanup:
 	schedstat_session_close(s);
 	if (recording_out_close(out))
 		ret = EXIT_FAIL;
-	else if (ret == EXIT_OK && !quiet && out->bytes)
+	else if (ret == EXIT_OK && !o.quiet && run.s && out->bytes)
 		fprintf(stderr, "schedtop: recorded %lu samples, %" PRIu64 " bytes, to %s\n",
-			out->nr_samples, out->bytes, path);
-	else if (ret == EXIT_OK && !quiet)
+			out->nr_samples, out->bytes, o.path);
+	else if (ret == EXIT_OK && !o.quiet && run.s)
 		fprintf(stderr, "schedtop: recorded %lu samples\n", out->nr_samples);
 	if (emulation_stop(&emul))
 		ret = EXIT_FAIL;
 	emulation_free(&emul);
 	free(spec);
-	free(pids);
+	free(o.pids);
 	return ret;
 }
