@@ -173,7 +173,7 @@ static const char *const field_names[NR_EV_KINDS][NR_F] = {
 	[EV_IDLE] = { "state", "cpu_id" },
 	[EV_HP_ENTER] = { "cpu", "target", "idx" },
 	[EV_HP_MULTI_ENTER] = { "cpu", "target", "idx" },
-	[EV_HP_EXIT] = { "cpu", "state" },
+	[EV_HP_EXIT] = { "cpu", "state", "idx" },
 	[EV_STAT_RUNTIME] = { "pid", "runtime" },
 };
 
@@ -393,11 +393,12 @@ int sched_events_handle(struct sched_events *se, struct tep_record *rec)
 		return 0;
 	case EV_HP_ENTER:
 	case EV_HP_MULTI_ENTER:
-		engine_hotplug(e, ts, num(ef->f[F_A], rec), num(ef->f[F_B], rec),
-			       num(ef->f[F_C], rec), true);
-		return 0;
 	case EV_HP_EXIT:
-		engine_hotplug(e, ts, num(ef->f[F_A], rec), 0, 0, false);
+		engine_hotplug(e, ts, num(ef->f[F_A], rec), num(ef->f[F_B], rec),
+			       num(ef->f[F_C], rec),
+			       k == EV_HP_ENTER ? ENGINE_HP_ENTER :
+			       k == EV_HP_MULTI_ENTER ? ENGINE_HP_MULTI_ENTER :
+			       ENGINE_HP_EXIT);
 		return 0;
 	case EV_STAT_RUNTIME:
 		engine_runtime(e, ts, rec->cpu, num(ef->f[F_A], rec),
