@@ -296,8 +296,8 @@ int view_rows(struct view *v, const struct schedstat_snapshot *snap,
 	sorting = v;
 	qsort(v->rows, v->nr_rows, sizeof(*v->rows), cmp_rows);
 	sorting = NULL;
-	/* The selection follows its task, as in htop. */
-	for (size_t i = 0; i < v->nr_rows; i++) {
+	/* The selection follows its task once moved, as in htop. */
+	for (size_t i = 0; v->follow_selected && i < v->nr_rows; i++) {
 		if (v->rows[i].task->pid == v->selected_pid) {
 			v->selected = i;
 			return 0;
@@ -726,8 +726,13 @@ static enum view_action handle_key(struct view *v, int key, size_t page);
 
 enum view_action view_key(struct view *v, int key, size_t page)
 {
+	size_t was = v->selected;
 	enum view_action a = handle_key(v, key, page);
 
+	if (v->selected != was)
+		v->follow_selected = true;
+	if (key == VK_HOME)
+		v->follow_selected = false;
 	note_selection(v);
 	return a;
 }
