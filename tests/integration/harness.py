@@ -209,3 +209,36 @@ def bpf_progs_loaded(names, settle=0):
         if not found or time.monotonic() >= deadline:
             return found
         time.sleep(0.05)
+
+
+def bpf_progs_of(pid):
+    """{id: name} of the BPF programs process PID holds (its fds' fdinfo
+    name them by prog_id: program and link fds alike)."""
+    ids = set()
+    d = "/proc/%d/fdinfo" % pid
+    for fd in os.listdir(d):
+        try:
+            with open(os.path.join(d, fd)) as f:
+                for line in f:
+                    if line.startswith("prog_id:"):
+                        ids.add(int(line.split()[1]))
+        except OSError:
+            continue
+    out = subprocess.run(["bpftool", "prog", "show", "--json"],
+                         capture_output=True, text=True, check=True).stdout
+    return {p["id"]: p.get("name") for p in json.loads(out) if p["id"] in ids}
+
+
+def bpf_progs_alive(ids, settle=0):
+    """Which of the BPF program ids are still loaded, waiting up to settle
+    seconds for them to go (the kernel frees a program after an RCU grace
+    period). By id, so that another schedtop running on the machine (other
+    tests, other users) cannot make it fail."""
+    deadline = time.monotonic() + settle
+    while True:
+        out = subprocess.run(["bpftool", "prog", "show", "--json"],
+                             capture_output=True, text=True, check=True).stdout
+        alive = sorted(p["id"] for p in json.loads(out) if p["id"] in ids)
+        if not alive or time.monotonic() >= deadline:
+            return alive
+        time.sleep(0.05)
