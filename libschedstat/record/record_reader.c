@@ -431,7 +431,10 @@ int schedstat_recording_open(struct schedstat_recording **out, int fd)
 	if (err)
 		goto fail;
 	if (!r->info.nr_samples) {
-		err = -SCHEDSTAT_ERR_REC_EMPTY;
+		/* Chunks were there but none read back: damage, not an
+		 * early stop. */
+		err = r->info.bad_chunks ? -SCHEDSTAT_ERR_REC_CORRUPT :
+			-SCHEDSTAT_ERR_REC_EMPTY;
 		goto fail;
 	}
 	r->info.first_ts_ns = r->chunks[0].first_ts;

@@ -206,10 +206,23 @@ def damaged_files_give_errors_never_crashes():
                     ["report", path("bad.rec")],
                     ["convert", path("bad.rec"), "--perfetto", "-o", os.devnull]):
             r = schedtop(*cmd)
+            err = r.stderr.decode(errors="replace")
             check(r.returncode in (0, 1), "%s on a %s file: exit %d (crash?)\n%s" %
-                  (cmd[0], kind, r.returncode, r.stderr.decode(errors="replace")))
-            if r.returncode:
-                check(r.stderr.startswith(b"schedtop: "), "no message: %r" % r.stderr)
+                  (cmd[0], kind, r.returncode, err))
+            check(err.startswith("schedtop: "), "%s on a %s file: exit %d, "
+                  "no message: %r" % (cmd[0], kind, r.returncode, err))
+            if kind == "flip":
+                # Every byte is under a CRC (or is the magic): a changed
+                # one is damage, said so, and the command fails.
+                check(r.returncode == 1 and ("damaged" in err or
+                                             "not a schedtop recording" in err),
+                      "%s on a file with flipped bits: exit %d %r" %
+                      (cmd[0], r.returncode, err))
+            elif r.returncode == 0:
+                # A cut file is what a killed recorder leaves: readable, and
+                # said to be unfinished.
+                check("did not finish" in err,
+                      "%s on a cut file: exit 0 with %r" % (cmd[0], err))
             rcs[r.returncode] = rcs.get(r.returncode, 0) + 1
     print("# 90 damaged files x 3 commands: exit codes %s" % rcs)
 
