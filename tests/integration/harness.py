@@ -145,9 +145,10 @@ class RtApp:
         with open(self.path, "w") as f:
             json.dump(conf, f)
         self.names = list(tasks)
-        self.proc = subprocess.Popen(["rt-app", self.path],
-                                     stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.DEVNULL)
+        self.log = os.path.join(self.dir, "rt-app.out")
+        with open(self.log, "wb") as log:
+            self.proc = subprocess.Popen(["rt-app", self.path],
+                                         stdout=log, stderr=log)
         self.tids = self._find_threads()
 
     def _find_threads(self, timeout=10):
@@ -167,7 +168,13 @@ class RtApp:
                 return found
             time.sleep(0.02)
         self.stop()
-        raise AssertionError("rt-app threads %s did not start" % self.names)
+        with open(self.log, errors="replace") as f:
+            out = f.read()[-300:]
+        with open("/sys/devices/system/cpu/online") as f:
+            online = f.read().strip()
+        raise AssertionError("rt-app threads %s did not start (rt-app exit "
+                             "%s, CPUs online %s): %r" %
+                             (self.names, self.proc.returncode, online, out))
 
     def stop(self):
         if self.proc.poll() is None:
