@@ -149,6 +149,71 @@ def perfetto_trace_has_the_tracks():
           (len(evs), len(counters), len(moves)))
 
 
+def changes(rows, key, fields):
+    """{key: [(ts_ns, values)]} of csv rows, a row kept only when its values
+    differ from the previous row of its key: what a counter track holds."""
+    out = {}
+    for r in rows:
+        vals = tuple(r[f] for f in fields)
+        if "" in vals:
+            continue
+        seq = out.setdefault(key(r), [])
+        if not seq or seq[-1][1] != vals:
+            seq.append((int(r["ts_ns"]), vals))
+    return out
+
+
+@test(root=True)
+def perfetto_values_equal_csv_from():
+    """Every counter of the Perfetto export (task util/runnable, CPU
+    cfs/rt/dl/irq and online, cluster util/busy) has the values and times
+    that csv --from gives for the same recording, change for change."""
+    rtapp_recording()
+    ok(schedtop("convert", path("rt.rec"), "--perfetto", "-o", path("rt.json")),
+       "convert")
+    with open(path("rt.json")) as f:
+        evs = [e for e in json.load(f)["traceEvents"] if e["ph"] == "C"]
+
+    def csv_from(table):
+        return parse_csv(ok(schedtop("csv", "--from", path("rt.rec"), "-t", table),
+                            "csv --from -t " + table))
+    tasks, cpus, clusters = csv_from("task"), csv_from("cpu"), csv_from("cluster")
+    # Each track: its csv --from changes, and how its args read as csv.
+    tracks = [
+        (changes(tasks, lambda r: "%s %s" % (r["comm"], r["pid"]),
+                 ("util_avg", "runnable_avg")),
+         lambda a: (str(a["util_avg"]), str(a["runnable_avg"]))),
+        (changes(cpus, lambda r: "cpu%s util" % r["cpu"],
+                 ("util_avg", "rt_util", "dl_util", "irq_util")),
+         lambda a: tuple(str(a[k]) for k in ("cfs", "rt", "dl", "irq"))),
+        (changes(cpus, lambda r: "cpu%s online" % r["cpu"], ("online",)),
+         lambda a: (str(a["online"]),)),
+        (changes(clusters, lambda r: r["cluster"], ("util_pct", "busy_pct")),
+         lambda a: tuple("%.2f" % a[k] for k in ("util_pct", "busy_pct"))),
+    ]
+    want, reader = {}, {}
+    for seqs, read in tracks:
+        for name in seqs:
+            check(name not in want, "two tracks named %r" % name)
+            want[name], reader[name] = seqs[name], read
+
+    # Perfetto's time is in us from its own zero: place it by cpu0's first.
+    first = next(e for e in evs if e["name"] == "cpu0 util")
+    t0 = want["cpu0 util"][0][0] - round(first["ts"] * 1000)
+    got = {}
+    for e in evs:
+        if e["name"] in want:
+            got.setdefault(e["name"], []).append(
+                (t0 + round(e["ts"] * 1000), reader[e["name"]](e["args"])))
+    missing = sorted(set(want) - set(got))
+    check(not missing, "tracks of csv --from missing in Perfetto: %s" % missing[:10])
+    for name, seq in want.items():
+        check(got[name] == seq, "%s: Perfetto %s\ncsv --from %s" %
+              (name, got[name][:6], seq[:6]))
+    print("# %d tracks, %d counter values equal to csv --from's" %
+          (len(want), sum(len(v) for v in want.values())))
+
+
 @test(root=True)
 def sigkill_loses_at_most_the_last_chunk():
     p = start_schedtop("record", "-o", path("killed.rec"), "-i", "100",
