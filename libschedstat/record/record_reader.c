@@ -219,6 +219,14 @@ static int scan(struct schedstat_recording *r, uint64_t off)
 		if (err) {
 			next = resync(r, off + 1);
 			if (next >= r->size) {
+				/*
+				 * A torn write leaves a chunk cut short; a
+				 * whole one that fails its CRC was damaged.
+				 */
+				if (r->size - off >= REC_CHUNK_HDR_LEN &&
+				    !rec_chunk_hdr_decode(r->map + off, &h) &&
+				    r->size - off - REC_CHUNK_HDR_LEN >= h.stored_len)
+					r->info.bad_chunks++;
 				r->info.lost_bytes += r->size - off;
 				return 0;
 			}

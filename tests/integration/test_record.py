@@ -259,15 +259,27 @@ def sigterm_and_sigint_finish_the_file():
         check("complete   nothing lost" in out, "not finished after signal %d" % sig)
 
 
+# A finished file ends with its END chunk: a 32-byte header (magic,
+# lengths, CRC) and 24 bytes (docs/record-format.md). A flip in that header
+# can make the chunk read as one a killed recorder cut short: the one place
+# where damage cannot be told from an unfinished file.
+END_CHUNK, END_HDR = 56, 32
+
+
 def damaged_variants(data):
+    """(kind, bytes, whether the damage may read as an unfinished file)."""
     rnd = random.Random(7)
+    tail = range(len(data) - END_CHUNK, len(data) - END_CHUNK + END_HDR)
     for _ in range(60):
         d = bytearray(data)
+        where = set()
         for _ in range(rnd.choice([1, 1, 2, 8])):
-            d[rnd.randrange(len(d))] ^= 1 << rnd.randrange(8)
-        yield "flip", bytes(d)
+            pos = rnd.randrange(len(d))
+            where.add(pos)
+            d[pos] ^= 1 << rnd.randrange(8)
+        yield "flip", bytes(d), bool(where & set(tail))
     for _ in range(30):
-        yield "cut", data[:rnd.randrange(len(data))]
+        yield "cut", data[:rnd.randrange(len(data))], True
 
 
 @test(root=True)
@@ -277,7 +289,7 @@ def damaged_files_give_errors_never_crashes():
     with open(path("good.rec"), "rb") as f:
         data = f.read()
     rcs = {}
-    for kind, d in damaged_variants(data):
+    for kind, d, may_look_unfinished in damaged_variants(data):
         with open(path("bad.rec"), "wb") as f:
             f.write(d)
         for cmd in (["csv", "--from", path("bad.rec"), "-t", "cluster"],
@@ -289,7 +301,8 @@ def damaged_files_give_errors_never_crashes():
                   (cmd[0], kind, r.returncode, err))
             check(err.startswith("schedtop: "), "%s on a %s file: exit %d, "
                   "no message: %r" % (cmd[0], kind, r.returncode, err))
-            if kind == "flip":
+            if kind == "flip" and not (may_look_unfinished and
+                                       r.returncode == 0):
                 # Every byte is under a CRC (or is the magic): a changed
                 # one is damage, said so, and the command fails.
                 check(r.returncode == 1 and ("damaged" in err or
