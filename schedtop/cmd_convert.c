@@ -378,11 +378,7 @@ cleanup:
 		cli_error("%s: %s", path, schedstat_strerror(err));
 		return EXIT_FAIL;
 	}
-	if (bad) {
-		cli_error("%s: %zu samples in damaged chunks skipped", path, bad);
-		return EXIT_FAIL;
-	}
-	return EXIT_OK;
+	return recording_check_damage(path, rec, bad);
 }
 
 int cmd_convert(int argc, char **argv)

@@ -502,10 +502,8 @@ static int run_from(struct csv_run *r)
 		schedstat_snapshot_free(snap);
 	}
 	ret = write_result(r);
-	if (bad) {
-		cli_error("%s: %zu samples in damaged chunks skipped", r->o->from, bad);
+	if (recording_check_damage(r->o->from, rec, bad) != EXIT_OK)
 		ret = EXIT_FAIL;
-	}
 cleanup:
 	schedstat_recording_close(rec);
 	close(fd);

@@ -421,11 +421,14 @@ cleanup:
 	schedstat_hash_free(r.task_index);
 	free(r.hotplug);
 	free(list);
-	if (!err && r.bad)
-		cli_error("%s: %zu samples in damaged chunks skipped", path, r.bad);
-	if (!err && (r.bad || fflush(stdout)))
+	if (err)
 		return EXIT_FAIL;
-	return err ? EXIT_FAIL : EXIT_OK;
+	if (recording_check_damage(path, rec, r.bad) != EXIT_OK)
+		return EXIT_FAIL;
+	/* Not damaged, perhaps unfinished: said on stderr too, not only in
+	 * the report's LOST line. */
+	recording_warn_lost(path, &info);
+	return fflush(stdout) ? EXIT_FAIL : EXIT_OK;
 }
 
 int cmd_report(int argc, char **argv)

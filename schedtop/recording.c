@@ -337,6 +337,28 @@ bool recording_lost_text(const struct schedstat_recording_info *info,
 	return true;
 }
 
+int recording_check_damage(const char *path, struct schedstat_recording *rec,
+			   size_t bad)
+{
+	struct schedstat_recording_info info;
+	char text[512];
+
+	schedstat_recording_info(rec, &info);
+	if (!bad && !info.bad_chunks)
+		return EXIT_OK;
+	/*
+	 * A file the recorder did not finish is what a killed recorder
+	 * leaves, and says so; a chunk whose CRC fails was changed after it
+	 * was written (disk, copy): the output misses its samples.
+	 */
+	if (!recording_lost_text(&info, text, sizeof(text)))
+		snprintf(text, sizeof(text), "%zu samples in damaged chunks skipped",
+			 bad);
+	cli_error("%s: damaged: %s; the output leaves them out (if the file "
+		  "was copied, copy it again)", path, text);
+	return EXIT_FAIL;
+}
+
 void recording_warn_lost(const char *path,
 			 const struct schedstat_recording_info *info)
 {

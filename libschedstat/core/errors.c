@@ -34,7 +34,8 @@ static const char *const messages[SCHEDSTAT_ERR_END - SCHEDSTAT_ERR_START] = {
 		"recording made by a newer schedtop in a format this one cannot "
 		"read: upgrade schedtop",
 	[SCHEDSTAT_ERR_REC_CORRUPT - SCHEDSTAT_ERR_START] =
-		"recording damaged: its header or topology does not read back",
+		"recording damaged: its header, its topology or every chunk of "
+		"samples fails its check (if the file was copied, copy it again)",
 	[SCHEDSTAT_ERR_REC_EMPTY - SCHEDSTAT_ERR_START] =
 		"recording holds no whole sample (stopped within its first second?)",
 	[SCHEDSTAT_ERR_NO_TRACEFS - SCHEDSTAT_ERR_START] =

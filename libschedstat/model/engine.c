@@ -37,6 +37,12 @@ struct ecpu {
 	struct pelt_avg avg;		/* root cfs_rq */
 	struct st_cpu_state st;
 	struct st_hotplug hp;
+	/* A cpuhp_multi_enter waiting for its cpuhp_exit (engine_hotplug). */
+	struct {
+		uint64_t ts;
+		int32_t target, idx;
+		bool set;
+	} hp_multi;
 	uint64_t clock;			/* trace time of its last event */
 	uint64_t pelt;			/* rq_clock_pelt() at @clock */
 	bool started;
@@ -689,19 +695,11 @@ void engine_idle(struct engine *e, uint64_t ts, int cpu, int32_t state)
 	c->st.cstate = -1;
 }
 
-void engine_hotplug(struct engine *e, uint64_t ts, int cpu, int32_t target,
-		    int32_t idx, bool enter)
+static void hotplug_step(struct ecpu *c, uint64_t ts, int32_t target,
+			 int32_t idx)
 {
-	struct ecpu *c = cpu_at(e, cpu);
 	uint32_t up = idx <= target;
 
-	if (!c)
-		return;
-	ts = check_time(e, ts);
-	if (!enter) {
-		c->hp.last = ts;
-		return;
-	}
 	/*
 	 * As in the BPF program: an operation is the run of steps in one
 	 * direction (a step runs state idx towards target: up while
@@ -713,6 +711,46 @@ void engine_hotplug(struct engine *e, uint64_t ts, int cpu, int32_t target,
 		c->hp.up = up;
 	}
 	c->hp.target = target;
+	c->hp.last = ts;
+}
+
+void engine_hotplug(struct engine *e, uint64_t ts, int cpu,
+		    int32_t target_or_state, int32_t idx,
+		    enum engine_hp_event ev)
+{
+	struct ecpu *c = cpu_at(e, cpu);
+
+	if (!c)
+		return;
+	ts = check_time(e, ts);
+	switch (ev) {
+	case ENGINE_HP_ENTER:
+		hotplug_step(c, ts, target_or_state, idx);
+		return;
+	case ENGINE_HP_MULTI_ENTER:
+		/*
+		 * Also runs when an instance is added or removed on a CPU
+		 * that stays as it is (each new tracefs instance adds one on
+		 * every CPU): its cpuhp_exit tells (on_cpuhp_multi_enter in
+		 * the BPF program says how).
+		 */
+		c->hp_multi.ts = ts;
+		c->hp_multi.target = target_or_state;
+		c->hp_multi.idx = idx;
+		c->hp_multi.set = true;
+		return;
+	case ENGINE_HP_EXIT:
+		if (c->hp_multi.set) {
+			c->hp_multi.set = false;
+			if (target_or_state != c->hp_multi.idx &&
+			    target_or_state != c->hp_multi.idx - 1)
+				return;
+			hotplug_step(c, c->hp_multi.ts, c->hp_multi.target,
+				     c->hp_multi.idx);
+		}
+		c->hp.last = ts;
+		return;
+	}
 }
 
 void engine_kernel_task_pelt(struct engine *e, uint64_t ts, int32_t pid,

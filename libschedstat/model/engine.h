@@ -78,10 +78,12 @@ int engine_migrate(struct engine *e, uint64_t ts, int32_t pid, int32_t prio,
 int engine_exit(struct engine *e, uint64_t ts, int32_t pid, const char *comm);
 void engine_freq(struct engine *e, uint64_t ts, int cpu, uint32_t khz);
 void engine_idle(struct engine *e, uint64_t ts, int cpu, int32_t state);
-/* cpuhp_enter/cpuhp_multi_enter (@enter: step @idx towards @target) or
- * cpuhp_exit (@target, @idx unused). */
-void engine_hotplug(struct engine *e, uint64_t ts, int cpu, int32_t target,
-		    int32_t idx, bool enter);
+enum engine_hp_event { ENGINE_HP_ENTER, ENGINE_HP_MULTI_ENTER, ENGINE_HP_EXIT };
+/* cpuhp_enter/cpuhp_multi_enter (step @idx towards @target_or_state) or
+ * cpuhp_exit (step @idx left the CPU at state @target_or_state). */
+void engine_hotplug(struct engine *e, uint64_t ts, int cpu,
+		    int32_t target_or_state, int32_t idx,
+		    enum engine_hp_event ev);
 /*
  * Kernel PELT values of a task from an EAS-era trace event: they replace
  * the engine's own until the task's next update.

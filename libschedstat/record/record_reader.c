@@ -219,6 +219,14 @@ static int scan(struct schedstat_recording *r, uint64_t off)
 		if (err) {
 			next = resync(r, off + 1);
 			if (next >= r->size) {
+				/*
+				 * A torn write leaves a chunk cut short; a
+				 * whole one that fails its CRC was damaged.
+				 */
+				if (r->size - off >= REC_CHUNK_HDR_LEN &&
+				    !rec_chunk_hdr_decode(r->map + off, &h) &&
+				    r->size - off - REC_CHUNK_HDR_LEN >= h.stored_len)
+					r->info.bad_chunks++;
 				r->info.lost_bytes += r->size - off;
 				return 0;
 			}
@@ -437,7 +445,10 @@ int schedstat_recording_open(struct schedstat_recording **out, int fd)
 	if (err)
 		goto fail;
 	if (!r->info.nr_samples) {
-		err = -SCHEDSTAT_ERR_REC_EMPTY;
+		/* Chunks were there but none read back: damage, not an
+		 * early stop. */
+		err = r->info.bad_chunks ? -SCHEDSTAT_ERR_REC_CORRUPT :
+			-SCHEDSTAT_ERR_REC_EMPTY;
 		goto fail;
 	}
 	r->info.first_ts_ns = r->chunks[0].first_ts;

@@ -54,7 +54,7 @@ enum { MG_PID, MG_PRIO, MG_ORIG_CPU, MG_DEST_CPU, MG_COMM };	/* sched_migrate_ta
 enum { EX_PID, EX_PRIO, EX_COMM };			/* sched_process_exit */
 enum { PW_STATE, PW_CPU_ID };				/* cpu_frequency, cpu_idle */
 enum { HP_CPU, HP_TARGET, HP_IDX };			/* cpuhp_enter, cpuhp_multi_enter */
-enum { HPX_CPU, HPX_STATE };				/* cpuhp_exit */
+enum { HPX_CPU, HPX_STATE, HPX_IDX };			/* cpuhp_exit */
 enum { RT_PID, RT_RUNTIME };				/* sched_stat_runtime */
 enum { PELT_PID, PELT_CPU, PELT_UTIL, PELT_LOAD,	/* vendor PELT events */
        PELT_RUNNABLE, PELT_PATH };
@@ -198,7 +198,7 @@ static const char *const field_names[NR_EV_KINDS][NR_F] = {
 	[EV_IDLE] = POWER_FIELDS,
 	[EV_HP_ENTER] = HP_ENTER_FIELDS,
 	[EV_HP_MULTI_ENTER] = HP_ENTER_FIELDS,
-	[EV_HP_EXIT] = { [HPX_CPU] = "cpu", [HPX_STATE] = "state" },
+	[EV_HP_EXIT] = { [HPX_CPU] = "cpu", [HPX_STATE] = "state", [HPX_IDX] = "idx" },
 	[EV_STAT_RUNTIME] = { [RT_PID] = "pid", [RT_RUNTIME] = "runtime" },
 };
 
@@ -419,10 +419,12 @@ int sched_events_handle(struct sched_events *se, struct tep_record *rec)
 	case EV_HP_ENTER:
 	case EV_HP_MULTI_ENTER:
 		engine_hotplug(e, ts, num(ef->f[HP_CPU], rec), num(ef->f[HP_TARGET], rec),
-			       num(ef->f[HP_IDX], rec), true);
+			       num(ef->f[HP_IDX], rec),
+			       k == EV_HP_ENTER ? ENGINE_HP_ENTER : ENGINE_HP_MULTI_ENTER);
 		return 0;
 	case EV_HP_EXIT:
-		engine_hotplug(e, ts, num(ef->f[HPX_CPU], rec), 0, 0, false);
+		engine_hotplug(e, ts, num(ef->f[HPX_CPU], rec), num(ef->f[HPX_STATE], rec),
+			       num(ef->f[HPX_IDX], rec), ENGINE_HP_EXIT);
 		return 0;
 	case EV_STAT_RUNTIME:
 		engine_runtime(e, ts, rec->cpu, num(ef->f[RT_PID], rec),
