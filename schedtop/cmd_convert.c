@@ -307,7 +307,7 @@ static int convert(struct schedstat_recording *rec, FILE *f, const char *path)
 {
 	struct schedstat_recording_info info;
 	struct conv cv = { .f = f, .first = true };
-	bool have_t0 = false;
+	bool have_t0 = false, pelt_bad = false;
 	int nr_cl, err = 0;
 	size_t bad = 0;
 
@@ -365,8 +365,11 @@ static int convert(struct schedstat_recording *rec, FILE *f, const char *path)
 		err = tasks(&cv, snap);
 		schedstat_snapshot_free(snap);
 	}
-	if (!err && pelt_counters(&cv, rec))
+	/* Damaged PELT chunks fail the run as damaged samples do. */
+	if (!err && pelt_counters(&cv, rec)) {
 		cli_error("%s: damaged PELT chunks skipped", path);
+		pelt_bad = true;
+	}
 	fputs("\n]}\n", f);
 cleanup:
 	free(cv.tasks);
@@ -378,7 +381,9 @@ cleanup:
 		cli_error("%s: %s", path, schedstat_strerror(err));
 		return EXIT_FAIL;
 	}
-	return recording_check_damage(path, rec, bad);
+	if (recording_check_damage(path, rec, bad) != EXIT_OK || pelt_bad)
+		return EXIT_FAIL;
+	return EXIT_OK;
 }
 
 int cmd_convert(int argc, char **argv)
