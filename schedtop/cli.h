@@ -92,6 +92,8 @@ extern const struct option convert_long_opts[];
 extern const struct option replay_long_opts[];
 extern const struct option hotplug_long_opts[];
 extern const struct option emulate_long_opts[];
+extern const struct option energy_long_opts[];
+extern const struct option workload_long_opts[];
 
 /* The bash completion script for schedtop, on stdout. */
 int cli_write_bash_completion(void);
@@ -105,5 +107,7 @@ int cmd_convert(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_hotplug(int argc, char **argv);
 int cmd_emulate(int argc, char **argv);
+int cmd_energy(int argc, char **argv);
+int cmd_workload(int argc, char **argv);
 
 #endif /* SCHEDTOP_CLI_H */

@@ -17,6 +17,7 @@
 #include "columns.h"
 #include "csv_format.h"
 #include "emulate.h"
+#include "energy_opt.h"
 #include "recording.h"
 #include "sample_loop.h"
 
@@ -37,6 +38,7 @@ struct csv_opts {
 	enum schedstat_source source;
 	const char *trace_file;
 	const char *emulate;		/* --emulate SPEC */
+	const char *energy_model;	/* --energy-model FILE */
 };
 
 static const char csv_usage[] =
@@ -56,6 +58,7 @@ static const char csv_usage[] =
 "                         (schedtop emulate --help; gives the topology)\n"
 "  -p, --pid PID[,PID]    only these tasks (matches thread or process id)\n"
 "  -c, --comm COMM        only tasks whose name is exactly COMM\n"
+ENERGY_OPT_USAGE
 "      --exact-wakeups    count every sched_waking instead of the sleeps that\n"
 "                         ended, and preemptions: runs programs on every\n"
 "                         switch and wakeup (53 ns per switch, 78 per wakeup;\n"
@@ -78,7 +81,7 @@ static const char csv_usage[] =
 enum {
 	OPT_TOPOLOGY = 256, OPT_SYSFS_ROOT, OPT_LIST_COLUMNS, OPT_EXACT_WAKEUPS,
 	OPT_FROM, OPT_RECORD, OPT_SOURCE, OPT_TRACE,
-	OPT_EMULATE,
+	OPT_EMULATE, OPT_ENERGY_MODEL,
 };
 
 const struct option csv_long_opts[] = {
@@ -98,6 +101,7 @@ const struct option csv_long_opts[] = {
 	{ "source", required_argument, NULL, OPT_SOURCE },
 	{ "trace", required_argument, NULL, OPT_TRACE },
 	{ "emulate", required_argument, NULL, OPT_EMULATE },
+	{ "energy-model", required_argument, NULL, OPT_ENERGY_MODEL },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{}
@@ -193,6 +197,9 @@ static int parse_csv_opts(int argc, char **argv, struct csv_opts *o)
 		case OPT_EMULATE:
 			o->emulate = optarg;
 			break;
+		case OPT_ENERGY_MODEL:
+			o->energy_model = optarg;
+			break;
 		case OPT_LIST_COLUMNS:
 			return list_columns(optarg);
 		case 'v':
@@ -221,6 +228,8 @@ static int parse_csv_opts(int argc, char **argv, struct csv_opts *o)
 		return cli_usage_error("csv", "--from and --trace do not go together");
 	if (o->from && (o->record || o->sysfs_root || o->exact_wakeups))
 		return cli_usage_error("csv", "--from reads what was recorded: no --record, --sysfs-root or --exact-wakeups with it");
+	if (o->from && o->energy_model)
+		return cli_usage_error("csv", "--from uses the energy model stored in the recording: no --energy-model with it");
 	if (o->emulate && (o->from || o->trace_file))
 		return cli_usage_error("csv", "--emulate changes the live machine: not with --from or --trace");
 	if (o->emulate && o->topology)
@@ -405,6 +414,7 @@ int cmd_csv(int argc, char **argv)
 	struct schedstat_session *s = NULL;
 	struct csv_run run = { .rec = { .fd = -1 } };
 	struct emulation emul = {};
+	struct schedstat_energy_model *em = NULL;
 	char desc[256];
 	FILE *f = stdout;
 	char *spec = NULL;
@@ -454,6 +464,12 @@ int cmd_csv(int argc, char **argv)
 		/* The CSV stays pandas' plain table: the method is said here. */
 		emulation_print_start(&emul);
 	}
+	if (energy_opt_load(o.energy_model, &em)) {
+		ret = EXIT_USAGE;
+		goto cleanup;
+	}
+	sopts.energy_model = em;
+	run.rec.em = em;
 	sopts.sysfs_root = o.sysfs_root;
 	sopts.exact_wakeups = o.exact_wakeups;
 	sopts.source = o.source;
@@ -490,6 +506,7 @@ cleanup:
 	if (emulation_stop(&emul))
 		ret = EXIT_FAIL;
 	emulation_free(&emul);
+	schedstat_energy_model_free(em);
 	free(o.pids);
 	free(spec);
 	return ret;

@@ -63,6 +63,10 @@ static const char *const messages[SCHEDSTAT_ERR_END - SCHEDSTAT_ERR_START] = {
 	[SCHEDSTAT_ERR_TOPOLOGY_TRACE - SCHEDSTAT_ERR_START] =
 		"the topology leaves out CPUs that the trace has: name every CPU "
 		"of the trace in --topology (trace-cmd report --stat shows them)",
+	[SCHEDSTAT_ERR_EM_TOPOLOGY - SCHEDSTAT_ERR_START] =
+		"the energy model names a cluster that the topology lacks: name "
+		"its lines as the clusters are named (schedtop topology), or give "
+		"--topology",
 };
 
 /* Front ends may report errors from several threads; strerror() is not safe. */
