@@ -355,6 +355,12 @@ enum schedstat_event_type {
 	SCHEDSTAT_EV_EXIT = 1,
 	SCHEDSTAT_EV_MIGRATE,
 	SCHEDSTAT_EV_OVERUTILIZED,
+	/*
+	 * One activation of a workload (schedtop workload --record): never
+	 * from a session, added by the front end so that a recording keeps
+	 * them. ts_ns is its release.
+	 */
+	SCHEDSTAT_EV_ACTIVATION,
 };
 
 struct schedstat_event {
@@ -367,6 +373,11 @@ struct schedstat_event {
 	int32_t orig_cpu;	/* MIGRATE */
 	int32_t dest_cpu;	/* MIGRATE */
 	int32_t overutilized;	/* OVERUTILIZED */
+	/* ACTIVATION: pid its thread, comm the thread's name, and: */
+	uint64_t start_ns;	/* 0 for a dropped one (never started) */
+	uint64_t end_ns;	/* 0 for a dropped one */
+	uint64_t deadline_ns;
+	int32_t constraint;	/* index in the workload's constraints, -1 none */
 };
 
 typedef void (*schedstat_event_fn)(const struct schedstat_event *ev, void *ctx);

@@ -246,40 +246,42 @@ static int calibration(const struct wl_opts *o, double *units_per_ms)
 }
 
 struct wl_sampling {
-	struct wl_score *score;
+	struct wl_tally *tally;
+	struct wl_run *run;
+	const struct workload *wl;
 	struct recording_out *rec;
 	bool record;
 };
 
-/* Adds each sample's estimate to the run's energy. */
+/* An activation done by now: the score's, and the recording's. */
+static int on_activation(const struct wl_activation *a, void *ctx)
+{
+	struct wl_sampling *ws = ctx;
+	struct schedstat_event ev;
+
+	if (ws->record) {
+		wl_activation_event(a, ws->wl, getpid(), &ev);
+		recording_out_event(&ev, ws->rec);
+	}
+	return wl_tally_activation(ws->tally, a);
+}
+
+/* Each sample: the activations done by then, then the sample's energy. */
 static int on_sample(const struct schedstat_snapshot *snap, void *ctx)
 {
 	struct wl_sampling *ws = ctx;
-	struct wl_score *s = ws->score;
-	double dt = schedstat_snapshot_interval_ns(snap) / 1e9;
-	const struct schedstat_cluster *cl;
-	size_t n;
+	int err = wl_run_drain(ws->run, on_activation, ws);
 
+	if (err) {
+		cli_error("keeping the activations: %s", strerror(-err));
+		return err;
+	}
 	if (ws->record) {
-		int err = recording_out_sample(ws->rec, snap);
-
+		err = recording_out_sample(ws->rec, snap);
 		if (err)
 			return err;
 	}
-	cl = schedstat_snapshot_clusters(snap, &n);
-	s->duration_s += dt;
-	for (size_t k = 0; k < n && k < (sizeof(s->clusters) / sizeof(s->clusters[0])); k++) {
-		struct wl_cluster_energy *e = &s->clusters[k];
-
-		snprintf(e->name, sizeof(e->name), "%s", cl[k].name);
-		if (!(cl[k].avail & SCHEDSTAT_AVAIL_ENERGY))
-			continue;
-		e->energy_uj += cl[k].energy_uj;
-		e->eas_energy_uj += cl[k].eas_power_mw * dt * 1000;
-		e->freq_assumed |= cl[k].power_freq_assumed;
-		if (k + 1 > s->nr_clusters)
-			s->nr_clusters = k + 1;
-	}
+	wl_tally_sample(ws->tally, snap);
 	return 0;
 }
 
@@ -326,8 +328,8 @@ int cmd_workload(int argc, char **argv)
 	struct recording_out rec = { .fd = -1 };
 	struct emulation emul = {};
 	struct wl_run *run = NULL;
-	struct wl_score score = {};
-	struct wl_sampling ws = { .score = &score, .rec = &rec };
+	struct wl_tally tally = {};
+	struct wl_sampling ws = { .tally = &tally, .rec = &rec };
 	double units_per_ms;
 	char *spec = NULL, desc[256], scale[32], seed[32], threads[512];
 	const char *meta[16];
@@ -413,6 +415,9 @@ int cmd_workload(int argc, char **argv)
 		cli_error("cannot start the workload's threads: %s", strerror(-err));
 		goto cleanup;
 	}
+	ws.run = run;
+	ws.wl = o.wl;
+	tally.em = em;
 	err = sample_loop(s, o.interval_ms, samples_for(o.seconds, o.interval_ms),
 			  on_sample, &ws);
 	wl_run_stop(run);
@@ -421,26 +426,11 @@ int cmd_workload(int argc, char **argv)
 	if (wl_run_policy_failures(run))
 		cli_error("warning: %zu threads ran without their policy (SCHED_FIFO, nice): run as root for a phone's priorities",
 			  wl_run_policy_failures(run));
-	score.wl = o.wl;
-	score.have_energy = em && score.nr_clusters;
-	if (score.have_energy && score.duration_s > 0) {
-		double uj = 0, eas = 0;
-
-		for (size_t k = 0; k < score.nr_clusters; k++) {
-			uj += score.clusters[k].energy_uj;
-			eas += score.clusters[k].eas_energy_uj;
-		}
-		score.energy_mj = uj / 1000;
-		score.avg_power_mw = uj / 1000 / score.duration_s;
-		score.eas_avg_power_mw = eas / 1000 / score.duration_s;
-	}
+	wl_tally_finish(&tally, o.wl);
 	{
-		size_t n;
-		const struct wl_activation *acts = wl_run_activations(run, &n);
-		size_t len = 0;
 		const char *extra[] = { "threads", threads, NULL };
+		size_t len = 0;
 
-		wl_score_judge(&score, acts, n, wl_run_stop_ns(run));
 		len += snprintf(threads + len, sizeof(threads) - len, "[");
 		for (size_t t = 0; t < o.wl->nr_threads; t++)
 			len += snprintf(threads + len, sizeof(threads) - len,
@@ -449,9 +439,9 @@ int cmd_workload(int argc, char **argv)
 					wl_run_tid(run, t), wl_run_cpu_ns(run, t));
 		snprintf(threads + len, sizeof(threads) - len, "]");
 		if (o.json)
-			wl_score_json(stdout, &score, extra);
+			wl_score_json(stdout, &tally.score, extra);
 		else
-			wl_score_print(stdout, &score);
+			wl_score_print(stdout, &tally.score);
 	}
 	if (o.activations && write_activations(o.activations, run, o.wl))
 		goto cleanup;
@@ -459,6 +449,7 @@ int cmd_workload(int argc, char **argv)
 cleanup:
 	wl_run_stop(run);
 	wl_run_free(run);
+	wl_tally_free(&tally);
 	schedstat_session_close(s);
 	if (recording_out_close(&rec))
 		ret = EXIT_FAIL;

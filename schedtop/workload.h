@@ -113,6 +113,12 @@ struct wl_run_opts {
 int wl_run_start(struct wl_run **out, const struct wl_run_opts *o);
 /* Stops them at @stop_ns and joins; safe on NULL. */
 void wl_run_stop(struct wl_run *r);
+/*
+ * Calls @fn with each activation that completed (or was dropped) since the
+ * last call, from the sampling thread while the workload runs.
+ */
+int wl_run_drain(struct wl_run *r,
+		 int (*fn)(const struct wl_activation *a, void *ctx), void *ctx);
 /* Every activation released before the stop, judged or dropped. */
 const struct wl_activation *wl_run_activations(struct wl_run *r, size_t *nr);
 uint64_t wl_run_start_ns(const struct wl_run *r);
@@ -164,6 +170,31 @@ double wl_percentile(double *v, size_t n, double p);
 void wl_score_judge(struct wl_score *s, const struct wl_activation *acts,
 		    size_t nr, uint64_t to);
 void wl_score_print(FILE *f, const struct wl_score *s);
+
+/*
+ * What a run adds up, live or from a recording, the same way: each
+ * sample's cluster energy and each activation drained by then. The run
+ * ends at the last sample: both see the same activations.
+ */
+struct wl_tally {
+	struct wl_score score;
+	struct wl_activation *acts;
+	size_t nr, cap;
+	uint64_t last_ts;
+	bool em;		/* an energy model was in use */
+};
+
+void wl_tally_sample(struct wl_tally *t, const struct schedstat_snapshot *snap);
+int wl_tally_activation(struct wl_tally *t, const struct wl_activation *a);
+/* Averages the energy and judges the constraints at the last sample. */
+void wl_tally_finish(struct wl_tally *t, const struct workload *wl);
+void wl_tally_free(struct wl_tally *t);
+/* An activation as a recording keeps it (SCHEDSTAT_EV_ACTIVATION), and back. */
+void wl_activation_event(const struct wl_activation *a, const struct workload *wl,
+			 int32_t tgid, struct schedstat_event *ev);
+/* false if @ev is no activation of a thread of @wl. */
+bool wl_event_activation(const struct schedstat_event *ev, const struct workload *wl,
+			 struct wl_activation *a);
 void wl_score_json(FILE *f, const struct wl_score *s, const char *const *extra);
 
 #endif /* SCHEDTOP_WORKLOAD_H */

@@ -38,6 +38,7 @@ struct wl_thread {
 	uint64_t rng;
 	struct wl_activation *acts;
 	size_t nr, cap;
+	size_t drained;		/* acts[0..drained) handed to wl_run_drain() */
 	int err;
 };
 
@@ -52,6 +53,8 @@ struct wl_run {
 	/* browse: a page load handed to the helpers. */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
+	/* Guards every thread's acts against the sampling thread's drain. */
+	pthread_mutex_t acts_lock;
 	unsigned int load_gen, helpers_done;
 	uint64_t load_release, load_deadline, load_end;
 	struct wl_activation *all;
@@ -117,18 +120,37 @@ static uint64_t units_for(struct wl_thread *t, double ms)
 
 static void add_act(struct wl_thread *t, const struct wl_activation *a)
 {
+	pthread_mutex_lock(&t->run->acts_lock);
 	if (t->nr == t->cap) {
 		size_t cap = t->cap ? 2 * t->cap : 1024;
 		struct wl_activation *n = realloc(t->acts, cap * sizeof(*n));
 
 		if (!n) {
 			t->err = -ENOMEM;
+			pthread_mutex_unlock(&t->run->acts_lock);
 			return;
 		}
 		t->acts = n;
 		t->cap = cap;
 	}
 	t->acts[t->nr++] = *a;
+	pthread_mutex_unlock(&t->run->acts_lock);
+}
+
+int wl_run_drain(struct wl_run *r,
+		 int (*fn)(const struct wl_activation *a, void *ctx), void *ctx)
+{
+	int err = 0;
+
+	pthread_mutex_lock(&r->acts_lock);
+	for (size_t i = 0; i < r->nr_threads && !err; i++) {
+		struct wl_thread *t = &r->threads[i];
+
+		while (t->drained < t->nr && !err)
+			err = fn(&t->acts[t->drained++], ctx);
+	}
+	pthread_mutex_unlock(&r->acts_lock);
+	return err;
 }
 
 /*
@@ -336,6 +358,7 @@ int wl_run_start(struct wl_run **out, const struct wl_run_opts *o)
 	r->o = *o;
 	r->nr_threads = o->wl->nr_threads;
 	pthread_mutex_init(&r->lock, NULL);
+	pthread_mutex_init(&r->acts_lock, NULL);
 	pthread_cond_init(&r->cond, NULL);
 	if (o->cpus) {
 		if (parse_cpus(o->cpus, &r->cpus)) {
@@ -451,6 +474,7 @@ void wl_run_free(struct wl_run *r)
 		free(r->threads[i].acts);
 	free(r->all);
 	pthread_mutex_destroy(&r->lock);
+	pthread_mutex_destroy(&r->acts_lock);
 	pthread_cond_destroy(&r->cond);
 	free(r);
 }

@@ -4,6 +4,7 @@
  * estimated average power in mW from residency (estimate (a)); with any
  * missed, WL_FOM_MISSED per missed constraint plus that power.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -195,4 +196,104 @@ void wl_score_json(FILE *f, const struct wl_score *s, const char *const *extra)
 	for (size_t i = 0; extra && extra[i]; i += 2)
 		fprintf(f, ", \"%s\": %s", extra[i], extra[i + 1]);
 	fputs("}\n", f);
+}
+
+void wl_tally_sample(struct wl_tally *t, const struct schedstat_snapshot *snap)
+{
+	struct wl_score *s = &t->score;
+	double dt = schedstat_snapshot_interval_ns(snap) / 1e9;
+	const struct schedstat_cluster *cl;
+	size_t n;
+
+	cl = schedstat_snapshot_clusters(snap, &n);
+	t->last_ts = schedstat_snapshot_ts_ns(snap);
+	s->duration_s += dt;
+	for (size_t k = 0; k < n && k < sizeof(s->clusters) / sizeof(s->clusters[0]); k++) {
+		struct wl_cluster_energy *e = &s->clusters[k];
+
+		snprintf(e->name, sizeof(e->name), "%s", cl[k].name);
+		if (!(cl[k].avail & SCHEDSTAT_AVAIL_ENERGY))
+			continue;
+		e->energy_uj += cl[k].energy_uj;
+		e->eas_energy_uj += cl[k].eas_power_mw * dt * 1000;
+		e->freq_assumed |= cl[k].power_freq_assumed;
+		if (k + 1 > s->nr_clusters)
+			s->nr_clusters = k + 1;
+	}
+}
+
+int wl_tally_activation(struct wl_tally *t, const struct wl_activation *a)
+{
+	if (t->nr == t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 1024;
+		struct wl_activation *n = realloc(t->acts, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		t->acts = n;
+		t->cap = cap;
+	}
+	t->acts[t->nr++] = *a;
+	return 0;
+}
+
+void wl_tally_finish(struct wl_tally *t, const struct workload *wl)
+{
+	struct wl_score *s = &t->score;
+	double uj = 0, eas = 0;
+
+	s->wl = wl;
+	s->have_energy = t->em && s->nr_clusters && s->duration_s > 0;
+	for (size_t k = 0; k < s->nr_clusters; k++) {
+		uj += s->clusters[k].energy_uj;
+		eas += s->clusters[k].eas_energy_uj;
+	}
+	if (s->have_energy) {
+		s->energy_mj = uj / 1000;
+		s->avg_power_mw = uj / 1000 / s->duration_s;
+		s->eas_avg_power_mw = eas / 1000 / s->duration_s;
+	}
+	wl_score_judge(s, t->acts, t->nr, t->last_ts);
+}
+
+void wl_tally_free(struct wl_tally *t)
+{
+	free(t->acts);
+	t->acts = NULL;
+	t->nr = t->cap = 0;
+}
+
+void wl_activation_event(const struct wl_activation *a, const struct workload *wl,
+			 int32_t tgid, struct schedstat_event *ev)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->type = SCHEDSTAT_EV_ACTIVATION;
+	ev->ts_ns = a->release;
+	ev->cpu = -1;
+	ev->pid = a->tid;
+	ev->tgid = tgid;
+	snprintf(ev->comm, sizeof(ev->comm), "%s", wl->threads[a->thread].comm);
+	ev->start_ns = a->dropped ? 0 : a->start;
+	ev->end_ns = a->dropped ? 0 : a->end;
+	ev->deadline_ns = a->deadline;
+	ev->constraint = a->constraint < wl->nr_constraints ? a->constraint : -1;
+}
+
+bool wl_event_activation(const struct schedstat_event *ev, const struct workload *wl,
+			 struct wl_activation *a)
+{
+	if (ev->type != SCHEDSTAT_EV_ACTIVATION)
+		return false;
+	memset(a, 0, sizeof(*a));
+	for (size_t i = 0; i < wl->nr_threads; i++)
+		if (!strcmp(ev->comm, wl->threads[i].comm))
+			a->thread = i;
+	a->release = ev->ts_ns;
+	a->start = ev->start_ns;
+	a->end = ev->end_ns;
+	a->deadline = ev->deadline_ns;
+	a->tid = ev->pid;
+	a->dropped = !ev->start_ns;
+	a->constraint = ev->constraint >= 0 ? (uint16_t)ev->constraint : 0xffff;
+	return true;
 }

@@ -259,6 +259,13 @@ def recording_keeps_the_model():
             uj = sum(float(x["energy_uj"]) for x in rows if x["cluster"] == cl["name"])
             check(abs(uj / 1000 - cl["energy_mj"]) <= 0.001 * cl["energy_mj"] + 0.01,
                   "%s: %f mJ from the recording, %f live" % (cl["name"], uj / 1000, cl["energy_mj"]))
+        # report judges the recorded activations as the run did.
+        r = schedtop("report", rec)
+        check(r.returncode == 0, r.stderr)
+        out = r.stdout.decode()
+        c = s["constraints"][0]
+        check("figure of merit %.1f (= average power, mW)" % s["figure_of_merit"] in out, out)
+        check("(0 late, 0 dropped of %d)" % c["activations"] in out, out)
 
 
 if __name__ == "__main__":
