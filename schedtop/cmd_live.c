@@ -16,6 +16,7 @@
 
 #include "cli.h"
 #include "emulate.h"
+#include "energy_opt.h"
 #include "loop.h"
 #include "recording.h"
 #include "terminal.h"
@@ -25,7 +26,7 @@
 
 enum { OPT_TOPOLOGY = 256, OPT_SYSFS_ROOT, OPT_EXACT_WAKEUPS, OPT_RECORD, OPT_SOURCE,
        OPT_LIST_KEYS,
-       OPT_EMULATE };
+       OPT_EMULATE, OPT_ENERGY_MODEL };
 
 const struct option live_long_opts[] = {
 	{ "interval", required_argument, NULL, 'i' },
@@ -36,6 +37,7 @@ const struct option live_long_opts[] = {
 	{ "record", required_argument, NULL, OPT_RECORD },
 	{ "source", required_argument, NULL, OPT_SOURCE },
 	{ "emulate", required_argument, NULL, OPT_EMULATE },
+	{ "energy-model", required_argument, NULL, OPT_ENERGY_MODEL },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "version", no_argument, NULL, 'V' },
 	{ "list-keys", optional_argument, NULL, OPT_LIST_KEYS },
@@ -147,6 +149,8 @@ int cmd_live(int argc, char **argv)
 	struct live lv = { .loop = LOOP_INIT, .rec = { .fd = -1 } };
 	unsigned long interval = 1000;
 	const char *filter = NULL, *record = NULL, *emulate = NULL;
+	const char *energy_model = NULL;
+	struct schedstat_energy_model *em = NULL;
 	struct emulation emul = {};
 	char desc[256];
 	char *spec = NULL;
@@ -184,6 +188,9 @@ int cmd_live(int argc, char **argv)
 		case OPT_EMULATE:
 			emulate = optarg;
 			break;
+		case OPT_ENERGY_MODEL:
+			energy_model = optarg;
+			break;
 		case 'v':
 			global_opts.verbose = true;
 			break;
@@ -214,12 +221,21 @@ int cmd_live(int argc, char **argv)
 		sopts.topology = spec;
 	}
 	/* Before the terminal is taken: its errors are plain lines. */
+	if (energy_opt_load(energy_model, &em)) {
+		free(spec);
+		return EXIT_USAGE;
+	}
+	sopts.energy_model = em;
+	lv.rec.em = em;
 	if (emulate) {
-		if (emulation_parse(&emul, emulate, sopts.sysfs_root))
+		if (emulation_parse(&emul, emulate, sopts.sysfs_root)) {
+			schedstat_energy_model_free(em);
 			return EXIT_USAGE;
+		}
 		sopts.topology = emul.topology_spec;
 		if (emulation_start(&emul, EMULATE_AUTO)) {
 			emulation_free(&emul);
+			schedstat_energy_model_free(em);
 			return EXIT_FAIL;
 		}
 		lv.rec.emulation = emulation_describe(&emul, desc, sizeof(desc));
@@ -275,5 +291,6 @@ cleanup:
 	if (emulation_stop(&emul))
 		ret = EXIT_FAIL;
 	emulation_free(&emul);
+	schedstat_energy_model_free(em);
 	return ret;
 }

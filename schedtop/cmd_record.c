@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "emulate.h"
+#include "energy_opt.h"
 #include "recording.h"
 #include "sample_loop.h"
 
@@ -31,6 +32,7 @@ static const char record_usage[] =
 "      --exact-wakeups    count every sched_waking instead of the sleeps that\n"
 "                         ended, and preemptions: runs programs on every\n"
 "                         switch and wakeup (53 ns per switch, 78 per wakeup)\n"
+ENERGY_OPT_USAGE
 "  -q, --quiet            no summary on standard error at the end\n"
 "  -v, --verbose          show libbpf debug output\n"
 "  -h, --help             show this help\n"
@@ -39,7 +41,7 @@ static const char record_usage[] =
 "A recorder killed outright loses at most the last second.\n";
 
 enum { OPT_TOPOLOGY = 256, OPT_SYSFS_ROOT, OPT_EXACT_WAKEUPS,
-       OPT_EMULATE };
+       OPT_EMULATE, OPT_ENERGY_MODEL };
 
 const struct option record_long_opts[] = {
 	{ "output", required_argument, NULL, 'o' },
@@ -50,6 +52,7 @@ const struct option record_long_opts[] = {
 	{ "sysfs-root", required_argument, NULL, OPT_SYSFS_ROOT },
 	{ "exact-wakeups", no_argument, NULL, OPT_EXACT_WAKEUPS },
 	{ "emulate", required_argument, NULL, OPT_EMULATE },
+	{ "energy-model", required_argument, NULL, OPT_ENERGY_MODEL },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -67,7 +70,8 @@ int cmd_record(int argc, char **argv)
 	struct schedstat_session *s = NULL;
 	struct recording_out out = { .fd = -1 };
 	unsigned long interval = 1000, samples = 0;
-	const char *path = NULL, *emulate = NULL;
+	const char *path = NULL, *emulate = NULL, *energy_model = NULL;
+	struct schedstat_energy_model *em = NULL;
 	struct emulation emul = {};
 	char desc[256];
 	double seconds = 0;
@@ -106,6 +110,9 @@ int cmd_record(int argc, char **argv)
 			break;
 		case OPT_EMULATE:
 			emulate = optarg;
+			break;
+		case OPT_ENERGY_MODEL:
+			energy_model = optarg;
 			break;
 		case 'q':
 			quiet = true;
@@ -152,6 +159,13 @@ int cmd_record(int argc, char **argv)
 		if (!quiet)
 			emulation_print_start(&emul);
 	}
+	/* Stored in the recording: report and csv --from derive the same power. */
+	if (energy_opt_load(energy_model, &em)) {
+		ret = EXIT_USAGE;
+		goto cleanup;
+	}
+	sopts.energy_model = em;
+	out.em = em;
 	sopts.on_event = recording_out_event;
 	sopts.event_ctx = &out;
 	err = cli_session_open(&s, &sopts);
@@ -178,6 +192,7 @@ cleanup:
 	if (emulation_stop(&emul))
 		ret = EXIT_FAIL;
 	emulation_free(&emul);
+	schedstat_energy_model_free(em);
 	free(spec);
 	return ret;
 }
