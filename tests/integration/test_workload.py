@@ -259,6 +259,17 @@ def recording_keeps_the_model():
             uj = sum(float(x["energy_uj"]) for x in rows if x["cluster"] == cl["name"])
             check(abs(uj / 1000 - cl["energy_mj"]) <= 0.001 * cl["energy_mj"] + 0.01,
                   "%s: %f mJ from the recording, %f live" % (cl["name"], uj / 1000, cl["energy_mj"]))
+        # Perfetto counters carry the same power.
+        pf = os.path.join(d, "w.json")
+        r = schedtop("convert", rec, "--perfetto", "-o", pf)
+        check(r.returncode == 0, r.stderr)
+        with open(pf) as f:
+            trace = json.load(f)
+        evs = trace["traceEvents"] if isinstance(trace, dict) else trace
+        got = [e["args"]["mw"] for e in evs if e.get("name") == "big power"]
+        want = [float(x["power_mw"]) for x in rows if x["cluster"] == "big"]
+        check(len(got) == len(want) and all(abs(a - b) < 0.01 for a, b in zip(got, want)),
+              (got, want))
         # report judges the recorded activations as the run did.
         r = schedtop("report", rec)
         check(r.returncode == 0, r.stderr)
