@@ -60,11 +60,12 @@ ENERGY_OPT_USAGE
 "      --emulate SPEC     big.LITTLE while it runs, e.g. LITTLE:0@50%,big:1\n"
 "      --calibration FILE where the work units' calibration is kept\n"
 "      --recalibrate      measure the work units again and store them\n"
-"      --list             name the workloads and their constraints\n"
+"      --list[=man]       name the workloads and their constraints (troff\n"
+"                         for the man page)\n"
 "  -v, --verbose          show libbpf debug output\n"
 "  -h, --help             show this help\n"
 "\n"
-"Workloads: audio, video, browse, camera (--list says more).\n";
+"Workloads (--list says more):\n";
 
 enum {
 	OPT_CPUS = 256, OPT_SCALE, OPT_SEED, OPT_RECORD, OPT_JSON, OPT_TOPOLOGY,
@@ -86,11 +87,35 @@ const struct option workload_long_opts[] = {
 	{ "emulate", required_argument, NULL, OPT_EMULATE },
 	{ "calibration", required_argument, NULL, OPT_CALIBRATION },
 	{ "recalibrate", no_argument, NULL, OPT_RECALIBRATE },
-	{ "list", no_argument, NULL, OPT_LIST },
+	{ "list", optional_argument, NULL, OPT_LIST },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{}
 };
+
+/* The man page's WORKLOADS section (make docs), from the same table. */
+static void list_workloads_man(void)
+{
+	for (size_t i = 0; i < nr_workloads; i++) {
+		const struct workload *w = &workloads[i];
+
+		printf(".TP\n.B %s\n%s. Threads:", w->name, w->desc);
+		for (size_t t = 0; t < w->nr_threads; t++)
+			printf(" \\fB%s\\fR", w->threads[t].comm);
+		printf(".\n");
+		for (size_t c = 0; c < w->nr_constraints; c++) {
+			const struct wl_constraint *k = &w->constraints[c];
+
+			printf(".br\n");
+			if (k->kind == WL_MISS_RATIO)
+				printf("Constraint \\fI%s\\fR: at most %g%% of activations late or dropped (%s).\n",
+				       k->name, 100 * k->limit, k->why);
+			else
+				printf("Constraint \\fI%s\\fR: every response within %g ms (%s).\n",
+				       k->name, k->limit, k->why);
+		}
+	}
+}
 
 static void list_workloads(void)
 {
@@ -183,13 +208,20 @@ static int parse_opts(int argc, char **argv, struct wl_opts *o)
 			o->recalibrate = true;
 			break;
 		case OPT_LIST:
-			list_workloads();
+			if (optarg && strcmp(optarg, "man"))
+				return cli_usage_error("workload", "--list takes man or nothing");
+			if (optarg)
+				list_workloads_man();
+			else
+				list_workloads();
 			return fflush(stdout) ? EXIT_FAIL : EXIT_OK;
 		case 'v':
 			global_opts.verbose = true;
 			break;
 		case 'h':
 			fputs(workload_usage, stdout);
+			for (size_t i = 0; i < nr_workloads; i++)
+				printf("  %-7s %s\n", workloads[i].name, workloads[i].desc);
 			return EXIT_OK;
 		default:
 			return cli_bad_option("workload", c, argv);
