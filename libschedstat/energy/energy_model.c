@@ -526,11 +526,15 @@ int energy_model_from_meta(struct schedstat_energy_model **out,
 		if (strncmp(keys[i], EM_META_PREFIX, strlen(EM_META_PREFIX)))
 			continue;
 		/* "KHZ MW;KHZ MW;idle MW" -> "NAME KHZ MW\n" per item. */
-		while (*v) {
+		while (*v && len < cap) {
 			size_t item = strcspn(v, ";");
+			int w = snprintf(text + len, cap - len, "%s %.*s\n", name,
+					 (int)item, v);
 
-			len += snprintf(text + len, cap - len, "%s %.*s\n", name,
-					(int)item, v);
+			/* cap counted every item: a short write is a bug, not input. */
+			if (w < 0 || (size_t)w >= cap - len)
+				break;
+			len += w;
 			v += item + (v[item] == ';');
 		}
 	}
