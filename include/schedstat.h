@@ -276,6 +276,13 @@ struct schedstat_cpu {
 	uint32_t avail;
 	/* util/runnable/load from schedtop's engine: AVAIL_PELT_ESTIMATED. */
 	bool pelt_estimated;
+	/*
+	 * This CPU's part of its cluster's energy estimate (AVAIL_ENERGY): its
+	 * own busy and idle time (a), and its util at the OPP EAS chose for the
+	 * cluster (b), mW. The cluster's are their sums. Not stored.
+	 */
+	double power_mw;
+	double eas_power_mw;
 };
 
 /*

@@ -341,6 +341,18 @@ static const struct column cpu_cols[] = {
 		.name = "pelt_estimated", .title = "EST", .width = 3,
 		.desc = "1 if util_avg, runnable_avg, load_avg and blocked_util come from schedtop's own PELT engine fed by sched events (--source=tracefs, trace files) rather than from the kernel",
 		CPU(pelt_estimated, COL_BOOL),
+	}, {
+		.name = "power_mw", .title = "POWER_MW", .width = 8,
+		.desc = "This CPU's part of its cluster's power_mw: its busy time times the power of the OPP at its clock plus its idle time times the idle power, over the interval, mW",
+		.sort_desc = true,
+		CPU(power_mw, COL_PCT),
+		.avail = SCHEDSTAT_AVAIL_ENERGY,
+	}, {
+		.name = "eas_power_mw", .title = "EAS_MW", .width = 8,
+		.desc = "This CPU's part of its cluster's eas_power_mw: its util over the performance of the OPP EAS chose for the cluster, times that OPP's power, mW",
+		.sort_desc = true,
+		CPU(eas_power_mw, COL_PCT),
+		.avail = SCHEDSTAT_AVAIL_ENERGY,
 	},
 };
 

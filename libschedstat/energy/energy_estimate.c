@@ -151,6 +151,23 @@ void schedstat_snapshot_apply_energy(struct schedstat_snapshot *snap,
 		if (schedstat_energy_estimate(em, dom, snap->interval_ns, in, nr,
 					      fr, nr_fr, &r))
 			continue;
+		/* Each CPU's part: its own residency, its util at the cluster's OPP. */
+		for (size_t i = 0, j = 0; i < snap->nr_cpus && j < nr; i++) {
+			struct schedstat_cpu *c = &snap->cpus[i];
+			const struct schedstat_em_state *ps = &em->domains[dom].states[r.eas_state];
+			struct schedstat_energy_result one;
+
+			if (c->cluster != cl->id || !c->online)
+				continue;
+			if (!schedstat_energy_estimate(em, dom, snap->interval_ns, &in[j], 1,
+						       fr, nr_fr, &one)) {
+				c->power_mw = one.power_mw;
+				c->eas_power_mw = ps->performance ?
+					ps->power_mw * (double)in[j].util / ps->performance : 0;
+				c->avail |= SCHEDSTAT_AVAIL_ENERGY;
+			}
+			j++;
+		}
 		cl->power_mw = r.power_mw;
 		cl->eas_power_mw = r.eas_power_mw;
 		cl->energy_uj = r.energy_uj;

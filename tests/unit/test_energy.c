@@ -179,6 +179,32 @@ static void test_debugfs_estimate(void **state)
 	assert_int_equal(r.eas_state, 1);
 	assert_true(fabs(r.eas_power_mw - 806.1420) < 1e-4);
 	assert_true(fabs(r.eas_power_mw - 11516.0 * 700 / 10 / 1000) / r.eas_power_mw < 1e-4);
+
+	/* Per CPU in a snapshot: 0.5 x 1140 = 570 and 0.25 x 1140 = 285 mW;
+	 * 600 x 400 / 521 and 600 x 300 / 521; the sums are the cluster's. */
+	{
+		struct schedstat_cpu c[2] = {
+			{ .cpu = 6, .cluster = 2, .online = true, .capacity = 1024,
+			  .busy_ns = 500000000, .util_avg = 400, .avail = SCHEDSTAT_AVAIL_BUSY },
+			{ .cpu = 7, .cluster = 2, .online = true, .capacity = 1024,
+			  .busy_ns = 250000000, .util_avg = 300, .avail = SCHEDSTAT_AVAIL_BUSY },
+		};
+		struct schedstat_cluster cl[3] = { { .id = 0 }, { .id = 1 }, { .id = 2 } };
+		struct schedstat_snapshot snap = {
+			.interval_ns = 1000000000, .cpus = c, .nr_cpus = 2,
+			.clusters = cl, .nr_clusters = 3, .freqs = fr, .nr_freqs = 2,
+		};
+
+		schedstat_snapshot_apply_energy(&snap, em);
+		assert_true(fabs(c[0].power_mw - 570) < 1e-9);
+		assert_true(fabs(c[1].power_mw - 285) < 1e-9);
+		assert_true(fabs(c[0].eas_power_mw - 600.0 * 400 / 521) < 1e-9);
+		assert_true(fabs(c[1].eas_power_mw - 600.0 * 300 / 521) < 1e-9);
+		assert_true(fabs(cl[2].power_mw - 855) < 1e-9);
+		assert_true(fabs(cl[2].eas_power_mw - (c[0].eas_power_mw + c[1].eas_power_mw)) < 1e-9);
+		/* Clusters 0 and 1 have no online CPU here: nothing to spend. */
+		assert_true(cl[0].power_mw == 0);
+	}
 	schedstat_energy_model_free(em);
 	schedstat_topology_free(topo);
 }
@@ -271,6 +297,11 @@ static void test_snapshot_apply(void **state)
 	/* util_est 1024 wins over util_avg: top OPP, 2304 x 1024 / 1024. */
 	assert_true(fabs(cl[1].eas_power_mw - 2304) < 1e-9);
 	assert_true(cl[1].power_freq_assumed);
+	/* One CPU per cluster: its part is the whole. */
+	assert_true(cpus[0].avail & SCHEDSTAT_AVAIL_ENERGY);
+	assert_true(fabs(cpus[0].power_mw - 29.5) < 1e-9);
+	assert_true(fabs(cpus[0].eas_power_mw - cl[0].eas_power_mw) < 1e-9);
+	assert_true(fabs(cpus[1].power_mw - 2304) < 1e-9);
 	schedstat_energy_model_free(em);
 	schedstat_topology_free(topo);
 }
