@@ -46,6 +46,31 @@ def cpu_busy_ns(cpu):
     raise AssertionError("no cpu%d" % cpu)
 
 
+def cpu1_online():
+    try:
+        with open("/sys/devices/system/cpu/cpu1/online") as f:
+            return f.read().strip() == "1"
+    except OSError:
+        return True     # no online file: cpu1 cannot be taken offline
+
+
+class Offline:
+    """Whether cpu1 went offline at any look (another engineer's hotplug
+    test): then what ran on it says nothing about schedtop."""
+    seen = False
+
+    @classmethod
+    def look(cls):
+        if not cpu1_online():
+            cls.seen = True
+
+    @classmethod
+    def check(cls):
+        if cls.seen or not cpu1_online():
+            cls.seen = False
+            raise Inconclusive("cpu1 was taken offline by another process meanwhile")
+
+
 def thread_tids(pid, comm):
     out = []
     try:
@@ -114,10 +139,19 @@ def run_workload(name, seconds, *extra, watch=None):
                        "--calibration", CALIB, "--activations", acts, *extra)
     reads = []
     tid = None
+    allowed = None
     while p.poll() is None and watch:
+        Offline.look()
         if tid is None:
             t = thread_tids(p.pid, watch)
             tid = t[0] if t else None
+        if tid is not None and allowed is None:
+            try:
+                with open("/proc/%d/task/%d/status" % (p.pid, tid)) as f:
+                    allowed = [l.split()[1] for l in f
+                               if l.startswith("Cpus_allowed_list:")][0]
+            except (OSError, IndexError):
+                pass
         if tid is not None:
             try:
                 t0 = mono_ns()
@@ -127,7 +161,9 @@ def run_workload(name, seconds, *extra, watch=None):
                 pass
         time.sleep(0.01)
     out, err = p.communicate(timeout=120)
+    Offline.check()
     check(p.returncode == 0, err)
+    run_workload.allowed = allowed
     return json.loads(out), acts, reads
 
 
@@ -178,6 +214,23 @@ def audio_met_and_times_match_schedstat():
     check(abs(c["response_ms"]["max"] - resp[-1]) < 1e-3, (c["response_ms"], resp[-1]))
 
 
+@test(root=True)
+def ctrl_c_ends_with_the_summary():
+    p = start_schedtop("workload", "audio", "-d", "60", "--json",
+                       "--topology", TOPO, "--energy-model", EM,
+                       "--calibration", CALIB)
+    time.sleep(3)
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=30)
+    check(p.returncode == 0, err)
+    s = json.loads(out)
+    # Ended by the signal, about 2 s of samples in (the first at 1 s).
+    check(1 <= s["duration_s"] <= 3.5, s["duration_s"])
+    c = s["constraints"][0]
+    check(abs(c["activations"] - s["duration_s"] / 0.004) <= 0.05 * c["activations"] + 30, c)
+    check(s["threads"][0]["cpu_ns"] > 0, s["threads"])
+
+
 def rt_throttled():
     with open("/proc/sys/kernel/sched_rt_runtime_us") as f:
         return int(f.read()) > 0
@@ -195,6 +248,8 @@ def browse_misses_next_to_fifo_hog():
     finally:
         stop(hog)
     os.unlink(acts_path)
+    check(run_workload.allowed == "1", "browse-render allowed on %s, not 1"
+          % run_workload.allowed)
     check(s["met"] is False, s)
     check(s["figure_of_merit"] >= 1e6, s)
     load = s["constraints"][0]
@@ -236,6 +291,9 @@ def busy_cpu_costs_its_opp():
     check(r.returncode == 0, r.stderr)
     rows = [x for x in parse_csv(r.stdout) if x["cluster"] == "big"]
     check(len(rows) == 4, rows)
+    if any(x["nr_online"] != "1" for x in rows):
+        Offline.seen = True
+    Offline.check()
     for x in rows[1:]:
         p = float(x["power_mw"])
         check(abs(p - BIG_TOP_MW) <= 0.05 * BIG_TOP_MW, "power_mw %s, want %.0f +-5%%" % (p, BIG_TOP_MW))
