@@ -111,11 +111,12 @@ struct wl_run_opts {
 
 /* Starts the threads; 0 or a negative errno (said). */
 int wl_run_start(struct wl_run **out, const struct wl_run_opts *o);
-/* Stops them at @stop_ns and joins; safe on NULL. */
+/* Stops the threads (each after the activation under way) and joins them; safe on NULL. */
 void wl_run_stop(struct wl_run *r);
 /*
  * Calls @fn with each activation that completed (or was dropped) since the
- * last call, from the sampling thread while the workload runs.
+ * last call, from the sampling thread while the workload runs. -ENOMEM if a
+ * thread could not keep one: the score would be wrong.
  */
 int wl_run_drain(struct wl_run *r,
 		 int (*fn)(const struct wl_activation *a, void *ctx), void *ctx);
@@ -149,7 +150,7 @@ struct wl_cluster_energy {
 
 struct wl_score {
 	const struct workload *wl;
-	double duration_s;	/* of the energy estimate (samples) */
+	double duration_s;	/* the samples' intervals, summed */
 	size_t nr_constraints;
 	struct wl_constraint_result res[WL_MAX_CONSTRAINTS];
 	bool met;

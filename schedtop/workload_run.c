@@ -148,6 +148,8 @@ int wl_run_drain(struct wl_run *r,
 
 		while (t->drained < t->nr && !err)
 			err = fn(&t->acts[t->drained++], ctx);
+		if (!err)
+			err = t->err;
 	}
 	pthread_mutex_unlock(&r->acts_lock);
 	return err;
