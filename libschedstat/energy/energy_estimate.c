@@ -108,7 +108,8 @@ static uint32_t cpu_eas_util(const struct schedstat_cpu *c)
 void schedstat_snapshot_apply_energy(struct schedstat_snapshot *snap,
 				     const struct schedstat_energy_model *em)
 {
-	struct schedstat_energy_cpu_input in[64];
+	/* A cluster may hold every CPU: sized for that, not for a phone. */
+	static _Thread_local struct schedstat_energy_cpu_input in[SCHEDSTAT_MAX_CPUS];
 
 	if (!em || !em->bound || !snap->interval_ns)
 		return;
