@@ -443,6 +443,10 @@ int cmd_workload(int argc, char **argv)
 		ret = cli_usage_error("workload", "bad CPU list '%s': e.g. 1 or 0-3,6", o.cpus);
 		goto cleanup;
 	}
+	if (err == -ENXIO) {
+		cli_error("no CPU of --cpus %s is online: name online CPUs (/sys/devices/system/cpu/online)", o.cpus);
+		goto cleanup;
+	}
 	if (err) {
 		cli_error("cannot start the workload's threads: %s", strerror(-err));
 		goto cleanup;

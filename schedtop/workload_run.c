@@ -297,8 +297,6 @@ static void *thread_main(void *arg)
 	/* The name the live view, top and /proc show: the point of it. */
 	pthread_setname_np(pthread_self(), t->spec->comm);
 	atomic_store(&t->tid, (int32_t)syscall(SYS_gettid));
-	if (t->run->have_cpus)
-		sched_setaffinity(0, sizeof(t->run->cpus), &t->run->cpus);
 	if (t->spec->fifo_prio) {
 		struct sched_param sp = { .sched_priority = t->spec->fifo_prio };
 
@@ -350,6 +348,7 @@ static int parse_cpus(const char *s, cpu_set_t *set)
 
 int wl_run_start(struct wl_run **out, const struct wl_run_opts *o)
 {
+	pthread_attr_t attr;
 	struct wl_run *r;
 	int err;
 
@@ -369,6 +368,9 @@ int wl_run_start(struct wl_run **out, const struct wl_run_opts *o)
 		}
 		r->have_cpus = true;
 	}
+	pthread_attr_init(&attr);
+	if (r->have_cpus)
+		pthread_attr_setaffinity_np(&attr, sizeof(r->cpus), &r->cpus);
 	/* A little ahead, so that every thread is up for its first release. */
 	r->start_ns = now_ns() + 20000000ULL;
 	for (size_t i = 0; i < r->nr_threads; i++) {
@@ -378,16 +380,18 @@ int wl_run_start(struct wl_run **out, const struct wl_run_opts *o)
 		t->idx = i;
 		t->spec = &o->wl->threads[i];
 		t->rng = (o->seed + 1) * 0x9E3779B97F4A7C15ULL + i;
-		err = pthread_create(&t->th, NULL, thread_main, t);
+		/* Affinity from birth: a refused --cpus fails here, said once. */
+		err = pthread_create(&t->th, r->have_cpus ? &attr : NULL, thread_main, t);
 		if (err) {
-			*out = r;
+			pthread_attr_destroy(&attr);
 			wl_run_stop(r);
-			*out = NULL;
 			wl_run_free(r);
-			return -err;
+			/* EINVAL from the affinity: no CPU of the list is online. */
+			return err == EINVAL ? -ENXIO : -err;
 		}
 		t->started = true;
 	}
+	pthread_attr_destroy(&attr);
 	*out = r;
 	return 0;
 }

@@ -38,6 +38,7 @@ def stop(p):
 
 def cpu_busy_ns(cpu):
     """Non-idle time of @cpu since boot, /proc/stat, ns."""
+    Offline.check()
     with open("/proc/stat") as f:
         for line in f:
             if line.startswith("cpu%d " % cpu):
@@ -229,6 +230,61 @@ def ctrl_c_ends_with_the_summary():
     c = s["constraints"][0]
     check(abs(c["activations"] - s["duration_s"] / 0.004) <= 0.05 * c["activations"] + 30, c)
     check(s["threads"][0]["cpu_ns"] > 0, s["threads"])
+
+
+@test(root=True)
+def scale_doubles_the_work_the_kernel_counts():
+    """--scale 2 asks for twice the units: the kernel's run time per
+    activation of audio-tick doubles (its schedstat, not our clock)."""
+    per = {}
+    for scale in ("1", "2"):
+        s, acts_path, reads = run_workload("audio", 2, "--scale", scale,
+                                           watch="audio-tick")
+        os.unlink(acts_path)
+        _, run_ns, _ = reads[-1]
+        per[scale] = run_ns / s["constraints"][0]["activations"]
+    ratio = per["2"] / per["1"]
+    # The fixed part of each activation (sleep, wakeup: ~20 us of 330)
+    # keeps it a little under 2.
+    check(1.8 <= ratio <= 2.1, "scale 2 ran %.2fx the time of scale 1" % ratio)
+
+
+@test(root=True)
+def calibration_is_kept_and_redone_on_request():
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "sub", "calibration")
+        args = ("workload", "audio", "-d", "0.5", "--topology", TOPO,
+                "--calibration", path)
+        r = schedtop(*args)
+        check(r.returncode == 0, r.stderr)
+        check(b"calibrated" in r.stderr and b"stored in " + path.encode() in r.stderr, r.stderr)
+        with open(path) as f:
+            first = f.read()
+        check("units_per_ms " in first, first)
+        # Kept: no new measurement, the file as it was.
+        r = schedtop(*args)
+        check(r.returncode == 0 and b"calibrated" not in r.stderr, r.stderr)
+        with open(path, "w") as f:
+            f.write("units_per_ms 123.000\n")
+        r = schedtop(*args, "--recalibrate")
+        check(r.returncode == 0 and b"calibrated" in r.stderr, r.stderr)
+        with open(path) as f:
+            check("units_per_ms 123.000" not in f.read(), "--recalibrate kept the old value")
+        with open(path, "w") as f:
+            f.write("garbage\n")
+        r = schedtop(*args)
+        check(r.returncode == 1 and b"not a calibration" in r.stderr and
+              b"--recalibrate" in r.stderr, r.stderr)
+
+
+@test(root=True)
+def cpus_with_no_online_cpu_is_one_clear_line():
+    r = schedtop("workload", "audio", "-d", "1", "--cpus", "1000",
+                 "--calibration", CALIB, "--topology", TOPO)
+    check(r.returncode == 1, r.returncode)
+    check(r.stderr.decode().splitlines()[-1] ==
+          "schedtop: no CPU of --cpus 1000 is online: name online CPUs "
+          "(/sys/devices/system/cpu/online)", r.stderr)
 
 
 def rt_throttled():
