@@ -13,18 +13,16 @@ static const char energy_usage[] =
 "came from: per domain, each OPP's clock, power, performance (capacity at\n"
 "that clock) and the kernel's cost.\n"
 "\n"
-ENERGY_OPT_USAGE
-"      --topology SPEC    clusters as NAME:CPULIST[@CAPACITY],..., or @FILE\n"
+CLI_USAGE_ENERGY_MODEL
+CLI_USAGE_TOPOLOGY
 "  -h, --help             show this help\n"
 "\n"
 "Without a model (no --energy-model, none in debugfs) the power columns are\n"
 "empty. See docs/signals.md for both estimates.\n";
 
-enum { OPT_ENERGY_MODEL = 256, OPT_TOPOLOGY };
-
 const struct option energy_long_opts[] = {
-	{ "energy-model", required_argument, NULL, OPT_ENERGY_MODEL },
-	{ "topology", required_argument, NULL, OPT_TOPOLOGY },
+	CLI_OPT_ENERGY_MODEL,
+	CLI_OPT_TOPOLOGY,
 	{ "help", no_argument, NULL, 'h' },
 	{}
 };

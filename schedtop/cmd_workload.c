@@ -55,9 +55,9 @@ static const char workload_usage[] =
 "      --json             the summary as one JSON object on standard output\n"
 "      --activations FILE every activation as CSV: release, start, end,\n"
 "                         deadline, response and slack\n"
-"      --topology SPEC    clusters as NAME:CPULIST[@CAPACITY],..., or @FILE\n"
-ENERGY_OPT_USAGE
-"      --emulate SPEC     big.LITTLE while it runs, e.g. LITTLE:0@50%,big:1\n"
+CLI_USAGE_TOPOLOGY
+CLI_USAGE_ENERGY_MODEL
+CLI_USAGE_EMULATE
 "      --calibration FILE where the work units' calibration is kept\n"
 "      --recalibrate      measure the work units again and store them\n"
 "      --list[=man]       name the workloads and their constraints (troff\n"
@@ -67,10 +67,10 @@ ENERGY_OPT_USAGE
 "\n"
 "Workloads (--list says more):\n";
 
+/* --topology, --emulate and --energy-model are cli.h's shared options. */
 enum {
-	OPT_CPUS = 256, OPT_SCALE, OPT_SEED, OPT_RECORD, OPT_JSON, OPT_TOPOLOGY,
-	OPT_ENERGY_MODEL, OPT_EMULATE, OPT_CALIBRATION, OPT_RECALIBRATE,
-	OPT_LIST, OPT_ACTIVATIONS,
+	OPT_CPUS = 256, OPT_SCALE, OPT_SEED, OPT_RECORD, OPT_JSON,
+	OPT_CALIBRATION, OPT_RECALIBRATE, OPT_LIST, OPT_ACTIVATIONS,
 };
 
 const struct option workload_long_opts[] = {
@@ -82,9 +82,9 @@ const struct option workload_long_opts[] = {
 	{ "record", required_argument, NULL, OPT_RECORD },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "activations", required_argument, NULL, OPT_ACTIVATIONS },
-	{ "topology", required_argument, NULL, OPT_TOPOLOGY },
-	{ "energy-model", required_argument, NULL, OPT_ENERGY_MODEL },
-	{ "emulate", required_argument, NULL, OPT_EMULATE },
+	CLI_OPT_TOPOLOGY,
+	CLI_OPT_ENERGY_MODEL,
+	CLI_OPT_EMULATE,
 	{ "calibration", required_argument, NULL, OPT_CALIBRATION },
 	{ "recalibrate", no_argument, NULL, OPT_RECALIBRATE },
 	{ "list", optional_argument, NULL, OPT_LIST },

@@ -5,11 +5,11 @@
 
 #include <stdio.h>
 
+#include "cli.h"
 #include "schedstat.h"
 
-#define ENERGY_OPT_USAGE \
-"      --energy-model FILE  OPPs as CLUSTER KHZ MW lines (CLUSTER idle MW for\n" \
-"                         an idle CPU); default: the kernel's, from debugfs\n"
+/* Its help line is CLI_USAGE_ENERGY_MODEL (cli.h), with the other shared ones. */
+#define ENERGY_OPT_USAGE CLI_USAGE_ENERGY_MODEL
 
 /*
  * The model @path names, else the kernel's (debugfs), else none (*@em
