@@ -31,6 +31,14 @@ struct etask {
 	bool kernel_pelt;
 	uint32_t k_util, k_runnable;
 	uint64_t k_load;
+	/*
+	 * engine_task_clocks(): ran since it was last asked; its run time by
+	 * the events and by the kernel then; the lost time credited since.
+	 */
+	bool ran;
+	bool clock_known;
+	uint64_t clock_events, clock_kernel;
+	int64_t clock_lost;
 };
 
 struct ecpu {
@@ -386,6 +394,7 @@ static void switch_out(struct engine *e, struct ecpu *c, struct etask *t,
 	update_task(e, t, ts);
 	if (t->rec.on_cpu && ts > t->on_cpu_since)
 		t->rec.sum_exec_runtime += ts - t->on_cpu_since;
+	t->ran = true;
 	if (runnable) {
 		/* Still queued, waiting for its next turn. */
 		t->rec.nivcsw++;
@@ -497,6 +506,13 @@ int engine_switch(struct engine *e, uint64_t ts, int cpu,
 			 prev_state, prev_comm, next_pid, next_prio, next_comm);
 }
 
+/* Steal and irq time: the PELT clock skips it at the next busy time. */
+static void lost_time(struct ecpu *c, uint64_t ns)
+{
+	c->lag += ns;
+	c->lag_pending += ns;
+}
+
 void engine_runtime(struct engine *e, uint64_t ts, int cpu, int32_t pid,
 		    uint64_t runtime_ns)
 {
@@ -510,9 +526,42 @@ void engine_runtime(struct engine *e, uint64_t ts, int cpu, int32_t pid,
 	if (ts <= since)
 		return;
 	wall = ts - since;
-	if (runtime_ns < wall) {
-		c->lag += wall - runtime_ns;
-		c->lag_pending += wall - runtime_ns;
+	if (runtime_ns < wall)
+		lost_time(c, wall - runtime_ns);
+}
+
+void engine_task_clocks(struct engine *e)
+{
+	if (!e->hooks.task_clock)
+		return;
+	for (size_t i = 0; i < e->nr_tasks; i++) {
+		struct etask *t = &e->tasks[i];
+		struct ecpu *c = cpu_at(e, t->rec.cpu);
+		uint64_t kernel;
+		int64_t lost;
+
+		/* A running task's kernel count is as old as its last tick. */
+		if (!t->ran || t->dead || t->rec.on_cpu || !c)
+			continue;
+		t->ran = false;
+		if (e->hooks.task_clock(e->hooks.ctx, t->rec.pid, &kernel))
+			continue;
+		if (!t->clock_known) {
+			t->clock_known = true;
+			t->clock_events = t->rec.sum_exec_runtime;
+			t->clock_kernel = kernel;
+			continue;
+		}
+		lost = (int64_t)(t->rec.sum_exec_runtime - t->clock_events) -
+		       (int64_t)(kernel - t->clock_kernel);
+		/*
+		 * Switch times jitter either way against the kernel's clock
+		 * reads: only what grows beyond all that was credited counts.
+		 */
+		if (lost > t->clock_lost) {
+			lost_time(c, lost - t->clock_lost);
+			t->clock_lost = lost;
+		}
 	}
 }
 
