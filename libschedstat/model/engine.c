@@ -37,6 +37,7 @@ struct etask {
 	 */
 	bool ran;
 	bool clock_known;
+	bool clock_unsure;		/* a switch of it was made up since */
 	uint64_t clock_events, clock_kernel;
 	int64_t clock_lost;
 };
@@ -546,8 +547,17 @@ void engine_task_clocks(struct engine *e)
 		t->ran = false;
 		if (e->hooks.task_clock(e->hooks.ctx, t->rec.pid, &kernel))
 			continue;
-		if (!t->clock_known) {
+		/*
+		 * A made-up switch is dated by a guess (engine_current()): its
+		 * run time says nothing about steal. Start again from here.
+		 */
+		if (!t->clock_known || t->clock_unsure ||
+		    /* It ran by the events, not by the kernel: not its events. */
+		    (kernel == t->clock_kernel &&
+		     t->rec.sum_exec_runtime != t->clock_events)) {
 			t->clock_known = true;
+			t->clock_unsure = false;
+			t->clock_lost = 0;
 			t->clock_events = t->rec.sum_exec_runtime;
 			t->clock_kernel = kernel;
 			continue;
@@ -580,6 +590,10 @@ int engine_current(struct engine *e, uint64_t ts, int cpu, int32_t pid)
 	 */
 	e->implicit_switches++;
 	t = pid > 0 ? find(e, pid) : NULL;
+	if (t)
+		t->clock_unsure = true;
+	if (c->curr > 0 && find(e, c->curr))
+		find(e, c->curr)->clock_unsure = true;
 	/*
 	 * An idle CPU leaves idle at the first wakeup onto it, whichever of
 	 * the tasks woken then it picks (on some kernels tracefs drops exactly

@@ -354,10 +354,11 @@ static void tracefs_source_close(void *src)
 
 	if (!s)
 		return;
+	/* Its trace_pipe_raw files open would keep the instance (EBUSY). */
+	tracefs_reader_free(s->reader);
 	tracefs_instance_close_private(s->instance);
 	if (s->timerfd >= 0)
 		close(s->timerfd);
-	tracefs_reader_free(s->reader);
 	sched_events_free(s->events);
 	tep_free(s->tep);
 	engine_free(s->engine);
