@@ -62,6 +62,9 @@ struct ecpu {
 	 */
 	uint64_t lag, lag_pending;
 	uint64_t accounted_at;
+	/* engine_lost_budget(): the last total, and what is left to credit. */
+	uint64_t lost_total, lost_budget;
+	bool lost_known;
 	/*
 	 * Its switches away from idle have gone missing from the trace
 	 * before (the 6.18 test VM's second CPU): a snapshot taken while it
@@ -569,10 +572,27 @@ void engine_task_clocks(struct engine *e)
 		 * reads: only what grows beyond all that was credited counts.
 		 */
 		if (lost > t->clock_lost) {
-			lost_time(c, lost - t->clock_lost);
-			t->clock_lost = lost;
+			uint64_t credit = lost - t->clock_lost;
+
+			if (credit > c->lost_budget)
+				credit = c->lost_budget;
+			c->lost_budget -= credit;
+			lost_time(c, credit);
+			t->clock_lost += credit;
 		}
 	}
+}
+
+void engine_lost_budget(struct engine *e, int cpu, uint64_t total_ns)
+{
+	struct ecpu *c = cpu_at(e, cpu);
+
+	if (!c)
+		return;
+	if (c->lost_known && total_ns > c->lost_total)
+		c->lost_budget += total_ns - c->lost_total;
+	c->lost_total = total_ns;
+	c->lost_known = true;
 }
 
 int engine_current(struct engine *e, uint64_t ts, int cpu, int32_t pid)

@@ -71,6 +71,13 @@ void engine_runtime(struct engine *e, uint64_t ts, int cpu, int32_t pid,
  * CPU, skipped by the PELT clock from then on, as engine_runtime() does.
  */
 void engine_task_clocks(struct engine *e);
+/*
+ * What the kernel accounted to steal and irq on @cpu so far (/proc/stat),
+ * cumulative: the most that engine_task_clocks() credits there. A task
+ * whose switches were not all traced (some processes' never are, on some
+ * kernels) seems to have run longer than the kernel counted, with no steal.
+ */
+void engine_lost_budget(struct engine *e, int cpu, uint64_t total_ns);
 
 /* sched:sched_switch. @prev_state as the event reports it (0x100: preempted). */
 int engine_switch(struct engine *e, uint64_t ts, int cpu,

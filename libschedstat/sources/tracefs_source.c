@@ -105,17 +105,46 @@ static int on_record(void *ctx, struct tep_record *rec)
 }
 
 /*
+ * Each CPU's irq, softirq and steal time so far (/proc/stat, in 1/USER_HZ):
+ * what the task clock skipped, at most.
+ */
+static void read_lost_budget(struct tracefs_source *s)
+{
+	FILE *f = fopen("/proc/stat", "re");
+	long hz = sysconf(_SC_CLK_TCK);
+	unsigned long long irq, softirq, steal;
+	char line[512];
+	int cpu;
+
+	if (!f)
+		return;
+	if (hz <= 0)
+		hz = 100;
+	while (fgets(line, sizeof(line), f)) {
+		/* cpuN user nice system idle iowait irq softirq steal ... */
+		if (sscanf(line, "cpu%d %*u %*u %*u %*u %*u %llu %llu %llu", &cpu,
+			   &irq, &softirq, &steal) != 4)
+			continue;
+		engine_lost_budget(s->engine, cpu,
+				   (irq + softirq + steal) * (1000000000ULL / hz));
+	}
+	fclose(f);
+}
+
+/*
  * Everything the kernel has written before @upto, in time order across
  * CPUs; later records wait for the next drain (tracefs_reader.h). Then the
  * tasks that ran are asked the kernel's run time, which says what steal
- * and irq took from them.
+ * and irq took from them, within what /proc/stat says they took.
  */
 static int drain_until(struct tracefs_source *s, uint64_t upto)
 {
 	int n = tracefs_reader_drain(s->reader, upto, on_record, s);
 
-	if (n >= 0)
+	if (n >= 0) {
+		read_lost_budget(s);
 		engine_task_clocks(s->engine);
+	}
 	return n;
 }
 

@@ -423,7 +423,8 @@ static void stolen_time_does_not_count(void **state)
  * switches spanned 8 ms but the kernel counted 4 ms of run time. Once idle,
  * the kernel's PELT clock is its task clock (update_idle_rq_clock_pelt()),
  * 4 ms behind trace time: the sleeping task's util decays over 28 ms of
- * the 32 that follow, not 32. A task on its CPU is not asked.
+ * the 32 that follow, not 32. A task on its CPU is not asked; and no more
+ * is credited than /proc/stat's steal and irq allow.
  */
 static void lost_time_from_task_clock(void **state)
 {
@@ -432,8 +433,11 @@ static void lost_time_from_task_clock(void **state)
 	double u, got, want;
 	int asks;
 
+	/* /proc/stat: 4 ms of steal and irq on cpu1 meanwhile. */
+	engine_lost_budget(f->e, 1, 100 * MS);
 	end = periodic(f, 1, 70, t, 8, 16, 1);
 	f->kernel_run = 8 * MS;
+	engine_lost_budget(f->e, 1, 104 * MS);
 	engine_task_clocks(f->e);
 	assert_int_equal(f->clock_asks, 1);
 	end = periodic(f, 1, 70, end + 8 * MS, 8, 16, 1);
@@ -453,6 +457,18 @@ static void lost_time_from_task_clock(void **state)
 				       70, 120, "rt"), 0);
 	engine_task_clocks(f->e);
 	assert_int_equal(f->clock_asks, asks);
+	/* 4 ms more by the task clock, 1 ms by /proc/stat: 1 ms is lost. */
+	assert_int_equal(engine_switch(f->e, end + 48 * MS, 1, 70, 120, 1, "rt",
+				       0, 120, "swapper"), 0);
+	f->kernel_run += 4 * MS;
+	engine_lost_budget(f->e, 1, 105 * MS);
+	engine_task_clocks(f->e);
+	u = task_at(f, end + 48 * MS, 70)->util_avg;
+	got = task_at(f, end + 80 * MS, 70)->util_avg;
+	want = u * pow(Y, 31.0 * MS / PERIOD);
+	print_message("# util %.0f at sleep, %.0f 32 ms later (want %.0f)\n",
+		      u, got, want);
+	assert_true(got >= want * Y - 1 && got <= want / Y + 1);
 }
 
 int main(void)
