@@ -29,6 +29,11 @@ static inline bool cpuset_test(const struct cpuset *set, unsigned int cpu)
 int cpuset_count(const struct cpuset *set);
 /* Highest member + 1, 0 when empty. */
 int cpuset_end(const struct cpuset *set);
+/* @dst |= @src, &= @src, &= ~@src. */
+void cpuset_or(struct cpuset *dst, const struct cpuset *src);
+void cpuset_and(struct cpuset *dst, const struct cpuset *src);
+void cpuset_andnot(struct cpuset *dst, const struct cpuset *src);
+bool cpuset_intersects(const struct cpuset *a, const struct cpuset *b);
 
 /*
  * Kernel CPU list syntax ("0-3,5,8-11"; also "0-7:2/4" stride groups are not
@@ -46,6 +51,10 @@ int cpulist_format(const struct cpuset *set, char *buf, size_t size);
 int sysfs_read(const char *root, const char *rel, char *buf, size_t size);
 /* The same, parsed as an unsigned decimal. */
 int sysfs_read_u64(const char *root, const char *rel, uint64_t *val);
+int sysfs_parse_u64(const char *buf, uint64_t *val);
+/* An fd for sysfs_pread_u64(), or -errno. */
+int sysfs_open(const char *root, const char *rel);
+int sysfs_pread_u64(int fd, uint64_t *val);
 
 /*
  * devices/system/cpu/online. Returns -errno if it cannot be read or parsed,

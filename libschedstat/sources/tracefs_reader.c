@@ -32,7 +32,7 @@ struct cpu_pages {
 	uint64_t missed;
 };
 
-struct tracefs_reader {
+struct trace_reader {
 	struct cpu_pages *cpus;
 	int nr_cpus;
 	size_t page_size;
@@ -64,10 +64,10 @@ static size_t buffer_bytes(struct tracefs_instance *inst)
 	return kb > 0 ? kb * 1024 : 1 << 20;
 }
 
-int tracefs_reader_open(struct tracefs_reader **out, struct tracefs_instance *inst,
+int trace_reader_open(struct trace_reader **out, struct tracefs_instance *inst,
 			struct tep_handle *tep, int nr_cpus)
 {
-	struct tracefs_reader *r;
+	struct trace_reader *r;
 	int err = 0;
 
 	*out = NULL;
@@ -107,11 +107,11 @@ int tracefs_reader_open(struct tracefs_reader **out, struct tracefs_instance *in
 	*out = r;
 	r = NULL;
 cleanup:
-	tracefs_reader_free(r);
+	trace_reader_free(r);
 	return err;
 }
 
-void tracefs_reader_free(struct tracefs_reader *r)
+void trace_reader_free(struct trace_reader *r)
 {
 	if (!r)
 		return;
@@ -133,14 +133,14 @@ void tracefs_reader_free(struct tracefs_reader *r)
 	free(r);
 }
 
-static void *page_get(struct tracefs_reader *r)
+static void *page_get(struct trace_reader *r)
 {
 	if (r->nr_spare)
 		return r->spare[--r->nr_spare];
 	return malloc(r->page_size);
 }
 
-static void page_put(struct tracefs_reader *r, void *page)
+static void page_put(struct trace_reader *r, void *page)
 {
 	if (array_reserve((void **)&r->spare, &r->cap_spare, r->nr_spare + 1,
 			  sizeof(*r->spare))) {
@@ -151,7 +151,7 @@ static void page_put(struct tracefs_reader *r, void *page)
 }
 
 /* What the CPU's buffer holds now, page by page, up to the budget. */
-static int fill(struct tracefs_reader *r, struct cpu_pages *c)
+static int fill(struct trace_reader *r, struct cpu_pages *c)
 {
 	/* Pages handed out already leave the front of the list. */
 	if (c->head) {
@@ -186,7 +186,7 @@ static int fill(struct tracefs_reader *r, struct cpu_pages *c)
 }
 
 /* The front record of the CPU, if it has read one; emptied pages recycled. */
-static void front(struct tracefs_reader *r, struct cpu_pages *c)
+static void front(struct trace_reader *r, struct cpu_pages *c)
 {
 	while (!c->rec && c->head < c->nr) {
 		if (!c->loaded) {
@@ -211,8 +211,8 @@ static void front(struct tracefs_reader *r, struct cpu_pages *c)
 	}
 }
 
-int tracefs_reader_drain(struct tracefs_reader *r, uint64_t upto,
-			 tracefs_reader_fn fn, void *ctx)
+int trace_reader_drain(struct trace_reader *r, uint64_t upto,
+			 trace_reader_fn fn, void *ctx)
 {
 	int handed = 0, err;
 
@@ -253,7 +253,7 @@ int tracefs_reader_drain(struct tracefs_reader *r, uint64_t upto,
 	return handed;
 }
 
-uint64_t tracefs_reader_missed(const struct tracefs_reader *r, int cpu)
+uint64_t trace_reader_missed(const struct trace_reader *r, int cpu)
 {
 	return cpu >= 0 && cpu < r->nr_cpus ? r->cpus[cpu].missed : 0;
 }

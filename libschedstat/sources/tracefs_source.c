@@ -21,6 +21,7 @@
 #include "model.h"
 #include "engine_sink.h"
 #include "sched_events.h"
+#include "sched_kernel.h"
 #include "source.h"
 #include "tracefs_instance.h"
 #include "tracefs_reader.h"
@@ -33,7 +34,7 @@
 struct tracefs_source {
 	struct tracefs_instance *instance;
 	struct tep_handle *tep;
-	struct tracefs_reader *reader;
+	struct trace_reader *reader;
 	struct sched_events *events;
 	struct engine *engine;
 	struct schedstat_topology *topo;
@@ -152,7 +153,7 @@ static void read_lost_budget(struct tracefs_source *s)
  */
 static int drain_until(struct tracefs_source *s, uint64_t upto)
 {
-	int n = tracefs_reader_drain(s->reader, upto, on_record, s);
+	int n = trace_reader_drain(s->reader, upto, on_record, s);
 
 	if (n >= 0) {
 		read_lost_budget(s);
@@ -174,7 +175,7 @@ static int drain(struct tracefs_source *s)
 static void read_overruns(struct tracefs_source *s)
 {
 	for (int cpu = 0; cpu < s->nr_cpus; cpu++) {
-		uint64_t lost = tracefs_reader_missed(s->reader, cpu), v = 0;
+		uint64_t lost = trace_reader_missed(s->reader, cpu), v = 0;
 		char rel[64], *text, *p;
 
 		snprintf(rel, sizeof(rel), "per_cpu/cpu%d/stats", cpu);
@@ -194,7 +195,7 @@ static void read_overruns(struct tracefs_source *s)
 
 /*
  * /proc/PID/task/TID/stat fields after the comm: state, then (counting from
- * 3) priority at 18 (prio - 100), starttime at 22, processor at 39.
+ * 3) priority at 18 (prio - MAX_RT_PRIO), starttime at 22, processor at 39.
  */
 static int parse_stat(const char *buf, struct engine_seed *seed, char *state)
 {
@@ -226,7 +227,7 @@ static int parse_stat(const char *buf, struct engine_seed *seed, char *state)
 		else if (field == 39)
 			cpu = strtoll(p, NULL, 10);
 	}
-	seed->prio = prio + 100;
+	seed->prio = prio + MAX_RT_PRIO;
 	seed->start_time = start;
 	seed->cpu = cpu;
 	return field >= 39 ? 0 : -EINVAL;
@@ -397,8 +398,8 @@ static void tracefs_source_close(void *src)
 	if (!s)
 		return;
 	/* Its trace_pipe_raw files open would keep the instance (EBUSY). */
-	tracefs_reader_free(s->reader);
-	tracefs_instance_close_private(s->instance);
+	trace_reader_free(s->reader);
+	trace_instance_close(s->instance);
 	if (s->timerfd >= 0)
 		close(s->timerfd);
 	sched_events_free(s->events);
@@ -439,7 +440,7 @@ static int tracefs_source_open(void **out, const struct schedstat_session_opts *
 		err = engine_new(&s->engine, s->topo, &hooks);
 	if (err)
 		goto cleanup;
-	err = tracefs_instance_open_private(&s->instance, BUFFER_KB);
+	err = trace_instance_open(&s->instance, BUFFER_KB);
 	if (err)
 		goto cleanup;
 	s->tep = tracefs_local_events_system(NULL, systems);
@@ -447,7 +448,7 @@ static int tracefs_source_open(void **out, const struct schedstat_session_opts *
 		err = -SCHEDSTAT_ERR_TRACEFS_EVENTS;
 		goto cleanup;
 	}
-	err = tracefs_reader_open(&s->reader, s->instance, s->tep, s->nr_cpus);
+	err = trace_reader_open(&s->reader, s->instance, s->tep, s->nr_cpus);
 	if (err)
 		goto cleanup;
 	err = sched_events_new(&s->events, s->tep, s->engine);
