@@ -1,7 +1,8 @@
 """A short libFuzzer run over the recording reader (ASan + UBSan).
 
 The corpus in tests/fuzz/corpus seeds it: a whole recording, one cut short
-as a SIGKILL leaves it, one with a flipped byte. The run works on a copy so
+as a SIGKILL leaves it, one with a flipped byte, one with a PELT chunk
+(record --pelt-trace, format 1.1). The run works on a copy so
 the repository's corpus stays as committed. SCHEDTOP_FUZZ_SECONDS sets the
 length (default 20).
 """
