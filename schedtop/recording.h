@@ -25,6 +25,10 @@ struct recording_out {
 	uint64_t bytes;			/* written, once closed */
 	/* --emulate: "SPEC by METHOD" for the metadata, or NULL. */
 	const char *emulation;
+	/* Stored in the metadata, so readers derive the same power. */
+	const struct schedstat_energy_model *em;
+	/* More "key", "value" pairs for the metadata (NULL-ended), or NULL. */
+	const char *const *extra_meta;
 };
 
 /*

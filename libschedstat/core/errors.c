@@ -71,6 +71,10 @@ static const char *const messages[SCHEDSTAT_ERR_END - SCHEDSTAT_ERR_START] = {
 	[SCHEDSTAT_ERR_PELT_SOURCE - SCHEDSTAT_ERR_START] =
 		"--pelt-trace reads the kernel's PELT updates through BPF: use it "
 		"with the BPF source (not --source tracefs, --trace or --from)",
+	[SCHEDSTAT_ERR_EM_TOPOLOGY - SCHEDSTAT_ERR_START] =
+		"the energy model names a cluster that the topology lacks: name "
+		"its lines as the clusters are named (schedtop topology), or give "
+		"--topology",
 };
 
 /* Front ends may report errors from several threads; strerror() is not safe. */
