@@ -90,6 +90,11 @@ int array_reserve(void **items, size_t *cap, size_t need, size_t size);
 
 /* CLOCK_MONOTONIC in ns: the clock of bpf_ktime_get_ns() and of ts_ns. */
 uint64_t mono_ns(void);
+/*
+ * A small text file (a cpuset's or an IRQ's CPU list, a state file) in
+ * one read, trailing newlines and spaces removed; 0 or -errno.
+ */
+int read_small_file(const char *path, char *buf, size_t size);
 
 /* 0 if kernel BTF is readable at @path, else -SCHEDSTAT_ERR_NO_BTF. */
 int bpf_source_btf_check(const char *path);

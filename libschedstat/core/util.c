@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Small helpers every part of the library uses: growable arrays, the clock. */
+/*
+ * Small helpers every part of the library uses: growable arrays, the clock,
+ * small text files.
+ */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "schedstat-local.h"
 
@@ -29,4 +34,22 @@ uint64_t mono_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+int read_small_file(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	/* cpuset and smp_affinity_list files end in a newline, some in a space. */
+	while (n && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		n--;
+	buf[n] = '\0';
+	return 0;
 }

@@ -169,23 +169,6 @@ static int move_tasks(struct schedstat_cpu_exit *x, struct schedstat_exit_op *op
 	return err;
 }
 
-static int read_text(const char *path, char *buf, size_t size)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, size - 1);
-	close(fd);
-	if (n < 0)
-		return -errno;
-	while (n && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
-		n--;
-	buf[n] = '\0';
-	return 0;
-}
-
 static int write_text(const char *path, const char *text)
 {
 	int fd = open(path, O_WRONLY | O_CLOEXEC);
@@ -222,7 +205,7 @@ static int move_irqs(struct schedstat_cpu_exit *x, struct schedstat_exit_op *op)
 			continue;
 		s.irq = atoi(de->d_name);
 		snprintf(path, sizeof(path), "/proc/irq/%d/smp_affinity_list", s.irq);
-		if (read_text(path, s.list, sizeof(s.list)) ||
+		if (read_small_file(path, s.list, sizeof(s.list)) ||
 		    cpulist_parse(s.list, &set) || !cpuset_test(&set, x->cpu))
 			continue;
 		set.bits[x->cpu / 64] &= ~(1ULL << (x->cpu % 64));
@@ -262,18 +245,18 @@ static int move_cpuset(struct schedstat_cpu_exit *x, const char *dir,
 	struct cpuset set;
 
 	snprintf(c.path, sizeof(c.path), "%s/cpuset.cpus", dir);
-	if (read_text(c.path, c.list, sizeof(c.list)) || !c.list[0] ||
+	if (read_small_file(c.path, c.list, sizeof(c.list)) || !c.list[0] ||
 	    cpulist_parse(c.list, &set) || !cpuset_test(&set, x->cpu))
 		return 0;
 	snprintf(path, sizeof(path), "%s/cpuset.cpus.partition", dir);
-	if (v2 && !read_text(path, list, sizeof(list)) && strcmp(list, "member")) {
+	if (v2 && !read_small_file(path, list, sizeof(list)) && strcmp(list, "member")) {
 		op->cpusets_pinned++;
 		return 0;
 	}
 	set.bits[x->cpu / 64] &= ~(1ULL << (x->cpu % 64));
 	if (!cpuset_count(&set) && !v2) {
 		snprintf(path, sizeof(path), "%s/cpuset.cpus", parent);
-		if (read_text(path, list, sizeof(list)) || cpulist_parse(list, &set))
+		if (read_small_file(path, list, sizeof(list)) || cpulist_parse(list, &set))
 			memset(&set, 0, sizeof(set));
 		set.bits[x->cpu / 64] &= ~(1ULL << (x->cpu % 64));
 	}

@@ -130,23 +130,6 @@ struct line {
 	char c[PATH_MAX_LINE];	/* task: list */
 };
 
-static int read_file(const char *path, char *buf, size_t size)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, size - 1);
-	close(fd);
-	if (n < 0)
-		return -errno;
-	while (n && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
-		n--;
-	buf[n] = '\0';
-	return 0;
-}
-
 /*
  * A file back to @want unless it holds that already: a line is written
  * before its change, which may then have been refused (a managed IRQ, a
@@ -155,7 +138,7 @@ static int read_file(const char *path, char *buf, size_t size)
 static int restore_file(const char *path, const char *want, unsigned int *n)
 {
 	char now[256];
-	int err = read_file(path, now, sizeof(now));
+	int err = read_small_file(path, now, sizeof(now));
 
 	if (err == -ENOENT)
 		return 0;
