@@ -371,6 +371,19 @@ enum schedstat_source {
 	SCHEDSTAT_SOURCE_TRACEFS,
 };
 
+/*
+ * How schedtop's engine computes PELT from a trace (docs/signals.md,
+ * "Invariance before and after 5.0").
+ */
+enum schedstat_pelt_scheme {
+	/* By the kernel release the trace names; 5.0's when it names none. */
+	SCHEDSTAT_PELT_AUTO = 0,
+	/* From 5.0: the PELT clock runs at capacity x cur/max frequency. */
+	SCHEDSTAT_PELT_SCALED_CLOCK,
+	/* Before 5.0: each contribution scaled, on the task clock. */
+	SCHEDSTAT_PELT_SCALED_CONTRIB,
+};
+
 struct schedstat_session_opts {
 	size_t sz;			/* sizeof(struct schedstat_session_opts) */
 	const char *topology;		/* override spec, or NULL to detect */
@@ -395,6 +408,8 @@ struct schedstat_session_opts {
 	 */
 	const char *trace_file;
 	uint64_t trace_interval_ns;
+	/* A trace file's PELT scheme; AUTO: by the kernel it names. */
+	enum schedstat_pelt_scheme pelt_scheme;
 };
 
 /*
@@ -426,6 +441,24 @@ const char *schedstat_session_source(const struct schedstat_session *s);
 
 const struct schedstat_topology *
 schedstat_session_topology(const struct schedstat_session *s);
+
+/* What a trace file's session computed PELT with, and why. */
+struct schedstat_pelt_info {
+	enum schedstat_pelt_scheme scheme;	/* never AUTO */
+	/* The kernel release the trace names ("" if none: assumed). */
+	char release[65];
+	bool chosen;		/* given by opts->pelt_scheme */
+	/* CPUs whose maximum frequency is the highest the trace shows. */
+	uint64_t max_freq_from_trace;	/* bit per CPU, first 64 */
+};
+
+/*
+ * schedstat_session_pelt_info - how a trace file's PELT was computed
+ *
+ * 0, or -EOPNOTSUPP for sessions that do not read a trace file.
+ */
+int schedstat_session_pelt_info(const struct schedstat_session *s,
+				struct schedstat_pelt_info *info);
 /* A file descriptor that becomes readable when events are pending. */
 int schedstat_session_event_fd(const struct schedstat_session *s);
 /* Consume pending events; returns how many, or a negative error. */

@@ -17,6 +17,8 @@ struct source_ops {
 	int (*poll)(void *src);
 	int (*event_fd)(const void *src);
 	const struct schedstat_topology *(*topology)(const void *src);
+	/* Trace files only (NULL otherwise). */
+	int (*pelt_info)(const void *src, struct schedstat_pelt_info *info);
 };
 
 /* The clusters @opts asks for: its --topology spec, else sysfs. */

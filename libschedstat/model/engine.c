@@ -63,6 +63,8 @@ struct ecpu {
 	uint64_t load;			/* their weights */
 	uint32_t capacity;
 	uint32_t max_khz;
+	/* Before 5.0: contributions scaled, the clock is the task clock. */
+	bool scaled_contrib;
 	bool kernel_pelt;
 	uint32_t k_util, k_runnable;
 	uint64_t k_load;
@@ -162,6 +164,28 @@ static struct ecpu *cpu_at(struct engine *e, int cpu)
 }
 
 /*
+ * arch_scale_freq_capacity(): cur/max of 1024, full when either is
+ * unknown (the kernel's default without a cpufreq driver that sets it).
+ */
+static uint32_t freq_scale(const struct ecpu *c)
+{
+	if (!c->st.freq_khz || !c->max_khz || c->st.freq_khz >= c->max_khz)
+		return PELT_SCALE_ONE;
+	return (uint64_t)c->st.freq_khz * PELT_SCALE_ONE / c->max_khz;
+}
+
+/* pelt_update() as the CPU's kernel did it: scaled clock or contributions. */
+static bool cpu_pelt_update(const struct ecpu *c, struct pelt_avg *sa,
+			    uint64_t now, uint64_t load, uint64_t runnable,
+			    int running, uint64_t weight)
+{
+	if (!c->scaled_contrib)
+		return pelt_update(sa, now, load, runnable, running, weight);
+	return pelt_update_scaled(sa, now, load, runnable, running, weight,
+				  freq_scale(c), c->capacity);
+}
+
+/*
  * rq_clock_pelt(): while the CPU works, time counts at its capacity and
  * clock (a LITTLE core at half speed accrues half as much); once idle,
  * the kernel resyncs it with the task clock (update_idle_rq_clock_pelt()).
@@ -180,7 +204,8 @@ static void advance_clock(struct ecpu *c, uint64_t ts)
 		return;
 	d = ts - c->clock;
 	c->clock = ts;
-	if (c->curr == 0) {
+	/* Before 5.0, rq_clock_task(): scaling happens in pelt.c. */
+	if (c->curr == 0 || c->scaled_contrib) {
 		/* The task clock, which lags trace time by what was lost. */
 		if (ts - c->lag > c->pelt)
 			c->pelt = ts - c->lag;
@@ -202,7 +227,8 @@ static void advance_clock(struct ecpu *c, uint64_t ts)
 static void update_cpu(struct ecpu *c, uint64_t ts)
 {
 	advance_clock(c, ts);
-	pelt_update(&c->avg, c->pelt, c->load, c->nr_queued, c->curr_fair, 1);
+	cpu_pelt_update(c, &c->avg, c->pelt, c->load, c->nr_queued,
+			c->curr_fair, 1);
 }
 
 /*
@@ -224,8 +250,8 @@ static void update_task(struct engine *e, struct etask *t, uint64_t ts)
 		now = c->pelt > c->clock - ts ? c->pelt - (c->clock - ts) : 0;
 	if (now < t->avg.last_update_time)
 		now = t->avg.last_update_time;
-	pelt_update(&t->avg, now, queued, queued, t->rec.on_cpu,
-		    pelt_prio_weight(t->rec.prio));
+	cpu_pelt_update(c, &t->avg, now, queued, queued, t->rec.on_cpu,
+			pelt_prio_weight(t->rec.prio));
 }
 
 static void sub_clamped(uint64_t *v, uint64_t by)
@@ -304,7 +330,9 @@ static void init_new(struct engine *e, struct etask *t, int cpu, uint64_t ts)
 		return;
 	update_cpu(c, ts);
 	t->avg.load_avg = weight;
-	cap = ((int64_t)c->capacity - (int64_t)c->avg.util_avg) / 2;
+	/* Before 5.0 the share was of SCHED_CAPACITY_SCALE, on every CPU. */
+	cap = ((int64_t)(c->scaled_contrib ? PELT_SCALE_ONE : c->capacity) -
+	       (int64_t)c->avg.util_avg) / 2;
 	if (cap > 0) {
 		if (c->avg.util_avg) {
 			t->avg.util_avg = c->avg.util_avg * weight /
@@ -645,6 +673,18 @@ void engine_freq(struct engine *e, uint64_t ts, int cpu, uint32_t khz)
 	ts = check_time(e, ts);
 	/* The time so far ran at the old clock. */
 	update_cpu(c, ts);
+	/*
+	 * Before 5.0 the kernel scaled what accrued since an entity's last
+	 * update by the frequency at the update: the running task's ticks
+	 * (every 1-10 ms) applied the old one to nearly all of its run so far.
+	 * The engine sees no ticks: it updates the task here instead.
+	 */
+	if (c->scaled_contrib && c->curr > 0) {
+		struct etask *t = find(e, c->curr);
+
+		if (t && !t->dead)
+			update_task(e, t, ts);
+	}
 	if (c->st.seen & ST_SEEN_FREQ) {
 		uint64_t spent = ts - c->st.freq_ts;
 		size_t i;
@@ -741,6 +781,25 @@ void engine_kernel_cpu_pelt(struct engine *e, uint64_t ts, int cpu,
 	c->k_runnable = runnable;
 }
 
+void engine_set_pelt_scheme(struct engine *e, bool scaled_contrib)
+{
+	for (int i = 0; i < e->nr_cpus; i++)
+		e->cpus[i].scaled_contrib = scaled_contrib;
+}
+
+void engine_set_max_freq(struct engine *e, int cpu, uint32_t khz)
+{
+	struct ecpu *c = cpu_at(e, cpu);
+
+	if (c && khz)
+		c->max_khz = khz;
+}
+
+uint32_t engine_max_freq(const struct engine *e, int cpu)
+{
+	return cpu >= 0 && cpu < e->nr_cpus ? e->cpus[cpu].max_khz : 0;
+}
+
 void engine_set_dropped(struct engine *e, int cpu, uint64_t dropped)
 {
 	struct ecpu *c = cpu_at(e, cpu);
@@ -829,8 +888,8 @@ static void task_out(struct engine *e, struct etask *t, uint64_t ts,
 		struct pelt_avg a = t->avg;
 
 		update_cpu(&cc, ts);
-		pelt_update(&a, cc.pelt, t->rec.on_rq, t->rec.on_rq,
-			    on_cpu, pelt_prio_weight(t->rec.prio));
+		cpu_pelt_update(&cc, &a, cc.pelt, t->rec.on_rq, t->rec.on_rq,
+				on_cpu, pelt_prio_weight(t->rec.prio));
 		out->util_avg = a.util_avg;
 		out->runnable_avg = a.runnable_avg;
 		out->load_avg = a.load_avg;

@@ -90,6 +90,18 @@ void engine_kernel_task_pelt(struct engine *e, uint64_t ts, int32_t pid,
 			     uint32_t util, uint64_t load, uint32_t runnable);
 void engine_kernel_cpu_pelt(struct engine *e, uint64_t ts, int cpu,
 			    uint32_t util, uint64_t load, uint32_t runnable);
+/*
+ * Before the first event. @scaled_contrib: PELT as kernels before 5.0 did
+ * it (each contribution scaled by cur/max frequency and, for util, by the
+ * CPU's capacity; the task clock), else 5.0's scaled PELT clock (default).
+ */
+void engine_set_pelt_scheme(struct engine *e, bool scaled_contrib);
+/*
+ * @cpu's highest frequency, the 1024 of frequency invariance (default: the
+ * topology's, else none: no frequency scaling). 0 leaves it as it is.
+ */
+void engine_set_max_freq(struct engine *e, int cpu, uint32_t khz);
+uint32_t engine_max_freq(const struct engine *e, int cpu);
 /* Ring buffer records the kernel overwrote on @cpu, cumulative. */
 void engine_set_dropped(struct engine *e, int cpu, uint64_t dropped);
 

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "sched_events.h"
@@ -68,6 +69,9 @@ struct sched_events {
 	struct state_bit state_bits[16];
 	int nr_state_bits;
 	uint64_t preempt_mask;	/* 0: the format did not say; as given */
+	/* ftrace's print (trace_marker writes), for devlib's frequency lines. */
+	struct tep_event *print;
+	struct tep_format_field *print_buf;
 };
 
 /* Today's TASK_REPORT letters (the engine's layout), and 'x': dead. */
@@ -244,6 +248,11 @@ int sched_events_new(struct sched_events **out, struct tep_handle *tep,
 	}
 	if (se->ev[EV_SWITCH].event)
 		read_state_format(se, se->ev[EV_SWITCH].event);
+	se->print = tep_find_event_by_name(tep, "ftrace", "print");
+	if (se->print)
+		se->print_buf = tep_find_field(se->print, "buf");
+	if (!se->print_buf)
+		se->print = NULL;
 	*out = se;
 	return 0;
 }
@@ -322,6 +331,60 @@ static void str(const struct tep_format_field *f, const struct tep_record *rec,
 	buf[len] = '\0';
 }
 
+/*
+ * A trace_marker line of devlib (ARM LISA's target library), which writes
+ * each CPU's frequency when tracing starts, as cpufreq emits no event
+ * until it next changes it: "cpu_frequency: state=KHZ cpu_id=CPU", later
+ * "cpu_frequency_devlib: ...". LISA reads them as cpu_frequency events.
+ */
+static bool marker_freq(const struct sched_events *se,
+			const struct tep_record *rec, int *cpu, uint32_t *khz)
+{
+	const struct tep_format_field *f = se->print_buf;
+	char buf[96];
+	unsigned int off = f->offset, len, k, c;
+	const char *p;
+
+	/* buf is char[] to the record's end (older) or a __data_loc string. */
+	if (f->flags & TEP_FIELD_IS_DYNAMIC) {
+		str(f, rec, buf, sizeof(buf));
+	} else {
+		if (off >= (unsigned int)rec->size)
+			return false;
+		len = rec->size - off;
+		if (len >= sizeof(buf))
+			len = sizeof(buf) - 1;
+		memcpy(buf, (const char *)rec->data + off, len);
+		buf[len] = '\0';
+	}
+	if (strncmp(buf, "cpu_frequency", 13))
+		return false;
+	p = buf + 13;
+	if (!strncmp(p, "_devlib", 7))
+		p += 7;
+	if (*p != ':' || !(p = strstr(p, "state=")) ||
+	    sscanf(p, "state=%u cpu_id=%u", &k, &c) != 2 || c >= SCHEDSTAT_MAX_CPUS)
+		return false;
+	*cpu = c;
+	*khz = k;
+	return true;
+}
+
+bool sched_events_freq(const struct sched_events *se,
+		       const struct tep_record *rec, int *cpu, uint32_t *khz)
+{
+	const struct ev_fmt *ef = &se->ev[EV_FREQ];
+	int type = tep_data_type(se->tep, (struct tep_record *)rec);
+
+	if (se->print && type == se->print->id)
+		return marker_freq(se, rec, cpu, khz);
+	if (!ef->event || type != ef->event->id)
+		return false;
+	*cpu = num(ef->f[F_B], rec);
+	*khz = num(ef->f[F_A], rec);
+	return true;
+}
+
 static bool root_cfs_rq(const struct ev_fmt *ef, const struct tep_record *rec)
 {
 	char path[64];
@@ -346,6 +409,14 @@ int sched_events_handle(struct sched_events *se, struct tep_record *rec)
 			ef = &se->ev[k];
 			break;
 		}
+	}
+	if (!ef && se->print && type == se->print->id) {
+		int cpu;
+		uint32_t khz;
+
+		if (marker_freq(se, rec, &cpu, &khz))
+			engine_freq(e, ts, cpu, khz);
+		return 0;
 	}
 	if (!ef)
 		return 0;
