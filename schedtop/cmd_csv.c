@@ -37,6 +37,7 @@ struct csv_opts {
 	enum schedstat_source source;
 	const char *trace_file;
 	const char *emulate;		/* --emulate SPEC */
+	struct input_opts input;	/* --pelt-scheme (topology: above) */
 };
 
 static const char csv_usage[] =
@@ -68,6 +69,7 @@ static const char csv_usage[] =
 "                         (sched events and schedtop's own PELT estimate)\n"
 "      --trace FILE       read a trace-cmd recording (trace-cmd record -e sched)\n"
 "                         instead of the live kernel; -i is in trace time\n"
+PELT_SCHEME_USAGE
 "      --list-columns[=markdown|man]\n"
 "                         describe every column of every table and exit\n"
 "  -v, --verbose          show libbpf debug output\n"
@@ -98,6 +100,7 @@ const struct option csv_long_opts[] = {
 	{ "source", required_argument, NULL, OPT_SOURCE },
 	{ "trace", required_argument, NULL, OPT_TRACE },
 	{ "emulate", required_argument, NULL, OPT_EMULATE },
+	{ "pelt-scheme", required_argument, NULL, OPT_INPUT_PELT_SCHEME },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{}
@@ -193,6 +196,10 @@ static int parse_csv_opts(int argc, char **argv, struct csv_opts *o)
 		case OPT_EMULATE:
 			o->emulate = optarg;
 			break;
+		case OPT_INPUT_PELT_SCHEME:
+			if (input_opt("csv", c, optarg, &o->input))
+				return EXIT_USAGE;
+			break;
 		case OPT_LIST_COLUMNS:
 			return list_columns(optarg);
 		case 'v':
@@ -221,6 +228,8 @@ static int parse_csv_opts(int argc, char **argv, struct csv_opts *o)
 		return cli_usage_error("csv", "--from and --trace do not go together");
 	if (o->from && (o->record || o->sysfs_root || o->exact_wakeups))
 		return cli_usage_error("csv", "--from reads what was recorded: no --record, --sysfs-root or --exact-wakeups with it");
+	if (o->input.pelt_scheme_set && !o->from && !o->trace_file)
+		return cli_usage_error("csv", "--pelt-scheme is for trace files: with --trace FILE or --from FILE");
 	if (o->emulate && (o->from || o->trace_file))
 		return cli_usage_error("csv", "--emulate changes the live machine: not with --from or --trace");
 	if (o->emulate && o->topology)
@@ -361,7 +370,9 @@ static int run_from(struct csv_run *r)
 	int fd, err, ret = EXIT_FAIL;
 
 	fd = open_recording(r->o->from, r->o->interval_set ? r->o->interval_ms : 0,
-			    &(struct input_opts){ .topology = r->o->topology }, &rec);
+			    &(struct input_opts){ .topology = r->o->topology,
+				.pelt_scheme = r->o->input.pelt_scheme,
+				.pelt_scheme_set = r->o->input.pelt_scheme_set }, &rec);
 	if (fd < 0)
 		return EXIT_FAIL;
 	schedstat_recording_info(rec, &info);
@@ -459,6 +470,7 @@ int cmd_csv(int argc, char **argv)
 	sopts.source = o.source;
 	sopts.trace_file = o.trace_file;
 	sopts.trace_interval_ns = o.interval_ms * 1000000ULL;
+	sopts.pelt_scheme = o.input.pelt_scheme;
 	if (o.record) {
 		sopts.on_event = recording_out_event;
 		sopts.event_ctx = &run.rec;
@@ -474,6 +486,8 @@ int cmd_csv(int argc, char **argv)
 	}
 	if (o.trace_file && !o.sysfs_root)
 		trace_topology_note(o.trace_file, s);
+	if (o.trace_file)
+		trace_pelt_note(o.trace_file, s);
 	if (o.record && recording_out_open(&run.rec, o.record,
 					   schedstat_session_topology(s),
 					   o.interval_ms, argc, argv))

@@ -84,7 +84,9 @@ struct engine {
 	uint64_t implicit_switches;
 	/* Output of engine_fill(). */
 	struct st_task_rec *recs;
-	size_t cap_recs;
+	uint8_t *recs_kernel;		/* kernel PELT values, per recs[] */
+	size_t cap_recs, cap_recs_kernel;
+	uint8_t *cpu_kernel;
 	struct st_cpu_state *cpu_out;
 	struct st_hotplug *hp_out;
 	struct model_freq_time *freqs;
@@ -922,14 +924,21 @@ int engine_fill(struct engine *e, uint64_t ts, struct model_input *in)
 			return -ENOMEM;
 	}
 	if (array_reserve((void **)&e->recs, &e->cap_recs, e->nr_tasks + 1,
-			  sizeof(*e->recs)))
+			  sizeof(*e->recs)) ||
+	    array_reserve((void **)&e->recs_kernel, &e->cap_recs_kernel,
+			  e->nr_tasks + 1, sizeof(*e->recs_kernel)))
 		return -ENOMEM;
 	for (int i = 0; i < e->nr_cpus; i++) {
 		cpu_out(e, &e->cpus[i], ts, &e->cpu_out[i]);
 		e->hp_out[i] = e->cpus[i].hp;
+		e->cpu_kernel[i] = e->cpus[i].kernel_pelt;
 	}
-	for (size_t i = 0; i < e->nr_tasks; i++)
+	for (size_t i = 0; i < e->nr_tasks; i++) {
+		e->recs_kernel[n] = e->tasks[i].kernel_pelt;
 		task_out(e, &e->tasks[i], ts, e->cpu_out, &e->recs[n++]);
+	}
+	in->task_kernel_pelt = e->recs_kernel;
+	in->cpu_kernel_pelt = e->cpu_kernel;
 	in->ts_ns = ts;
 	in->tasks = e->recs;
 	in->nr_tasks = n;
@@ -963,7 +972,8 @@ int engine_new(struct engine **out, const struct schedstat_topology *topo,
 	e->cpus = calloc(e->nr_cpus ? e->nr_cpus : 1, sizeof(*e->cpus));
 	e->cpu_out = calloc(e->nr_cpus ? e->nr_cpus : 1, sizeof(*e->cpu_out));
 	e->hp_out = calloc(e->nr_cpus ? e->nr_cpus : 1, sizeof(*e->hp_out));
-	if (!e->cpus || !e->cpu_out || !e->hp_out)
+	e->cpu_kernel = calloc(e->nr_cpus ? e->nr_cpus : 1, sizeof(*e->cpu_kernel));
+	if (!e->cpus || !e->cpu_out || !e->hp_out || !e->cpu_kernel)
 		goto cleanup;
 	for (int i = 0; i < e->nr_cpus; i++) {
 		struct ecpu *c = &e->cpus[i];
@@ -996,6 +1006,8 @@ void engine_free(struct engine *e)
 	free(e->cpus);
 	free(e->cpu_out);
 	free(e->hp_out);
+	free(e->cpu_kernel);
+	free(e->recs_kernel);
 	free(e->tasks);
 	schedstat_hash_free(e->pids);
 	free(e->recs);

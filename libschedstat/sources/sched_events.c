@@ -282,9 +282,11 @@ uint32_t sched_events_avail(const struct sched_events *se)
 		avail |= SCHEDSTAT_AVAIL_HOTPLUG;
 	if (se->ev[EV_IDLE].event)
 		avail |= SCHEDSTAT_AVAIL_IDLE;
-	for (int k = EV_PELT_SE; k < NR_EV_KINDS; k++)
-		if (se->ev[k].event && se->ev[k].f[F_A])
-			avail &= ~SCHEDSTAT_AVAIL_PELT_ESTIMATED;
+	/*
+	 * A kernel PELT event's format in the file says nothing about whether
+	 * it fired (EAS kernels' trace.dat lists all their events): the rows
+	 * whose values came from one say so themselves (engine_fill()).
+	 */
 	return avail;
 }
 
