@@ -51,6 +51,7 @@ enum schedstat_error {
 	SCHEDSTAT_ERR_NO_HOTPLUG,	/* the CPU has no online file */
 	SCHEDSTAT_ERR_HOTPLUG_FAILED,	/* a cpuhp callback refused */
 	SCHEDSTAT_ERR_TOPOLOGY_TRACE,	/* --topology leaves out a trace's CPUs */
+	SCHEDSTAT_ERR_TRACE_DAMAGED,	/* a trace-cmd file cut short or damaged */
 	SCHEDSTAT_ERR_END,
 };
 

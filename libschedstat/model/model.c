@@ -282,7 +282,9 @@ static void count_moves(struct model *m, struct schedstat_snapshot *s)
 		else if (m->moves[k].dir < 0)
 			cl->down_migrations++;
 	}
-	qsort(m->moves, m->nr_moves, sizeof(*m->moves), cmp_move);
+	/* qsort() wants an array even for none. */
+	if (m->nr_moves)
+		qsort(m->moves, m->nr_moves, sizeof(*m->moves), cmp_move);
 	for (size_t i = 0; i < s->nr_tasks; i++) {
 		struct schedstat_task *t = &s->tasks[i];
 

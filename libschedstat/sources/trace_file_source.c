@@ -7,9 +7,11 @@
  */
 #ifdef HAVE_TRACECMD
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <trace-cmd.h>
 
@@ -24,6 +26,7 @@ const char *tracecmd_get_uname(struct tracecmd_input *handle);
 #include "engine_sink.h"
 #include "sched_events.h"
 #include "source.h"
+#include "trace_file_check.h"
 
 struct trace_file_source {
 	struct tracecmd_input *handle;
@@ -295,7 +298,7 @@ static int trace_file_open(void **out, const struct schedstat_session_opts *opts
 	struct engine_hooks hooks = {};
 	struct schedstat_snapshot *none;
 	struct trace_file_source *s;
-	int first, err;
+	int first, fd, err;
 
 	*out = NULL;
 	s = calloc(1, sizeof(*s));
@@ -306,9 +309,19 @@ static int trace_file_open(void **out, const struct schedstat_session_opts *opts
 	s->interval = opts->trace_interval_ns ? opts->trace_interval_ns :
 		      1000000000ULL;
 	hooks.ctx = s;
+	fd = open(opts->trace_file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		goto cleanup;
+	}
+	/* libtracecmd trusts the lengths in the file: check them first. */
+	err = trace_file_check(fd);
+	close(fd);
+	if (err)
+		goto cleanup;
 	s->handle = tracecmd_open(opts->trace_file, 0);
 	if (!s->handle) {
-		err = -errno && errno != EINVAL ? -errno : -SCHEDSTAT_ERR_TRACE_FILE;
+		err = -SCHEDSTAT_ERR_TRACE_DAMAGED;
 		goto cleanup;
 	}
 	s->tep = tracecmd_get_tep(s->handle);
