@@ -203,6 +203,35 @@ static bool check_cpu_data(struct cursor *c, uint64_t off, uint64_t size)
 	return ok;
 }
 
+/*
+ * printk formats: one "ADDR : FORMAT" a line. libtraceevent copies from
+ * just past the ':' (tep_parse_printk_formats()): a last line that ends at
+ * its ':', or has none, sends it past the buffer.
+ */
+static bool printk_formats(struct cursor *c)
+{
+	uint32_t size = num(c, 4);
+	bool ok = !c->bad && size <= c->size - c->pos, colon = false;
+	char *buf = ok ? malloc(size + 1) : NULL;
+
+	ok = ok && buf && take(c, buf, size);
+	for (uint32_t i = 0, len = 0; ok && i <= size; i++) {
+		if (i == size || buf[i] == '\n' || !buf[i]) {
+			/* A line with something after its ':' (or empty). */
+			ok = !len || (colon && buf[i - 1] != ':');
+			colon = false;
+			len = 0;
+			if (i < size && !buf[i])
+				break;
+			continue;
+		}
+		len++;
+		colon |= buf[i] == ':';
+	}
+	free(buf);
+	return ok;
+}
+
 /* The parts both versions share (v7 puts each in a section). */
 static bool header_info(struct cursor *c)
 {
@@ -240,7 +269,8 @@ static bool check_v6(struct cursor *c)
 	if (!header_info(c) || !ftrace_formats(c) || !event_formats(c))
 		return false;
 	blob(c, 4);		/* kallsyms */
-	blob(c, 4);		/* printk formats */
+	if (!printk_formats(c))
+		return false;
 	blob(c, 8);		/* saved cmdlines */
 	cpus = num(c, 4);
 	if (!cstr(c, name, 10) || c->bad)
@@ -324,8 +354,9 @@ static bool section_content(struct cursor *c, uint16_t id)
 	case OPT_HEADER_INFO + 2:
 		return event_formats(c);
 	case OPT_HEADER_INFO + 3:	/* kallsyms */
-	case OPT_HEADER_INFO + 4:	/* printk formats */
 		return blob(c, 4);
+	case OPT_HEADER_INFO + 4:
+		return printk_formats(c);
 	case OPT_CMDLINES:
 		return blob(c, 8);
 	}
@@ -436,6 +467,7 @@ static bool check_v7(struct cursor *c)
 	c->compressed = strcmp(c->algo, "none") != 0;
 	next = num(c, 8);
 	for (int i = 0; next && i < MAX_SECTIONS && !c->bad; i++) {
+		bool done;
 		uint16_t flags;
 		uint64_t size, end;
 
@@ -453,6 +485,8 @@ static bool check_v7(struct cursor *c)
 		if (flags & SEC_FL_COMPRESS)
 			return true;
 		end = c->pos + size;
+		/* libtracecmd reads options until DONE, whatever the size says. */
+		done = false;
 		while (c->pos < end && !c->bad) {
 			uint16_t id = num(c, 2);
 			uint32_t len = num(c, 4);
@@ -461,6 +495,7 @@ static bool check_v7(struct cursor *c)
 			if (c->bad || !in_file(c, start, len) || start + len > end)
 				return false;
 			if (id == OPT_DONE) {
+				done = true;
 				next = len >= 8 ? num(c, 8) : 0;
 				if (next && !in_file(c, next, 16))
 					return false;
@@ -476,6 +511,8 @@ static bool check_v7(struct cursor *c)
 			if (!skip(c, len))
 				return false;
 		}
+		if (!done)
+			return false;
 	}
 	return !c->bad && !next;
 }

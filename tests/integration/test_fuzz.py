@@ -1,9 +1,12 @@
-"""A short libFuzzer run over the recording reader (ASan + UBSan).
+"""Short libFuzzer runs (ASan + UBSan) over the recording reader and over
+the trace-file source (trace-cmd's trace.dat, through libtracecmd).
 
-The corpus in tests/fuzz/corpus seeds it: a whole recording, one cut short
-as a SIGKILL leaves it, one with a flipped byte. The run works on a copy so
-the repository's corpus stays as committed. SCHEDTOP_FUZZ_SECONDS sets the
-length (default 20).
+The corpus in tests/fuzz/corpus seeds the first: a whole recording, one cut
+short as a SIGKILL leaves it, one with a flipped byte; tests/fuzz/trace-corpus
+the second: a small cut of the Juno trace (tests/fixtures/trace) as trace-cmd
+file versions 6, 7 and 7 with zstd. Each run works on a copy so the
+repository's corpus stays as committed. SCHEDTOP_FUZZ_SECONDS sets the length
+of each (default 20).
 """
 import os
 import re
@@ -15,13 +18,25 @@ from harness import OUT, SRC, Skip, check, run, test
 
 FUZZER = os.path.join(OUT, "fuzz", "fuzz_recording")
 CORPUS = os.path.join(SRC, "tests", "fuzz", "corpus")
+TRACE_FUZZER = os.path.join(OUT, "fuzz", "fuzz_trace_file")
+TRACE_CORPUS = os.path.join(SRC, "tests", "fuzz", "trace-corpus")
 KEEP = tempfile.gettempdir()
 
 
 @test
 def recording_reader_survives_fuzzing():
+    fuzz(FUZZER, CORPUS, "build/fuzz/fuzz_recording not built (make fuzz; needs clang)")
+
+
+@test
+def trace_file_source_survives_fuzzing():
+    fuzz(TRACE_FUZZER, TRACE_CORPUS, "build/fuzz/fuzz_trace_file not built "
+         "(make fuzz; needs clang and libtracecmd-dev)", at_least=200)
+
+
+def fuzz(FUZZER, CORPUS, missing, at_least=1000):
     if not os.path.exists(FUZZER):
-        raise Skip("build/fuzz/fuzz_recording not built (make fuzz; needs clang)")
+        raise Skip(missing)
     seconds = int(os.environ.get("SCHEDTOP_FUZZ_SECONDS", "20"))
     work = tempfile.mkdtemp(prefix="schedtop-fuzz-")
     try:
@@ -42,7 +57,7 @@ def recording_reader_survives_fuzzing():
               (r.returncode, crashes, log[log.find("ERROR"):][:3000] or log[-3000:]))
         done = re.search(r"Done (\d+) runs", log)
         cov = re.findall(r"cov: (\d+)", log)
-        check(done and int(done.group(1)) > 1000, "fuzzer barely ran:\n" + log[-1000:])
+        check(done and int(done.group(1)) > at_least, "fuzzer barely ran:\n" + log[-1000:])
         print("# %s runs in %d s, coverage %s edges, no crash" %
               (done.group(1), seconds, cov[-1] if cov else "?"))
     finally:

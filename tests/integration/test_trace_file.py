@@ -173,5 +173,36 @@ def states_read_as_trace_cmd_reads_them():
           "states compared: %s" % dict(compared))
 
 
+@test
+def a_damaged_trace_is_one_line_and_exit_1():
+    """Cut short (as a copy interrupted leaves it) or with a damaged
+    ring-buffer page, the trace gives every command one line saying so, and
+    exit 1: never a crash inside libtracecmd, never a made-up row."""
+    with open(JUNO, "rb") as f:
+        data = f.read()
+    with tempfile.TemporaryDirectory() as d:
+        cut = os.path.join(d, "cut.dat")
+        with open(cut, "wb") as f:
+            f.write(data[:len(data) * 2 // 3])
+        # The last page of the last CPU (the file ends page-aligned with
+        # it): its committed size says 1 MiB, past the 4 KiB page.
+        page = os.path.join(d, "page.dat")
+        bad = bytearray(data)
+        check(len(data) % 4096 == 0, "fixture not page-aligned")
+        bad[-4096 + 8:-4096 + 16] = (1 << 20).to_bytes(8, "little")
+        with open(page, "wb") as f:
+            f.write(bad)
+        out = os.path.join(d, "out.json")
+        for path in (cut, page):
+            for cmd in (["report", path], ["replay", path],
+                        ["convert", path, "--perfetto", "-o", out],
+                        ["csv", "--from", path], ["csv", "--trace", path]):
+                r = schedtop(*cmd)
+                err = r.stderr.decode()
+                check(r.returncode == 1 and err.count("\n") == 1 and
+                      "damaged or truncated" in err and not r.stdout,
+                      "%s: exit %d, %r" % (cmd, r.returncode, err))
+
+
 if __name__ == "__main__":
     run()
