@@ -27,10 +27,8 @@ struct etask {
 	int32_t attached;		/* CPU whose cfs_rq holds its sums, -1 */
 	bool dead;
 	bool fair;
-	/* Values from the kernel's own PELT events, when it has them. */
+	/* Its values came from the kernel's own PELT events. */
 	bool kernel_pelt;
-	uint32_t k_util, k_runnable;
-	uint64_t k_load;
 };
 
 struct ecpu {
@@ -65,9 +63,7 @@ struct ecpu {
 	uint32_t max_khz;
 	/* Before 5.0: contributions scaled, the clock is the task clock. */
 	bool scaled_contrib;
-	bool kernel_pelt;
-	uint32_t k_util, k_runnable;
-	uint64_t k_load;
+	bool kernel_pelt;	/* from the kernel's own PELT events */
 };
 
 struct engine {
@@ -757,30 +753,66 @@ void engine_hotplug(struct engine *e, uint64_t ts, int cpu, int32_t target,
 	c->hp.target = target;
 }
 
+/*
+ * @sa, just brought to now, takes the kernel's averages; its sums follow
+ * them as attach_entity_load_avg() rebuilds sums from averages, so that
+ * the next update decays and accrues from the kernel's values.
+ */
+static void take_kernel_avg(struct pelt_avg *sa, const struct engine_kernel_pelt *k,
+			    uint64_t weight)
+{
+	uint32_t divider = PELT_MIN_DIVIDER + sa->period_contrib;
+
+	if (k->util) {
+		sa->util_avg = *k->util;
+		sa->util_sum = sa->util_avg * divider;
+	}
+	if (k->runnable) {
+		sa->runnable_avg = *k->runnable;
+		sa->runnable_sum = sa->runnable_avg * divider;
+	}
+	if (k->load) {
+		sa->load_avg = *k->load;
+		sa->load_sum = weight ? sa->load_avg * divider / weight : 0;
+	}
+}
+
 void engine_kernel_task_pelt(struct engine *e, uint64_t ts, int32_t pid,
-			     uint32_t util, uint64_t load, uint32_t runnable)
+			     const struct engine_kernel_pelt *k)
 {
 	struct etask *t = find(e, pid);
+	struct ecpu *c;
 
-	if (!t || t->dead)
+	if (!t || t->dead || !t->fair)
 		return;
+	ts = check_time(e, ts);
+	c = cpu_at(e, t->attached);
+	if (c) {
+		/* Detached from the CPU's sums as it was, attached as it is. */
+		update_task(e, t, ts);
+		sub_clamped(&c->avg.util_avg, t->avg.util_avg);
+		sub_clamped(&c->avg.runnable_avg, t->avg.runnable_avg);
+		sub_clamped(&c->avg.load_avg, t->avg.load_avg);
+	}
+	take_kernel_avg(&t->avg, k, pelt_prio_weight(t->rec.prio));
+	if (c && !c->kernel_pelt) {
+		c->avg.util_avg += t->avg.util_avg;
+		c->avg.runnable_avg += t->avg.runnable_avg;
+		c->avg.load_avg += t->avg.load_avg;
+	}
 	t->kernel_pelt = true;
-	t->k_util = util;
-	t->k_load = load;
-	t->k_runnable = runnable;
 }
 
 void engine_kernel_cpu_pelt(struct engine *e, uint64_t ts, int cpu,
-			    uint32_t util, uint64_t load, uint32_t runnable)
+			    const struct engine_kernel_pelt *k)
 {
 	struct ecpu *c = cpu_at(e, cpu);
 
 	if (!c)
 		return;
+	update_cpu(c, check_time(e, ts));
+	take_kernel_avg(&c->avg, k, 1);
 	c->kernel_pelt = true;
-	c->k_util = util;
-	c->k_load = load;
-	c->k_runnable = runnable;
 }
 
 void engine_set_pelt_scheme(struct engine *e, bool scaled_contrib)
@@ -856,11 +888,6 @@ static void cpu_out(struct engine *e, struct ecpu *c, uint64_t ts,
 	out->cfs_h_nr = copy.nr_queued;
 	out->capacity = c->capacity;
 	out->seen |= ST_SEEN_CFS;
-	if (c->kernel_pelt) {
-		out->cfs_util = c->k_util;
-		out->cfs_runnable = c->k_runnable;
-		out->cfs_load = c->k_load;
-	}
 }
 
 static void task_out(struct engine *e, struct etask *t, uint64_t ts,
@@ -902,11 +929,6 @@ static void task_out(struct engine *e, struct etask *t, uint64_t ts,
 		out->util_avg = t->avg.util_avg;
 		out->runnable_avg = t->avg.runnable_avg;
 		out->load_avg = t->avg.load_avg;
-	}
-	if (t->kernel_pelt) {
-		out->util_avg = t->k_util;
-		out->runnable_avg = t->k_runnable;
-		out->load_avg = t->k_load;
 	}
 }
 

@@ -17,7 +17,7 @@ enum ev_kind {
 	EV_STAT_RUNTIME,
 	/* EAS-era kernels and vendor modules: the kernel's own PELT values. */
 	EV_PELT_SE, EV_PELT_CFS, EV_LOAD_SE, EV_LOAD_AVG_TASK, EV_LOAD_AVG_CPU,
-	EV_LOAD_CFS_RQ, NR_EV_KINDS,
+	EV_LOAD_CFS_RQ, EV_LISA_PELT_SE, EV_LISA_PELT_CFS, NR_EV_KINDS,
 };
 
 const struct sched_event_name sched_event_names[] = {
@@ -39,6 +39,9 @@ const struct sched_event_name sched_event_names[] = {
 	[EV_LOAD_AVG_TASK] = { "sched", "sched_load_avg_task" },
 	[EV_LOAD_AVG_CPU] = { "sched", "sched_load_avg_cpu" },
 	[EV_LOAD_CFS_RQ] = { "sched", "sched_load_cfs_rq" },
+	/* LISA's kernel module (lisa/_assets/kmodules/lisa/ftrace_events.h). */
+	[EV_LISA_PELT_SE] = { "lisa", "lisa__sched_pelt_se" },
+	[EV_LISA_PELT_CFS] = { "lisa", "lisa__sched_pelt_cfs" },
 	[NR_EV_KINDS] = { NULL, NULL },
 };
 
@@ -181,7 +184,11 @@ static const char *const field_names[NR_EV_KINDS][NR_F] = {
 	[EV_STAT_RUNTIME] = { "pid", "runtime" },
 };
 
-/* Vendor PELT events: first of each list that the format has. */
+/*
+ * Kernel PELT events: first of each list that the format has. Not
+ * "rbl_load": before 5.7 that is runnable_load_avg, a load, not today's
+ * runnable_avg; such events give util and load only.
+ */
 static const char *const pelt_pid[] = { "pid", NULL };
 static const char *const pelt_cpu[] = { "cpu", NULL };
 static const char *const pelt_util[] = { "util", "util_avg", NULL };
@@ -397,6 +404,31 @@ static bool root_cfs_rq(const struct ev_fmt *ef, const struct tep_record *rec)
 	return !strcmp(path, "/") || !path[0];
 }
 
+/*
+ * The kernel's PELT values: a task's entity when the event names a pid
+ * (a group entity's events have none, or pid -1), else a CPU's root
+ * cfs_rq (path "/" where the event has one).
+ */
+static int kernel_pelt(struct engine *e, const struct ev_fmt *ef, int k,
+		       const struct tep_record *rec, uint64_t ts)
+{
+	uint64_t util = num(ef->f[F_C], rec), load = num(ef->f[F_D], rec),
+		 runnable = num(ef->f[F_E], rec);
+	struct engine_kernel_pelt kp = {
+		.util = &util,
+		.load = ef->f[F_D] ? &load : NULL,
+		.runnable = ef->f[F_E] ? &runnable : NULL,
+	};
+	bool cfs = k == EV_PELT_CFS || k == EV_LOAD_AVG_CPU ||
+		   k == EV_LOAD_CFS_RQ || k == EV_LISA_PELT_CFS;
+
+	if (!cfs && ef->f[F_A] && num(ef->f[F_A], rec) > 0)
+		engine_kernel_task_pelt(e, ts, num(ef->f[F_A], rec), &kp);
+	else if (cfs && ef->f[F_B] && root_cfs_rq(ef, rec))
+		engine_kernel_cpu_pelt(e, ts, num(ef->f[F_B], rec), &kp);
+	return 0;
+}
+
 int sched_events_handle(struct sched_events *se, struct tep_record *rec)
 {
 	struct engine *e = se->engine;
@@ -477,19 +509,6 @@ int sched_events_handle(struct sched_events *se, struct tep_record *rec)
 			       num(ef->f[F_B], rec));
 		return 0;
 	default:
-		/* Kernel PELT: a task's entity when it names a pid. */
-		if (ef->f[F_A] && num(ef->f[F_A], rec) > 0)
-			engine_kernel_task_pelt(e, ts, num(ef->f[F_A], rec),
-						num(ef->f[F_C], rec),
-						num(ef->f[F_D], rec),
-						num(ef->f[F_E], rec));
-		else if (ef->f[F_B] && root_cfs_rq(ef, rec) &&
-			 (k == EV_PELT_CFS || k == EV_LOAD_AVG_CPU ||
-			  k == EV_LOAD_CFS_RQ))
-			engine_kernel_cpu_pelt(e, ts, num(ef->f[F_B], rec),
-					       num(ef->f[F_C], rec),
-					       num(ef->f[F_D], rec),
-					       num(ef->f[F_E], rec));
-		return 0;
+		return kernel_pelt(e, ef, k, rec, ts);
 	}
 }
