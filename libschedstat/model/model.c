@@ -48,9 +48,10 @@ static int pid_index_build(struct schedstat_hash *ix,
 			   const struct st_task_rec *recs, size_t nr)
 {
 	schedstat_hash_clear(ix);
-	for (size_t i = 0; i < nr; i++)
-		if (schedstat_hash_get(ix, (uint32_t)recs[i].pid, NULL) &&
-		    schedstat_hash_put(ix, (uint32_t)recs[i].pid, i))
+	/* Backwards, so that the first record is the last put: one probe
+	 * sequence a task instead of a lookup and then an insert. */
+	for (size_t i = nr; i-- > 0;)
+		if (schedstat_hash_put(ix, (uint32_t)recs[i].pid, i))
 			return -ENOMEM;
 	return 0;
 }

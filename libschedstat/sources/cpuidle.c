@@ -20,15 +20,41 @@ struct cpuidle {
 	char *root;
 	int nr_cpus;
 	unsigned char *nr_states;	/* per CPU, found at open */
+	/*
+	 * The time files, kept open (-1: not open): opening each one at every
+	 * sample walked its path, 8 CPUs x 3 states on a phone.
+	 */
+	int *fds;			/* [cpu * CPUIDLE_MAX_STATES + k] */
 };
 
-static int state_time(const struct cpuidle *ci, int cpu, int k, uint64_t *us)
+static int state_open(const struct cpuidle *ci, int cpu, int k)
 {
 	char rel[96];
 
 	snprintf(rel, sizeof(rel),
 		 "devices/system/cpu/cpu%d/cpuidle/state%d/time", cpu, k);
-	return sysfs_read_u64(ci->root, rel, us);
+	return sysfs_open(ci->root, rel);
+}
+
+/*
+ * An offline CPU's cpuidle directory is removed and made anew when it
+ * comes back: a kept file that fails is opened again once by its path.
+ */
+static int state_time(struct cpuidle *ci, int cpu, int k, uint64_t *us)
+{
+	int *fd = &ci->fds[cpu * CPUIDLE_MAX_STATES + k];
+
+	for (int tries = 0; tries < 2; tries++) {
+		if (*fd < 0)
+			*fd = state_open(ci, cpu, k);
+		if (*fd < 0)
+			return *fd;
+		if (!sysfs_pread_u64(*fd, us))
+			return 0;
+		close(*fd);
+		*fd = -1;
+	}
+	return -ENODEV;
 }
 
 int cpuidle_open(struct cpuidle **out, const char *sysfs_root, int nr_cpus)
@@ -41,11 +67,15 @@ int cpuidle_open(struct cpuidle **out, const char *sysfs_root, int nr_cpus)
 		return -ENOMEM;
 	ci->nr_cpus = nr_cpus;
 	ci->nr_states = calloc(nr_cpus ? nr_cpus : 1, sizeof(*ci->nr_states));
+	ci->fds = malloc((nr_cpus ? nr_cpus : 1) * CPUIDLE_MAX_STATES *
+			 sizeof(*ci->fds));
 	ci->root = sysfs_root ? strdup(sysfs_root) : NULL;
-	if (!ci->nr_states || (sysfs_root && !ci->root)) {
+	if (!ci->nr_states || !ci->fds || (sysfs_root && !ci->root)) {
 		cpuidle_close(ci);
 		return -ENOMEM;
 	}
+	for (int i = 0; i < nr_cpus * CPUIDLE_MAX_STATES; i++)
+		ci->fds[i] = -1;
 	for (int cpu = 0; cpu < nr_cpus; cpu++)
 		while (ci->nr_states[cpu] < CPUIDLE_MAX_STATES &&
 		       !state_time(ci, cpu, ci->nr_states[cpu], &us))
@@ -58,6 +88,10 @@ void cpuidle_close(struct cpuidle *ci)
 {
 	if (!ci)
 		return;
+	for (int i = 0; ci->fds && i < ci->nr_cpus * CPUIDLE_MAX_STATES; i++)
+		if (ci->fds[i] >= 0)
+			close(ci->fds[i]);
+	free(ci->fds);
 	free(ci->root);
 	free(ci->nr_states);
 	free(ci);
@@ -71,7 +105,7 @@ bool cpuidle_present(const struct cpuidle *ci)
 	return false;
 }
 
-void cpuidle_read(const struct cpuidle *ci, struct st_cpu_state *cpus, int nr)
+void cpuidle_read(struct cpuidle *ci, struct st_cpu_state *cpus, int nr)
 {
 	for (int cpu = 0; cpu < nr && cpu < ci->nr_cpus; cpu++) {
 		struct st_cpu_state *c = &cpus[cpu];

@@ -23,7 +23,7 @@ bool cpuidle_present(const struct cpuidle *ci);
  * Fill cstate_ns[] of each CPU whose states could be read (states past
  * the last slot add to it), mark it ST_SEEN_IDLE; leave the others unseen.
  */
-void cpuidle_read(const struct cpuidle *ci, struct st_cpu_state *cpus, int nr);
+void cpuidle_read(struct cpuidle *ci, struct st_cpu_state *cpus, int nr);
 /*
  * Idle time of each CPU listed in /proc/stat (idle + iowait, which the
  * kernel takes from tick_sched with NO_HZ) into idle_ns, with

@@ -69,16 +69,12 @@ int sysfs_read(const char *root, const char *rel, char *buf, size_t size)
 	return len;
 }
 
-int sysfs_read_u64(const char *root, const char *rel, uint64_t *val)
+/* A whole decimal number, surrounded by nothing but white space. */
+int sysfs_parse_u64(const char *buf, uint64_t *val)
 {
-	char buf[32];
 	const char *s;
 	uint64_t v = 0;
-	int len;
 
-	len = sysfs_read(root, rel, buf, sizeof(buf));
-	if (len < 0)
-		return len;
 	for (s = buf; isspace((unsigned char)*s); s++)
 		;
 	if (!isdigit((unsigned char)*s))
@@ -96,4 +92,49 @@ int sysfs_read_u64(const char *root, const char *rel, uint64_t *val)
 		return -EINVAL;
 	*val = v;
 	return 0;
+}
+
+int sysfs_read_u64(const char *root, const char *rel, uint64_t *val)
+{
+	char buf[32];
+	int len;
+
+	len = sysfs_read(root, rel, buf, sizeof(buf));
+	if (len < 0)
+		return len;
+	return sysfs_parse_u64(buf, val);
+}
+
+int sysfs_open(const char *root, const char *rel)
+{
+	char path[PATH_MAX];
+	int fd, err;
+
+	err = sysfs_path(root, rel, path, sizeof(path));
+	if (err)
+		return err;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+/*
+ * Read a file opened by sysfs_open() again from its start: an attribute is
+ * produced anew at each read from offset 0, so a sampler keeps the file
+ * open instead of walking its path every time. A file whose object went
+ * away (its CPU offline) fails with -ENODEV.
+ */
+int sysfs_pread_u64(int fd, uint64_t *val)
+{
+	char buf[32];
+	ssize_t n;
+
+	do
+		n = pread(fd, buf, sizeof(buf) - 1, 0);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	if ((size_t)n == sizeof(buf) - 1)
+		return -ENOSPC;
+	buf[n] = '\0';
+	return sysfs_parse_u64(buf, val);
 }
