@@ -232,6 +232,34 @@ static bool printk_formats(struct cursor *c)
 	return ok;
 }
 
+/*
+ * Options libtracecmd strdup()s: DATE, CPUSTAT, TRACECLOCK, UNAME, HOOK,
+ * VERSION, PROCMAPS and the STRINGS table must end in a NUL.
+ */
+static bool option_text(struct cursor *c, uint16_t id, uint64_t start,
+			uint32_t len)
+{
+	uint64_t save = c->pos;
+	char last = 0;
+
+	switch (id) {
+	case 4:		/* TRACECLOCK: empty in v6 (the clock is elsewhere) */
+		if (!len)
+			return true;
+		break;
+	case 1: case 2: case 5: case 6: case 9: case 10: case 15:
+		if (!len)
+			return false;
+		break;
+	default:
+		return true;
+	}
+	c->pos = start + len - 1;
+	take(c, &last, 1);
+	c->pos = save;
+	return !c->bad && !last;
+}
+
 /* The parts both versions share (v7 puts each in a section). */
 static bool header_info(struct cursor *c)
 {
@@ -286,6 +314,8 @@ static bool check_v6(struct cursor *c)
 			start = c->pos;
 			/* A buffer instance: its data's offset first. */
 			if (id == OPT_BUFFER && len >= 8 && !in_file(c, num(c, 8), 0))
+				return false;
+			if (!option_text(c, id, start, len))
 				return false;
 			c->pos = start;
 			if (!skip(c, len))
@@ -495,8 +525,11 @@ static bool check_v7(struct cursor *c)
 			if (c->bad || !in_file(c, start, len) || start + len > end)
 				return false;
 			if (id == OPT_DONE) {
+				/* libtracecmd reads its 8 bytes, whatever len says. */
+				if (len != 8)
+					return false;
 				done = true;
-				next = len >= 8 ? num(c, 8) : 0;
+				next = num(c, 8);
 				if (next && !in_file(c, next, 16))
 					return false;
 				break;
@@ -506,6 +539,8 @@ static bool check_v7(struct cursor *c)
 				return false;
 			if ((id == OPT_BUFFER || id == OPT_BUFFER_TEXT) &&
 			    !check_v7_buffer(c, start + len))
+				return false;
+			if (!option_text(c, id, start, len))
 				return false;
 			c->pos = start;
 			if (!skip(c, len))
