@@ -64,8 +64,8 @@ static const char *const messages[SCHEDSTAT_ERR_END - SCHEDSTAT_ERR_START] = {
 		"the topology leaves out CPUs that the trace has: name every CPU "
 		"of the trace in --topology (trace-cmd report --stat shows them)",
 	[SCHEDSTAT_ERR_TRACE_DAMAGED - SCHEDSTAT_ERR_START] =
-		"a damaged or truncated trace-cmd file (a length or offset in it "
-		"points past its end): copy it again, or record it again",
+		"a damaged or truncated trace-cmd file (a length, offset or header in it "
+		"that cannot be right): copy it again, or record it again",
 };
 
 /* Front ends may report errors from several threads; strerror() is not safe. */

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <traceevent/event-parse.h>
 #include <zlib.h>
 #include <zstd.h>
 
@@ -269,12 +270,39 @@ static bool option_text(struct cursor *c, uint16_t id, uint64_t start,
 }
 
 /* The parts both versions share (v7 puts each in a section). */
+/*
+ * The header_page format, parsed as libtracecmd will: a failure there
+ * makes tracecmd_open() fail, and 3.1 crashes on that error path.
+ */
+static bool header_page(struct cursor *c)
+{
+	uint64_t size = num(c, 8);
+	struct tep_handle *tep;
+	char *buf;
+	bool ok;
+
+	if (c->bad || size > c->size - c->pos || size > MAX_PAGE_SIZE)
+		return false;
+	buf = malloc(size + 1);
+	tep = tep_alloc();
+	ok = buf && tep && take(c, buf, size);
+	if (ok) {
+		buf[size] = '\0';
+		/* libtracecmd also wants the 8-byte timestamp it reads. */
+		ok = !tep_parse_header_page(tep, buf, size, c->long_size) &&
+		     tep_get_header_timestamp_size(tep) == 8;
+	}
+	tep_free(tep);
+	free(buf);
+	return ok;
+}
+
 static bool header_info(struct cursor *c)
 {
 	char name[16];
 
 	return cstr(c, name, sizeof(name)) && !strcmp(name, "header_page") &&
-	       blob(c, 8) && cstr(c, name, sizeof(name)) &&
+	       header_page(c) && cstr(c, name, sizeof(name)) &&
 	       !strcmp(name, "header_event") && blob(c, 8);
 }
 
