@@ -213,29 +213,42 @@ static bool check_cpu_data(struct cursor *c, uint64_t off, uint64_t size)
 }
 
 /*
- * printk formats: one "ADDR : FORMAT" a line. libtraceevent copies from
- * just past the ':' (tep_parse_printk_formats()): a last line that ends at
- * its ':', or has none, sends it past the buffer.
+ * printk formats: one `ADDR : "FORMAT"` a line, as the kernel's
+ * printk_formats file prints them. libtraceevent copies from just past the
+ * ':' and strips the quotes in place (tep_parse_printk_formats(),
+ * tep_register_print_string()): a line of another shape sends it past its
+ * buffer.
  */
+static bool printk_line(const char *line, size_t len)
+{
+	const char *sep = memmem(line, len, " : \"", 4);
+	size_t rest;
+
+	if (!len)
+		return true;
+	if (!sep)
+		return false;
+	rest = len - (sep + 3 - line);
+	/* The opening quote, at least one byte, the closing quote. */
+	return rest >= 3 && line[len - 1] == '"' &&
+	       !memchr(line, ':', sep - line);
+}
+
 static bool printk_formats(struct cursor *c)
 {
 	uint32_t size = num(c, 4);
-	bool ok = !c->bad && size <= c->size - c->pos, colon = false;
+	bool ok = !c->bad && size <= c->size - c->pos;
 	char *buf = ok ? malloc(size + 1) : NULL;
+	size_t start = 0;
 
 	ok = ok && buf && take(c, buf, size);
-	for (uint32_t i = 0, len = 0; ok && i <= size; i++) {
-		if (i == size || buf[i] == '\n' || !buf[i]) {
-			/* A line with something after its ':' (or empty). */
-			ok = !len || (colon && buf[i - 1] != ':');
-			colon = false;
-			len = 0;
-			if (i < size && !buf[i])
-				break;
+	for (uint32_t i = 0; ok && i <= size; i++) {
+		if (i < size && buf[i] != '\n' && buf[i])
 			continue;
-		}
-		len++;
-		colon |= buf[i] == ':';
+		ok = printk_line(buf + start, i - start);
+		start = i + 1;
+		if (i < size && !buf[i])
+			break;
 	}
 	free(buf);
 	return ok;
