@@ -214,7 +214,8 @@ $(OUT)/bench/tui_render: bench/tui_render.c $(OUT)/libschedstat.a $(APP_TESTABLE
 # The recording reader under libFuzzer, ASan and UBSan (clang); its own
 # objects, as the library's are not instrumented.
 FUZZ_LIB_SRCS := $(filter $(addprefix %/,record_codec.c record_reader.c \
-	topology.c cpulist.c sysfs.c snapshot.c util.c errors.c comm.c),$(LIB_SRCS))
+	topology.c spec.c cpu_sysfs.c detect.c cluster_names.c cpulist.c sysfs.c \
+	snapshot.c util.c errors.c comm.c),$(LIB_SRCS))
 FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION \
 	-std=gnu11 -D_GNU_SOURCE $(filter-out $(TRACE_INC) -DHAVE_TRACECMD -I/usr/include/trace-cmd,$(LIB_INC))
@@ -229,8 +230,8 @@ fuzz: $(OUT)/fuzz/fuzz_recording
 # The trace-file source under libFuzzer: libtracecmd and libtraceevent are
 # the system's (not instrumented), schedtop's code from the sources is.
 FUZZ_TRACE_SRCS := $(filter $(addprefix %/,trace_file_source.c trace_file_check.c \
-	sched_events.c engine.c engine_sink.c model.c pelt.c hash.c topology.c \
-	cpulist.c sysfs.c snapshot.c util.c errors.c comm.c),$(LIB_SRCS))
+	sched_events.c engine.c engine_sink.c model.c pelt.c hash.c snapshot.c \
+	util.c errors.c comm.c),$(LIB_SRCS)) $(wildcard libschedstat/topology/*.c)
 FUZZ_TRACE_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION \
 	-std=gnu11 -D_GNU_SOURCE $(LIB_INC)

@@ -28,6 +28,11 @@ extern "C" {
 #define SCHEDSTAT_NAME_LEN	16
 #define SCHEDSTAT_CPULIST_LEN	128
 #define SCHEDSTAT_PATH_LEN	192
+/*
+ * The kernel's SCHED_CAPACITY_SCALE, the scale of every util, load and
+ * capacity here: the biggest CPU at its top frequency is 1024.
+ */
+#define SCHEDSTAT_CAPACITY_SCALE	1024
 
 /* Library-specific error codes, far above the errno range. */
 enum schedstat_error {

@@ -29,15 +29,13 @@ const char schedtop_usage[] =
 "\n"
 "Live view options:\n"
 "  -i, --interval MS      sample interval in milliseconds (default 1000)\n"
-"      --topology SPEC    clusters as NAME:CPULIST[@CAPACITY],..., or @FILE\n"
-"      --sysfs-root DIR   read the topology from DIR instead of /sys\n"
+CLI_USAGE_TOPOLOGY
+CLI_USAGE_SYSFS_ROOT
 "  -f, --filter TEXT      start filtered by name or pid\n"
-"      --exact-wakeups    count every wakeup and preemption: programs on every\n"
-"                         switch and wakeup (53 ns per switch, 78 per wakeup)\n"
+CLI_USAGE_EXACT_WAKEUPS
 "      --record FILE      also record the session, for schedtop replay FILE\n"
-"      --source SOURCE    auto (default: BPF, else tracefs), bpf, or tracefs\n"
-"      --emulate SPEC     big.LITTLE while it runs, e.g. LITTLE:0@50%,big:1\n"
-"                         (schedtop emulate --help; gives the topology)\n"
+CLI_USAGE_SOURCE
+CLI_USAGE_EMULATE
 "  -v, --verbose          show libbpf debug output\n"
 "  -V, --version          print the version and exit\n"
 "      --list-keys[=man]  print the live view's keys (troff for the man page)\n"
@@ -265,6 +263,52 @@ int cli_parse_pelt_scheme(const char *arg, enum schedstat_pelt_scheme *out)
 		}
 	}
 	return -EINVAL;
+}
+
+int cli_session_arg(const char *cmd, int c, const char *arg,
+		    struct cli_session_args *a)
+{
+	switch (c) {
+	case OPT_TOPOLOGY:
+		a->topology = arg;
+		return 0;
+	case OPT_SYSFS_ROOT:
+		a->sysfs_root = arg;
+		return 0;
+	case OPT_EXACT_WAKEUPS:
+		a->exact_wakeups = true;
+		return 0;
+	case OPT_SOURCE:
+		if (cli_parse_source(arg, &a->source)) {
+			cli_usage_error(cmd, "unknown source '%s': auto, bpf or tracefs", arg);
+			return -EINVAL;
+		}
+		return 0;
+	case OPT_EMULATE:
+		a->emulate = arg;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+int cli_session_args_apply(const char *cmd, const struct cli_session_args *a,
+			   struct schedstat_session_opts *so, char **spec)
+{
+	*spec = NULL;
+	if (a->emulate && a->topology) {
+		cli_usage_error(cmd, "--emulate gives the topology: no --topology with it");
+		return -EINVAL;
+	}
+	if (a->topology) {
+		*spec = cli_topology_spec(a->topology);
+		if (!*spec)
+			return -EINVAL;
+	}
+	so->topology = *spec;
+	so->sysfs_root = a->sysfs_root;
+	so->exact_wakeups = a->exact_wakeups;
+	so->source = a->source;
+	return 0;
 }
 
 int cli_session_open(struct schedstat_session **s,

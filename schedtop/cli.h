@@ -52,6 +52,69 @@ int parse_pid_list(const char *s, int **pids, size_t *nr);
 /* Whether @pid is in a list from parse_pid_list(). */
 bool pid_list_has(const int *pids, size_t nr, int pid);
 
+/*
+ * The options of the commands that look at this machine (the live view, csv,
+ * record, topology, emulate), each defined once: its getopt_long() entry
+ * (CLI_OPT_*, listed in each command's table, so the bash completion has
+ * it), its help line (CLI_USAGE_*, in each command's usage) and what its
+ * value means (cli_session_arg()). The values are clear of each command's
+ * own (from 256) and of the file commands' (recording.h).
+ */
+enum {
+	OPT_TOPOLOGY = 0x1100,
+	OPT_SYSFS_ROOT,
+	OPT_EXACT_WAKEUPS,
+	OPT_SOURCE,
+	OPT_EMULATE,
+};
+
+#define CLI_OPT_TOPOLOGY	{ "topology", required_argument, NULL, OPT_TOPOLOGY }
+#define CLI_OPT_SYSFS_ROOT	{ "sysfs-root", required_argument, NULL, OPT_SYSFS_ROOT }
+#define CLI_OPT_EXACT_WAKEUPS	{ "exact-wakeups", no_argument, NULL, OPT_EXACT_WAKEUPS }
+#define CLI_OPT_SOURCE		{ "source", required_argument, NULL, OPT_SOURCE }
+#define CLI_OPT_EMULATE		{ "emulate", required_argument, NULL, OPT_EMULATE }
+
+#define CLI_USAGE_TOPOLOGY \
+"      --topology SPEC    clusters as NAME:CPULIST[@CAPACITY],..., or @FILE\n" \
+"                         e.g. LITTLE:0-3,big:4-7@1024\n"
+#define CLI_USAGE_SYSFS_ROOT \
+"      --sysfs-root DIR   read sysfs from DIR instead of /sys\n"
+#define CLI_USAGE_EXACT_WAKEUPS \
+"      --exact-wakeups    count every sched_waking instead of the sleeps that\n" \
+"                         ended, and preemptions: runs programs on every\n" \
+"                         switch and wakeup (53 ns per switch, 78 per wakeup;\n" \
+"                         docs/performance.md)\n"
+#define CLI_USAGE_SOURCE \
+"      --source SOURCE    auto (default: BPF, else tracefs), bpf, or tracefs\n" \
+"                         (sched events and schedtop's own PELT estimate)\n"
+#define CLI_USAGE_EMULATE \
+"      --emulate SPEC     big.LITTLE while it runs, e.g. LITTLE:0@50%,big:1\n" \
+"                         (schedtop emulate --help; gives the topology)\n"
+
+/* What those options were given as. */
+struct cli_session_args {
+	const char *topology;	/* a spec or @FILE, as given */
+	const char *sysfs_root;
+	const char *emulate;	/* an emulation SPEC */
+	enum schedstat_source source;
+	bool exact_wakeups;
+};
+
+/*
+ * Takes getopt's @c and @arg into @a if @c is one of the options above.
+ * Returns 0, -ENOENT if @c is none of them, or -EINVAL after saying what is
+ * wrong with the value (@cmd as in cli_usage_error()).
+ */
+int cli_session_arg(const char *cmd, int c, const char *arg,
+		    struct cli_session_args *a);
+/*
+ * @a into @so: the --topology spec read (from @FILE too; *@spec is it, to
+ * free), the other values copied; --emulate's topology is the caller's to
+ * set. 0, or -EINVAL after saying what is wrong.
+ */
+int cli_session_args_apply(const char *cmd, const struct cli_session_args *a,
+			   struct schedstat_session_opts *so, char **spec);
+
 /* The --source values, indexed by enum schedstat_source. */
 extern const char *const cli_source_names[];
 extern const size_t cli_nr_source_names;

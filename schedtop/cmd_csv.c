@@ -25,18 +25,15 @@ struct csv_opts {
 	unsigned long interval_ms;
 	unsigned long samples;		/* 0: until stopped */
 	const struct column_table *table;
-	const char *topology;
-	const char *sysfs_root;
+	struct cli_session_args session;	/* --topology, --source, ... */
 	int *pids;
 	size_t nr_pids;
 	const char *comm;
-	bool exact_wakeups;
-	bool interval_set;		/* -i given (a trace file's pace) */
+	bool interval_set;
+	bool done;			/* -h or --list-columns: nothing more to do */		/* -i given (a trace file's pace) */
 	const char *from;		/* a recording to read instead */
 	const char *record;		/* a recording to make alongside */
-	enum schedstat_source source;
 	const char *trace_file;
-	const char *emulate;		/* --emulate SPEC */
 	struct input_opts input;	/* --pelt-scheme (topology: above) */
 };
 
@@ -50,23 +47,17 @@ static const char csv_usage[] =
 "  -n, --samples N        stop after N samples\n"
 "  -t, --table NAME       task (default), cpu, cluster, group (cgroups),\n"
 "                         migration (between clusters) or freq (residency)\n"
-"      --topology SPEC    clusters as NAME:CPULIST[@CAPACITY],..., or @FILE\n"
-"                         e.g. LITTLE:0-3,big:4-7@1024\n"
-"      --sysfs-root DIR   read the topology from DIR instead of /sys\n"
-"      --emulate SPEC     big.LITTLE while sampling, e.g. LITTLE:0@50%,big:1\n"
-"                         (schedtop emulate --help; gives the topology)\n"
+CLI_USAGE_TOPOLOGY
+CLI_USAGE_SYSFS_ROOT
+CLI_USAGE_EMULATE
 "  -p, --pid PID[,PID]    only these tasks (matches thread or process id)\n"
 "  -c, --comm COMM        only tasks whose name is exactly COMM\n"
-"      --exact-wakeups    count every sched_waking instead of the sleeps that\n"
-"                         ended, and preemptions: runs programs on every\n"
-"                         switch and wakeup (53 ns per switch, 78 per wakeup;\n"
-"                         docs/performance.md)\n"
+CLI_USAGE_EXACT_WAKEUPS
 "      --from FILE        read a recording (schedtop record) instead of the\n"
 "                         kernel: the rows the live run gave; a trace-cmd\n"
 "                         trace.dat is read as --trace FILE -i 100 would\n"
 "      --record FILE      also make a recording of this run\n"
-"      --source SOURCE    auto (default: BPF, else tracefs), bpf, or tracefs\n"
-"                         (sched events and schedtop's own PELT estimate)\n"
+CLI_USAGE_SOURCE
 "      --trace FILE       read a trace-cmd recording (trace-cmd record -e sched)\n"
 "                         instead of the live kernel; -i is in trace time\n"
 PELT_SCHEME_USAGE
@@ -77,11 +68,7 @@ PELT_SCHEME_USAGE
 "\n"
 "Empty fields mean \"not available on this kernel\". See docs/csv.md.\n";
 
-enum {
-	OPT_TOPOLOGY = 256, OPT_SYSFS_ROOT, OPT_LIST_COLUMNS, OPT_EXACT_WAKEUPS,
-	OPT_FROM, OPT_RECORD, OPT_SOURCE, OPT_TRACE,
-	OPT_EMULATE,
-};
+enum { OPT_LIST_COLUMNS = 256, OPT_FROM, OPT_RECORD, OPT_TRACE };
 
 const struct option csv_long_opts[] = {
 	{ "output", required_argument, NULL, 'o' },
@@ -89,17 +76,17 @@ const struct option csv_long_opts[] = {
 	{ "duration", required_argument, NULL, 'd' },
 	{ "samples", required_argument, NULL, 'n' },
 	{ "table", required_argument, NULL, 't' },
-	{ "topology", required_argument, NULL, OPT_TOPOLOGY },
-	{ "sysfs-root", required_argument, NULL, OPT_SYSFS_ROOT },
+	CLI_OPT_TOPOLOGY,
+	CLI_OPT_SYSFS_ROOT,
 	{ "pid", required_argument, NULL, 'p' },
 	{ "comm", required_argument, NULL, 'c' },
 	{ "list-columns", optional_argument, NULL, OPT_LIST_COLUMNS },
-	{ "exact-wakeups", no_argument, NULL, OPT_EXACT_WAKEUPS },
+	CLI_OPT_EXACT_WAKEUPS,
 	{ "from", required_argument, NULL, OPT_FROM },
 	{ "record", required_argument, NULL, OPT_RECORD },
-	{ "source", required_argument, NULL, OPT_SOURCE },
+	CLI_OPT_SOURCE,
 	{ "trace", required_argument, NULL, OPT_TRACE },
-	{ "emulate", required_argument, NULL, OPT_EMULATE },
+	CLI_OPT_EMULATE,
 	{ "pelt-scheme", required_argument, NULL, OPT_INPUT_PELT_SCHEME },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -126,11 +113,14 @@ static int list_columns(const char *format)
 	return fflush(stdout) ? EXIT_FAIL : EXIT_OK;
 }
 
-/* Returns -1 to go on, or the exit code. */
+/*
+ * An exit code: EXIT_OK to go on, unless @o->done says that an option
+ * (-h, --list-columns) was the whole command.
+ */
 static int parse_csv_opts(int argc, char **argv, struct csv_opts *o)
 {
 	double seconds = 0;
-	int c;
+	int c, err;
 
 	o->interval_ms = 1000;
 	o->table = &task_table;
@@ -160,12 +150,6 @@ static int parse_csv_opts(int argc, char **argv, struct csv_opts *o)
 			if (!o->table)
 				return cli_usage_error("csv", "unknown table '%s': task, cpu, cluster, group, migration or freq", optarg);
 			break;
-		case OPT_TOPOLOGY:
-			o->topology = optarg;
-			break;
-		case OPT_SYSFS_ROOT:
-			o->sysfs_root = optarg;
-			break;
 		case 'p':
 			free(o->pids);
 			o->pids = NULL;
@@ -177,39 +161,36 @@ static int parse_csv_opts(int argc, char **argv, struct csv_opts *o)
 				return cli_usage_error("csv", "bad comm '%s': 1 to 15 characters", optarg);
 			o->comm = optarg;
 			break;
-		case OPT_EXACT_WAKEUPS:
-			o->exact_wakeups = true;
-			break;
 		case OPT_FROM:
 			o->from = optarg;
 			break;
 		case OPT_RECORD:
 			o->record = optarg;
 			break;
-		case OPT_SOURCE:
-			if (cli_parse_source(optarg, &o->source))
-				return cli_usage_error("csv", "unknown source '%s': auto, bpf or tracefs", optarg);
-			break;
 		case OPT_TRACE:
 			o->trace_file = optarg;
-			break;
-		case OPT_EMULATE:
-			o->emulate = optarg;
 			break;
 		case OPT_INPUT_PELT_SCHEME:
 			if (input_opt("csv", c, optarg, &o->input))
 				return EXIT_USAGE;
 			break;
 		case OPT_LIST_COLUMNS:
+			o->done = true;
 			return list_columns(optarg);
 		case 'v':
 			global_opts.verbose = true;
 			break;
 		case 'h':
 			fputs(csv_usage, stdout);
+			o->done = true;
 			return EXIT_OK;
 		default:
-			return cli_bad_option("csv", c, argv);
+			err = cli_session_arg("csv", c, optarg, &o->session);
+			if (err == -ENOENT)
+				return cli_bad_option("csv", c, argv);
+			if (err)
+				return EXIT_USAGE;
+			break;
 		}
 	}
 	if (optind < argc)
@@ -226,17 +207,17 @@ static int parse_csv_opts(int argc, char **argv, struct csv_opts *o)
 		return cli_usage_error("csv", "-d is for live runs: -n N takes the first N samples of a recording");
 	if (o->from && o->trace_file)
 		return cli_usage_error("csv", "--from and --trace do not go together");
-	if (o->from && (o->record || o->sysfs_root || o->exact_wakeups))
+	if (o->from && (o->record || o->session.sysfs_root || o->session.exact_wakeups))
 		return cli_usage_error("csv", "--from reads what was recorded: no --record, --sysfs-root or --exact-wakeups with it");
 	if (o->input.pelt_scheme_set && !o->from && !o->trace_file)
 		return cli_usage_error("csv", "--pelt-scheme is for trace files: with --trace FILE or --from FILE");
-	if (o->emulate && (o->from || o->trace_file))
+	if (o->session.emulate && (o->from || o->trace_file))
 		return cli_usage_error("csv", "--emulate changes the live machine: not with --from or --trace");
-	if (o->emulate && o->topology)
+	if (o->session.emulate && o->session.topology)
 		return cli_usage_error("csv", "--emulate gives the topology: no --topology with it");
 	if ((o->pids || o->comm) && o->table != &task_table)
 		return cli_usage_error("csv", "-p and -c filter tasks: use them with --table task");
-	return -1;
+	return EXIT_OK;
 }
 
 static bool task_selected(const struct csv_opts *o, const struct schedstat_task *t)
@@ -370,7 +351,7 @@ static int run_from(struct csv_run *r)
 	int fd, err, ret = EXIT_FAIL;
 
 	fd = open_recording(r->o->from, r->o->interval_set ? r->o->interval_ms : 0,
-			    &(struct input_opts){ .topology = r->o->topology,
+			    &(struct input_opts){ .topology = r->o->session.topology,
 				.pelt_scheme = r->o->input.pelt_scheme,
 				.pelt_scheme_set = r->o->input.pelt_scheme_set }, &rec);
 	if (fd < 0)
@@ -422,7 +403,7 @@ int cmd_csv(int argc, char **argv)
 	int ret, err;
 
 	ret = parse_csv_opts(argc, argv, &o);
-	if (ret >= 0)
+	if (ret != EXIT_OK || o.done)
 		goto cleanup;
 	ret = EXIT_FAIL;
 	/* A closed pipe must show up as EPIPE from fflush, not kill us. */
@@ -439,12 +420,9 @@ int cmd_csv(int argc, char **argv)
 			goto cleanup;
 		}
 	}
-	if (o.topology) {
-		spec = cli_topology_spec(o.topology);
-		if (!spec) {
-			ret = EXIT_USAGE;
-			goto cleanup;
-		}
+	if (cli_session_args_apply("csv", &o.session, &sopts, &spec)) {
+		ret = EXIT_USAGE;
+		goto cleanup;
 	}
 	run.o = &o;
 	run.f = f;
@@ -452,9 +430,8 @@ int cmd_csv(int argc, char **argv)
 		ret = run_from(&run);
 		goto cleanup;
 	}
-	sopts.topology = spec;
-	if (o.emulate) {
-		if (emulation_parse(&emul, o.emulate, o.sysfs_root)) {
+	if (o.session.emulate) {
+		if (emulation_parse(&emul, o.session.emulate, o.session.sysfs_root)) {
 			ret = EXIT_USAGE;
 			goto cleanup;
 		}
@@ -465,9 +442,6 @@ int cmd_csv(int argc, char **argv)
 		/* The CSV stays pandas' plain table: the method is said here. */
 		emulation_print_start(&emul);
 	}
-	sopts.sysfs_root = o.sysfs_root;
-	sopts.exact_wakeups = o.exact_wakeups;
-	sopts.source = o.source;
 	sopts.trace_file = o.trace_file;
 	sopts.trace_interval_ns = o.interval_ms * 1000000ULL;
 	sopts.pelt_scheme = o.input.pelt_scheme;
@@ -484,7 +458,7 @@ int cmd_csv(int argc, char **argv)
 		cli_error("%s", schedstat_strerror(err));
 		goto cleanup;
 	}
-	if (o.trace_file && !o.sysfs_root)
+	if (o.trace_file && !o.session.sysfs_root)
 		trace_topology_note(o.trace_file, s);
 	if (o.trace_file)
 		trace_pelt_note(o.trace_file, s);

@@ -29,7 +29,7 @@ static const char emulate_usage[] =
 "                         burns 100-N% of every 2 ms) or cpufreq (caps\n"
 "                         scaling_max_freq of slowed CPUs, floors\n"
 "                         scaling_min_freq of the others)\n"
-"      --sysfs-root DIR   CPUs and cpufreq under DIR instead of /sys\n"
+CLI_USAGE_SYSFS_ROOT
 "      --restore          only put back cpufreq limits a killed schedtop left\n"
 "  -q, --quiet            no summary on standard error at the end\n"
 "  -v, --verbose          (accepted for symmetry; nothing more to say)\n"
@@ -38,12 +38,12 @@ static const char emulate_usage[] =
 "The live view, csv and record take --emulate SPEC to do the same while they\n"
 "run. What each method does not reproduce: docs/emulation.md.\n";
 
-enum { OPT_SYSFS_ROOT = 256, OPT_RESTORE };
+enum { OPT_RESTORE = 256 };
 
 const struct option emulate_long_opts[] = {
 	{ "duration", required_argument, NULL, 'd' },
 	{ "method", required_argument, NULL, 'm' },
-	{ "sysfs-root", required_argument, NULL, OPT_SYSFS_ROOT },
+	CLI_OPT_SYSFS_ROOT,
 	{ "restore", no_argument, NULL, OPT_RESTORE },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },

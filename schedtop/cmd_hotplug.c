@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "array_size.h"
 #include "cli.h"
 #include "csv_format.h"
 #include "loop.h"
@@ -303,7 +304,7 @@ static void print_summary(const struct hotplug_run *r)
 
 static int parse_via(const char *arg, enum via *via)
 {
-	for (size_t i = 0; i < sizeof(via_names) / sizeof(via_names[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(via_names); i++) {
 		if (!strcmp(arg, via_names[i])) {
 			*via = i;
 			return 0;

@@ -23,19 +23,17 @@
 #include "tui_loop.h"
 #include "tui_view.h"
 
-enum { OPT_TOPOLOGY = 256, OPT_SYSFS_ROOT, OPT_EXACT_WAKEUPS, OPT_RECORD, OPT_SOURCE,
-       OPT_LIST_KEYS,
-       OPT_EMULATE };
+enum { OPT_RECORD = 256, OPT_LIST_KEYS };
 
 const struct option live_long_opts[] = {
 	{ "interval", required_argument, NULL, 'i' },
-	{ "topology", required_argument, NULL, OPT_TOPOLOGY },
-	{ "sysfs-root", required_argument, NULL, OPT_SYSFS_ROOT },
+	CLI_OPT_TOPOLOGY,
+	CLI_OPT_SYSFS_ROOT,
 	{ "filter", required_argument, NULL, 'f' },
-	{ "exact-wakeups", no_argument, NULL, OPT_EXACT_WAKEUPS },
+	CLI_OPT_EXACT_WAKEUPS,
 	{ "record", required_argument, NULL, OPT_RECORD },
-	{ "source", required_argument, NULL, OPT_SOURCE },
-	{ "emulate", required_argument, NULL, OPT_EMULATE },
+	CLI_OPT_SOURCE,
+	CLI_OPT_EMULATE,
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "version", no_argument, NULL, 'V' },
 	{ "list-keys", optional_argument, NULL, OPT_LIST_KEYS },
@@ -111,7 +109,7 @@ static int keys(void *ctx)
 			dirty = true;
 			continue;
 		}
-		a = view_key(&lv->view, key, lv->snap ? tui_draw_page(&lv->view, lv->snap) : 0);
+		a = view_key(&lv->view, key, lv->snap ? tui_draw_page(lv->snap) : 0);
 		if (a == ACT_QUIT)
 			return 1;
 		if (a == ACT_INTERVAL)
@@ -141,81 +139,86 @@ static int run(struct live *lv)
 	return err ? err : tui_loop_run(&lv->loop, &ops, lv);
 }
 
-int cmd_live(int argc, char **argv)
-{
-	struct schedstat_session_opts sopts = {};
-	struct live lv = { .loop = LOOP_INIT, .rec = { .fd = -1 } };
-	unsigned long interval = 1000;
-	const char *filter = NULL, *record = NULL, *emulate = NULL;
-	struct emulation emul = {};
-	char desc[256];
-	char *spec = NULL;
-	int c, err, ret = EXIT_FAIL;
+struct live_opts {
+	unsigned long interval_ms;
+	const char *filter;
+	const char *record;		/* --record FILE */
+	struct cli_session_args session;	/* --topology, --source, ... */
+	bool done;			/* -h, -V or --list-keys: nothing more to do */
+};
 
+/* An exit code: EXIT_OK to go on, unless @o->done. */
+static int parse_live_opts(int argc, char **argv, struct live_opts *o)
+{
+	int c, err;
+
+	o->interval_ms = 1000;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:i:f:vVh", live_long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
-			if (parse_ulong(optarg, 10, 3600000, &interval))
+			if (parse_ulong(optarg, 10, 3600000, &o->interval_ms))
 				return cli_usage_error(NULL, "bad interval '%s': milliseconds, 10 to 3600000", optarg);
-			break;
-		case OPT_TOPOLOGY:
-			sopts.topology = optarg;
-			break;
-		case OPT_SYSFS_ROOT:
-			sopts.sysfs_root = optarg;
 			break;
 		case 'f':
 			if (strlen(optarg) >= VIEW_TEXT_LEN)
 				return cli_usage_error(NULL, "filter too long");
-			filter = optarg;
-			break;
-		case OPT_EXACT_WAKEUPS:
-			sopts.exact_wakeups = true;
+			o->filter = optarg;
 			break;
 		case OPT_RECORD:
-			record = optarg;
-			break;
-		case OPT_SOURCE:
-			if (cli_parse_source(optarg, &sopts.source))
-				return cli_usage_error(NULL, "unknown source '%s': auto, bpf or tracefs", optarg);
-			break;
-		case OPT_EMULATE:
-			emulate = optarg;
+			o->record = optarg;
 			break;
 		case 'v':
 			global_opts.verbose = true;
 			break;
 		case 'V':
+			o->done = true;
 			printf("schedtop %s%s%s\n", SCHEDTOP_VERSION,
 			       *SCHEDTOP_GIT_REV ? " " : "", SCHEDTOP_GIT_REV);
 			return EXIT_OK;
 		case 'h':
+			o->done = true;
 			fputs(schedtop_usage, stdout);
 			return EXIT_OK;
 		case OPT_LIST_KEYS:
 			if (optarg && strcmp(optarg, "man"))
 				return cli_usage_error(NULL, "--list-keys takes man or nothing");
+			o->done = true;
 			return view_write_keys(stdout, optarg) ? EXIT_FAIL : EXIT_OK;
 		default:
-			return cli_bad_option(NULL, c, argv);
+			err = cli_session_arg(NULL, c, optarg, &o->session);
+			if (err == -ENOENT)
+				return cli_bad_option(NULL, c, argv);
+			if (err)
+				return EXIT_USAGE;
+			break;
 		}
 	}
 	if (optind < argc)
 		return cli_usage_error(NULL, "unknown command '%s'", argv[optind]);
-	if (emulate && sopts.topology)
-		return cli_usage_error(NULL, "--emulate gives the topology: no --topology with it");
+	return EXIT_OK;
+}
 
-	if (sopts.topology) {
-		spec = cli_topology_spec(sopts.topology);
-		if (!spec)
-			return EXIT_USAGE;
-		sopts.topology = spec;
-	}
+int cmd_live(int argc, char **argv)
+{
+	struct schedstat_session_opts sopts = {};
+	struct live lv = { .loop = LOOP_INIT, .rec = { .fd = -1 } };
+	struct live_opts o = {};
+	struct emulation emul = {};
+	char desc[256];
+	char *spec = NULL;
+	int err, ret;
+
+	ret = parse_live_opts(argc, argv, &o);
+	if (ret != EXIT_OK || o.done)
+		return ret;
+	ret = EXIT_FAIL;
+	if (cli_session_args_apply(NULL, &o.session, &sopts, &spec))
+		return EXIT_USAGE;
 	/* Before the terminal is taken: its errors are plain lines. */
-	if (emulate) {
-		if (emulation_parse(&emul, emulate, sopts.sysfs_root))
+	if (o.session.emulate) {
+		if (emulation_parse(&emul, o.session.emulate, sopts.sysfs_root))
 			return EXIT_USAGE;
 		sopts.topology = emul.topology_spec;
 		if (emulation_start(&emul, EMULATE_AUTO)) {
@@ -225,9 +228,9 @@ int cmd_live(int argc, char **argv)
 		lv.rec.emulation = emulation_describe(&emul, desc, sizeof(desc));
 	}
 	setlocale(LC_ALL, "");
-	view_init(&lv.view, interval);
-	if (filter)
-		strcpy(lv.view.filter, filter);
+	view_init(&lv.view, o.interval_ms);
+	if (o.filter)
+		strcpy(lv.view.filter, o.filter);
 	if (open_terminal(&lv.style))
 		goto cleanup;
 	mvaddstr(0, 0, sopts.source == SCHEDSTAT_SOURCE_TRACEFS ?
@@ -236,7 +239,7 @@ int cmd_live(int argc, char **argv)
 	/* libbpf must not scribble over the screen: it only logs with -v. */
 	if (global_opts.verbose)
 		endwin();
-	if (record) {
+	if (o.record) {
 		lv.rec.defer_errors = true;
 		sopts.on_event = recording_out_event;
 		sopts.event_ctx = &lv.rec;
@@ -247,9 +250,9 @@ int cmd_live(int argc, char **argv)
 		cli_error("%s", schedstat_strerror(err));
 		goto cleanup;
 	}
-	if (record) {
-		if (recording_out_open(&lv.rec, record, schedstat_session_topology(lv.session),
-				       interval, argc, argv))
+	if (o.record) {
+		if (recording_out_open(&lv.rec, o.record, schedstat_session_topology(lv.session),
+				       o.interval_ms, argc, argv))
 			goto cleanup;
 		lv.recording = true;
 	}

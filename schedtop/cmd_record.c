@@ -3,6 +3,7 @@
  * schedtop record: the live sources, headless, into a recording that replay,
  * report, convert and csv --from read back (docs/record-format.md).
  */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -24,13 +25,10 @@ static const char record_usage[] =
 "  -i, --interval MS      sample interval in milliseconds (default 1000, min 10)\n"
 "  -d, --duration SECONDS stop after this long\n"
 "  -n, --samples N        stop after N samples\n"
-"      --topology SPEC    clusters as NAME:CPULIST[@CAPACITY],..., or @FILE\n"
-"      --sysfs-root DIR   read the topology from DIR instead of /sys\n"
-"      --emulate SPEC     big.LITTLE while recording, e.g. LITTLE:0@50%,big:1\n"
-"                         (schedtop emulate --help; gives the topology)\n"
-"      --exact-wakeups    count every sched_waking instead of the sleeps that\n"
-"                         ended, and preemptions: runs programs on every\n"
-"                         switch and wakeup (53 ns per switch, 78 per wakeup)\n"
+CLI_USAGE_TOPOLOGY
+CLI_USAGE_SYSFS_ROOT
+CLI_USAGE_EMULATE
+CLI_USAGE_EXACT_WAKEUPS
 "  -q, --quiet            no summary on standard error at the end\n"
 "  -v, --verbose          show libbpf debug output\n"
 "  -h, --help             show this help\n"
@@ -38,18 +36,15 @@ static const char record_usage[] =
 "Runs until -d/-n is reached or SIGINT/SIGTERM/SIGHUP, which finish the file.\n"
 "A recorder killed outright loses at most the last second.\n";
 
-enum { OPT_TOPOLOGY = 256, OPT_SYSFS_ROOT, OPT_EXACT_WAKEUPS,
-       OPT_EMULATE };
-
 const struct option record_long_opts[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "interval", required_argument, NULL, 'i' },
 	{ "duration", required_argument, NULL, 'd' },
 	{ "samples", required_argument, NULL, 'n' },
-	{ "topology", required_argument, NULL, OPT_TOPOLOGY },
-	{ "sysfs-root", required_argument, NULL, OPT_SYSFS_ROOT },
-	{ "exact-wakeups", no_argument, NULL, OPT_EXACT_WAKEUPS },
-	{ "emulate", required_argument, NULL, OPT_EMULATE },
+	CLI_OPT_TOPOLOGY,
+	CLI_OPT_SYSFS_ROOT,
+	CLI_OPT_EXACT_WAKEUPS,
+	CLI_OPT_EMULATE,
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -61,30 +56,32 @@ static int on_sample(const struct schedstat_snapshot *snap, void *ctx)
 	return recording_out_sample(ctx, snap);
 }
 
-int cmd_record(int argc, char **argv)
-{
-	struct schedstat_session_opts sopts = {};
-	struct schedstat_session *s = NULL;
-	struct recording_out out = { .fd = -1 };
-	unsigned long interval = 1000, samples = 0;
-	const char *path = NULL, *emulate = NULL;
-	struct emulation emul = {};
-	char desc[256];
-	double seconds = 0;
-	bool quiet = false;
-	char *spec = NULL;
-	int c, err, ret = EXIT_FAIL;
+struct record_opts {
+	const char *path;		/* -o */
+	unsigned long interval_ms;
+	unsigned long samples;		/* 0: until a signal */
+	bool quiet;
+	struct cli_session_args session;	/* --topology, --emulate, ... */
+	bool done;			/* -h: nothing more to do */
+};
 
+/* An exit code: EXIT_OK to go on, unless @o->done. */
+static int parse_record_opts(int argc, char **argv, struct record_opts *o)
+{
+	double seconds = 0;
+	int c, err;
+
+	o->interval_ms = 1000;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:o:i:d:n:qvh", record_long_opts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'o':
-			path = optarg;
+			o->path = optarg;
 			break;
 		case 'i':
-			if (parse_ulong(optarg, 10, 3600000, &interval))
+			if (parse_ulong(optarg, 10, 3600000, &o->interval_ms))
 				return cli_usage_error("record", "bad interval '%s': milliseconds, 10 to 3600000", optarg);
 			break;
 		case 'd':
@@ -92,56 +89,62 @@ int cmd_record(int argc, char **argv)
 				return cli_usage_error("record", "bad duration '%s': seconds, more than 0", optarg);
 			break;
 		case 'n':
-			if (parse_ulong(optarg, 1, 1000000000, &samples))
+			if (parse_ulong(optarg, 1, 1000000000, &o->samples))
 				return cli_usage_error("record", "bad sample count '%s'", optarg);
 			break;
-		case OPT_TOPOLOGY:
-			sopts.topology = optarg;
-			break;
-		case OPT_SYSFS_ROOT:
-			sopts.sysfs_root = optarg;
-			break;
-		case OPT_EXACT_WAKEUPS:
-			sopts.exact_wakeups = true;
-			break;
-		case OPT_EMULATE:
-			emulate = optarg;
-			break;
 		case 'q':
-			quiet = true;
+			o->quiet = true;
 			break;
 		case 'v':
 			global_opts.verbose = true;
 			break;
 		case 'h':
 			fputs(record_usage, stdout);
+			o->done = true;
 			return EXIT_OK;
 		default:
-			return cli_bad_option("record", c, argv);
+			err = cli_session_arg("record", c, optarg, &o->session);
+			if (err == -ENOENT)
+				return cli_bad_option("record", c, argv);
+			if (err)
+				return EXIT_USAGE;
+			break;
 		}
 	}
 	if (optind < argc)
 		return cli_usage_error("record", "unexpected argument '%s'", argv[optind]);
-	if (!path)
+	if (!o->path)
 		return cli_usage_error("record", "-o FILE is required");
-	if (seconds && samples)
+	if (seconds && o->samples)
 		return cli_usage_error("record", "-d and -n do not go together");
-	if (!strcmp(path, "-") && isatty(STDOUT_FILENO))
+	if (!strcmp(o->path, "-") && isatty(STDOUT_FILENO))
 		return cli_usage_error("record", "a recording is binary: -o - wants a pipe or a file, not a terminal");
 	if (seconds)
-		samples = samples_for(seconds, interval);
-	if (emulate && sopts.topology)
-		return cli_usage_error("record", "--emulate gives the topology: no --topology with it");
-	if (sopts.topology) {
-		spec = cli_topology_spec(sopts.topology);
-		if (!spec)
-			return EXIT_USAGE;
-		sopts.topology = spec;
-	}
+		o->samples = samples_for(seconds, o->interval_ms);
+	return EXIT_OK;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct schedstat_session_opts sopts = {};
+	struct schedstat_session *s = NULL;
+	struct recording_out out = { .fd = -1 };
+	struct record_opts o = {};
+	struct emulation emul = {};
+	char desc[256];
+	char *spec = NULL;
+	int err, ret;
+
+	ret = parse_record_opts(argc, argv, &o);
+	if (ret != EXIT_OK || o.done)
+		return ret;
+	ret = EXIT_FAIL;
+	if (cli_session_args_apply("record", &o.session, &sopts, &spec))
+		return EXIT_USAGE;
 	/* A closed pipe (adb went away) must be an error we see, not a kill. */
 	signal(SIGPIPE, SIG_IGN);
-	if (emulate) {
-		if (emulation_parse(&emul, emulate, sopts.sysfs_root)) {
+	if (o.session.emulate) {
+		if (emulation_parse(&emul, o.session.emulate, sopts.sysfs_root)) {
 			ret = EXIT_USAGE;
 			goto cleanup;
 		}
@@ -149,7 +152,7 @@ int cmd_record(int argc, char **argv)
 		if (emulation_start(&emul, EMULATE_AUTO))
 			goto cleanup;
 		out.emulation = emulation_describe(&emul, desc, sizeof(desc));
-		if (!quiet)
+		if (!o.quiet)
 			emulation_print_start(&emul);
 	}
 	sopts.on_event = recording_out_event;
@@ -159,10 +162,10 @@ int cmd_record(int argc, char **argv)
 		cli_error("%s", schedstat_strerror(err));
 		goto cleanup;
 	}
-	if (recording_out_open(&out, path, schedstat_session_topology(s), interval,
+	if (recording_out_open(&out, o.path, schedstat_session_topology(s), o.interval_ms,
 			       argc, argv))
 		goto cleanup;
-	err = sample_loop(s, interval, samples, on_sample, &out);
+	err = sample_loop(s, o.interval_ms, o.samples, on_sample, &out);
 	/* Every failure was reported where it happened. */
 	ret = err ? EXIT_FAIL : EXIT_OK;
 cleanup:
@@ -170,10 +173,10 @@ cleanup:
 	schedstat_session_close(s);
 	if (recording_out_close(&out))
 		ret = EXIT_FAIL;
-	else if (ret == EXIT_OK && !quiet && out.bytes)
+	else if (ret == EXIT_OK && !o.quiet && out.bytes)
 		fprintf(stderr, "schedtop: recorded %lu samples, %" PRIu64 " bytes, to %s\n",
-			out.nr_samples, out.bytes, path);
-	else if (ret == EXIT_OK && !quiet)
+			out.nr_samples, out.bytes, o.path);
+	else if (ret == EXIT_OK && !o.quiet)
 		fprintf(stderr, "schedtop: recorded %lu samples\n", out.nr_samples);
 	if (emulation_stop(&emul))
 		ret = EXIT_FAIL;

@@ -193,7 +193,7 @@ static int keys(void *ctx)
 			continue;
 		}
 		rp->view.message = NULL;
-		a = view_key(&rp->view, key, tui_draw_page(&rp->view, rp->snap));
+		a = view_key(&rp->view, key, tui_draw_page(rp->snap));
 		if (a == ACT_QUIT)
 			return 1;
 		err = act(rp, a);

@@ -11,8 +11,8 @@ static const char topology_usage[] =
 "Usage: schedtop topology [--topology SPEC] [--sysfs-root DIR] [--csv]\n"
 "Print the clusters schedtop detects (or that SPEC defines), one per line.\n"
 "\n"
-"      --topology SPEC    clusters as NAME:CPULIST[@CAPACITY],..., or @FILE\n"
-"      --sysfs-root DIR   read sysfs from DIR instead of /sys\n"
+CLI_USAGE_TOPOLOGY
+CLI_USAGE_SYSFS_ROOT
 "      --csv              CSV with header cluster,name,cpus,capacity,policy,\n"
 "                         freq_min_khz,freq_max_khz (empty where unknown)\n"
 "  -h, --help             show this help\n";
@@ -25,11 +25,11 @@ static const char *const origin_names[] = {
 	[SCHEDSTAT_TOPO_CLUSTER_CPUS] = "topology/cluster_cpus_list",
 };
 
-enum { OPT_TOPOLOGY = 256, OPT_SYSFS_ROOT, OPT_CSV };
+enum { OPT_CSV = 256 };
 
 const struct option topology_long_opts[] = {
-	{ "topology", required_argument, NULL, OPT_TOPOLOGY },
-	{ "sysfs-root", required_argument, NULL, OPT_SYSFS_ROOT },
+	CLI_OPT_TOPOLOGY,
+	CLI_OPT_SYSFS_ROOT,
 	{ "csv", no_argument, NULL, OPT_CSV },
 	{ "help", no_argument, NULL, 'h' },
 	{}

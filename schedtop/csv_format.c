@@ -197,7 +197,7 @@ int columns_write_markdown(FILE *f, const struct column_table *t)
  * troff: a backslash starts an escape, a line starting with '.' or '\'' is a
  * request, and '-' is a hyphen that does not copy-paste as a minus sign.
  */
-static void man_text(FILE *f, const char *s, bool line_start)
+void man_text(FILE *f, const char *s, bool line_start)
 {
 	for (; *s; s++) {
 		if (line_start && (*s == '.' || *s == '\''))

@@ -10,6 +10,7 @@
 #ifndef SCHEDTOP_CSV_FORMAT_H
 #define SCHEDTOP_CSV_FORMAT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -58,5 +59,10 @@ int columns_write_markdown(FILE *f, const struct column_table *t);
 
 /* One ".TP / .B name / description" entry per column, for the man page. */
 int columns_write_man(FILE *f, const struct column_table *t);
+/*
+ * @s as troff text, escaped; @line_start: it begins an output line, where
+ * '.' or '\'' would start a request. The columns' and the keys' man text.
+ */
+void man_text(FILE *f, const char *s, bool line_start);
 
 #endif /* SCHEDTOP_CSV_FORMAT_H */

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "array_size.h"
 #include "cli.h"
 #include "emulate.h"
 
@@ -18,9 +19,6 @@
  * (sched_rt_runtime_us, 95% by default) lets through with any margin.
  */
 #define MIN_PCT	10
-/* The kernel's SCHED_CAPACITY_SCALE: a CPU at 100%. */
-#define SCHED_CAPACITY_SCALE	1024
-
 const struct emulation *emulation_current;
 
 static const char spec_example[] = "e.g. LITTLE:0@50%,big:1 or LITTLE:0-3@40%,big:4-7";
@@ -74,7 +72,7 @@ static int translate(const char *spec, char *out, size_t size,
 				return bad_spec(spec, "one capacity per cluster");
 			pcts[k] = v;
 			o += snprintf(out + o, size - o, "@%lu",
-				      (v * SCHED_CAPACITY_SCALE + 50) / 100);
+				      (v * SCHEDSTAT_CAPACITY_SCALE + 50) / 100);
 			p = d;		/* the '%' */
 			continue;
 		}
@@ -150,7 +148,7 @@ static const char *const method_names[] = {
 
 int emulation_parse_method(const char *arg, enum emulate_method *out)
 {
-	for (size_t i = 0; i < sizeof(method_names) / sizeof(method_names[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(method_names); i++) {
 		if (!strcmp(arg, method_names[i])) {
 			*out = i;
 			return 0;

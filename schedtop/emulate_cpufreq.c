@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "array_size.h"
 #include "cli.h"
 #include "emulate.h"
 
@@ -139,7 +140,7 @@ static bool has_limits(const struct policy *p)
 	};
 	char path[PATH_LEN + 32];
 
-	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
 		snprintf(path, sizeof(path), "%s/%s", p->dir, files[i]);
 		if (access(path, F_OK))
 			return false;

@@ -13,7 +13,7 @@
 
 _Static_assert(VK_DOWN == KEY_DOWN && VK_NPAGE == KEY_NPAGE &&
 	       VK_ENTER == KEY_ENTER && VK_END == KEY_END && VK_F0 == KEY_F0,
-	       "tui_view.h key codes must be ncurses' own");
+	       "tui_keys.h key codes must be ncurses' own");
 
 /* Semantic colours (htop's ColorElements idea), mapped per scheme. */
 enum color {
@@ -163,7 +163,7 @@ static int top_lines(const struct schedstat_snapshot *snap)
 	return 1 + (show_cpus(snap) ? count_cpu_lines(snap) : (int)nc);
 }
 
-size_t tui_draw_page(const struct view *v, const struct schedstat_snapshot *snap)
+size_t tui_draw_page(const struct schedstat_snapshot *snap)
 {
 	int rows = LINES - top_lines(snap) - 2;
 
@@ -208,7 +208,7 @@ static void draw_cpu(int y, const struct schedstat_cpu *c,
 		put(y, 8, C_DIM, "offline");
 		return;
 	}
-	bar(y, 8, w, vals, colors, 4, c->capacity ? c->capacity : 1024, st);
+	bar(y, 8, w, vals, colors, 4, c->capacity ? c->capacity : SCHEDSTAT_CAPACITY_SCALE, st);
 	/* rt* : the emulation's stealer makes this RT pressure, not load. */
 	snprintf(s, sizeof(s), " util %4u rt%s%3u dl %3u irq %3u  runnable %4u  "
 		 "blocked %4u  nr %u", c->util_avg,
@@ -431,7 +431,7 @@ static void draw_help(const struct view *v)
 {
 	int y = 0;
 
-	/* From the key table (tui_view.c): the keys that really work here. */
+	/* From the key table (tui_keys.c): the keys that really work here. */
 	put(y++, 0, C_TITLE, "schedtop keys");
 	for (size_t i = 0; i < view_nr_bindings && y < LINES - 1; i++) {
 		const struct view_binding *b = &view_bindings[i];
@@ -489,9 +489,9 @@ static void draw_detail(const struct view *v, const struct schedstat_snapshot *s
 	put(y++, 0, C_NORMAL, s);
 	y++;
 	put(y, 0, C_NORMAL, "util_avg");
-	sparkline(y++, 14, w, h->util, NULL, h->n, h->head, 1024, st);
+	sparkline(y++, 14, w, h->util, NULL, h->n, h->head, SCHEDSTAT_CAPACITY_SCALE, st);
 	put(y, 0, C_NORMAL, "runnable");
-	sparkline(y++, 14, w, h->runnable, NULL, h->n, h->head, 1024, st);
+	sparkline(y++, 14, w, h->runnable, NULL, h->n, h->head, SCHEDSTAT_CAPACITY_SCALE, st);
 	snprintf(s, sizeof(s), "(last %u samples, %.0f s; full scale 1024)", h->n,
 		 h->n * v->interval_ms / 1000.0);
 	put(y++, 14, C_DIM, s);

@@ -19,7 +19,7 @@ struct tui_style {
 /* After initscr()/newterm(): colours and attributes for @style. */
 void tui_draw_init(const struct tui_style *style);
 /* Task rows that fit below the header, for PgUp/PgDn. */
-size_t tui_draw_page(const struct view *v, const struct schedstat_snapshot *snap);
+size_t tui_draw_page(const struct schedstat_snapshot *snap);
 void tui_draw(struct view *v, const struct schedstat_snapshot *snap,
 	      const struct schedstat_topology *topo, const struct tui_style *style);
 

@@ -11,9 +11,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "schedstat.h"
+
 /* include/linux/sched/prio.h: prio 0..99 is rt (and dl, -1), 100..139 fair. */
 #define MAX_RT_PRIO		100
 #define MAX_PRIO		140
+#define DEFAULT_PRIO		(MAX_RT_PRIO + 20)	/* nice 0 */
 
 /* A task of this prio is in the fair class, so its PELT sums are on a cfs_rq. */
 static inline bool prio_is_fair(int prio)
@@ -27,6 +30,15 @@ static inline bool prio_is_fair(int prio)
 #define TASK_NOLOAD		0x0400
 #define TASK_IDLE		(TASK_UNINTERRUPTIBLE | TASK_NOLOAD)
 #define TASK_REPORT		0x7f
+
+/* include/linux/sched.h: task_struct.flags, field 9 of /proc/PID/stat. */
+#define PF_KTHREAD		0x00200000	/* a kernel thread */
+
+/*
+ * include/linux/sched.h: the capacity of the biggest CPU at its highest
+ * frequency, and what a CPU without a cpu_capacity file is given.
+ */
+#define SCHED_CAPACITY_SCALE	SCHEDSTAT_CAPACITY_SCALE
 
 /*
  * kernel/sched/fair.c fits_capacity(): @util fits a CPU of capacity @cap

@@ -29,6 +29,11 @@ static inline bool cpuset_test(const struct cpuset *set, unsigned int cpu)
 int cpuset_count(const struct cpuset *set);
 /* Highest member + 1, 0 when empty. */
 int cpuset_end(const struct cpuset *set);
+/* @dst |= @src, &= @src, &= ~@src. */
+void cpuset_or(struct cpuset *dst, const struct cpuset *src);
+void cpuset_and(struct cpuset *dst, const struct cpuset *src);
+void cpuset_andnot(struct cpuset *dst, const struct cpuset *src);
+bool cpuset_intersects(const struct cpuset *a, const struct cpuset *b);
 
 /*
  * Kernel CPU list syntax ("0-3,5,8-11"; also "0-7:2/4" stride groups are not

@@ -209,7 +209,7 @@ int schedstat_cpu_exit_open(struct schedstat_cpu_exit **out, int cpu)
 	if (err)
 		goto cleanup;
 	x->kick_fn = kick_ap_work_address();
-	err = tracefs_instance_open_private(&x->inst, BUFFER_KB);
+	err = trace_instance_open(&x->inst, BUFFER_KB);
 	if (err)
 		goto cleanup;
 	x->tep = tracefs_local_events_system(NULL, systems);
@@ -285,7 +285,7 @@ int schedstat_cpu_exit_close(struct schedstat_cpu_exit *x)
 		if (!err)
 			err = e;
 	}
-	tracefs_instance_close_private(x->inst);
+	trace_instance_close(x->inst);
 	tep_free(x->tep);
 	for (int i = 0; i < x->nr_state_names; i++)
 		free(x->state_names[i]);

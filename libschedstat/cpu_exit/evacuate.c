@@ -17,8 +17,8 @@
 #include <tracefs.h>
 
 #include "cpu_exit.h"
+#include "sched_kernel.h"
 
-#define PF_KTHREAD	0x00200000	/* include/linux/sched.h, stable ABI */
 /* Passes over /proc until one moves nothing: tasks fork meanwhile. */
 #define MAX_PASSES	8
 /* How long the CPU is watched after the last pass for a straggler. */

@@ -574,7 +574,7 @@ int engine_current(struct engine *e, uint64_t ts, int cpu, int32_t pid)
 		 t->queued_since < ts)
 		ts = t->queued_since;
 	return do_switch(e, ts, c, cpu, c->curr, c->curr_prio, 1, NULL, pid,
-			 t ? t->rec.prio : 120, NULL);
+			 t ? t->rec.prio : DEFAULT_PRIO, NULL);
 }
 
 int engine_waking(struct engine *e, uint64_t ts, int32_t pid, const char *comm)
@@ -1004,7 +1004,7 @@ int engine_new(struct engine **out, const struct schedstat_topology *topo,
 
 		c->capacity = schedstat_topology_cpu_capacity(topo, i);
 		if (!c->capacity)
-			c->capacity = 1024;
+			c->capacity = SCHED_CAPACITY_SCALE;
 		if (k >= 0)
 			schedstat_topology_cluster_freq(topo, k, &min_khz, &max_khz);
 		c->max_khz = max_khz;

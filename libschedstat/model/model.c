@@ -148,7 +148,7 @@ static struct model_freq_time *freq_find(struct model_freq_time *t, size_t n,
 	return NULL;
 }
 
-/* Time at each (CPU, frequency) up to @ts: completed stays plus current. */
+/* Time at each (CPU, frequency) up to @in->ts_ns: completed stays plus current. */
 static int freq_cumulative(const struct model_input *in, struct model_freq_time **out,
 			   size_t *nr)
 {
@@ -347,7 +347,7 @@ static const struct st_cpu_state *cpu_of(const struct model_input *in,
 /* Asleep with its PELT contribution parked on a cfs_rq (see add_blocked). */
 static bool sleeping_fair(const struct st_task_rec *r)
 {
-	/* prio < 100: rt or dl; their se.avg is not on any cfs_rq. */
+	/* prio < MAX_RT_PRIO: rt or dl; their se.avg is not on any cfs_rq. */
 	return !r->on_rq && !r->exit_state && r->last_update_time && prio_is_fair(r->prio);
 }
 

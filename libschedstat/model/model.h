@@ -83,13 +83,13 @@ int model_update(struct model *m, const struct model_input *in,
 int model_add_migration(struct model *m, int32_t pid, int32_t orig_cpu,
 			int32_t dest_cpu);
 
-/* ps-style state letter from task_struct.__state and exit_state. */
 /*
  * A task switched out for the last time (TASK_DEAD, which kernels before
  * 4.14 had trace as 'x'): a bit of schedtop's own, beyond every kernel's
  * task state bits, that the event sources set from the trace's format.
  */
 #define MODEL_STATE_DEAD	0x80000000u
+/* ps-style state letter from task_struct.__state and exit_state. */
 char model_state_letter(unsigned int state, unsigned int exit_state);
 
 #endif /* SCHEDSTAT_MODEL_H */

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "array_size.h"
 #include "sched_events.h"
 
 enum ev_kind {
@@ -45,8 +46,23 @@ const struct sched_event_name sched_event_names[] = {
 	[NR_EV_KINDS] = { NULL, NULL },
 };
 
-/* Field slots; which ones an event uses depends on its kind. */
-enum { F_A, F_B, F_C, F_D, F_E, F_F, F_G, F_H, NR_F };
+/*
+ * Where each kind's fields sit in struct ev_fmt.f[], named as the event's
+ * format names them (field_names[] below binds the two): code reads
+ * f[SW_PREV_PID], never a position in the record.
+ */
+enum { SW_PREV_PID, SW_PREV_PRIO, SW_PREV_STATE, SW_PREV_COMM,	/* sched_switch */
+       SW_NEXT_PID, SW_NEXT_PRIO, SW_NEXT_COMM };
+enum { WK_PID, WK_PRIO, WK_TARGET_CPU, WK_COMM };	/* sched_waking, _wakeup(_new) */
+enum { MG_PID, MG_PRIO, MG_ORIG_CPU, MG_DEST_CPU, MG_COMM };	/* sched_migrate_task */
+enum { EX_PID, EX_PRIO, EX_COMM };			/* sched_process_exit */
+enum { PW_STATE, PW_CPU_ID };				/* cpu_frequency, cpu_idle */
+enum { HP_CPU, HP_TARGET, HP_IDX };			/* cpuhp_enter, cpuhp_multi_enter */
+enum { HPX_CPU, HPX_STATE };				/* cpuhp_exit */
+enum { RT_PID, RT_RUNTIME };				/* sched_stat_runtime */
+enum { PELT_PID, PELT_CPU, PELT_UTIL, PELT_LOAD,	/* vendor PELT events */
+       PELT_RUNNABLE, PELT_PATH };
+#define NR_F	8	/* slots: more than sched_switch, which uses the most (7) */
 
 struct ev_fmt {
 	struct tep_event *event;
@@ -86,7 +102,7 @@ static uint64_t state_letter_bits(const char *s)
 		{ "x", MODEL_STATE_DEAD },
 	};
 
-	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(map); i++)
 		if (!strcmp(s, map[i].letter))
 			return map[i].bits;
 	/* K (wakekill), W (waking), N (noload): no letter of their own. */
@@ -137,7 +153,7 @@ static void read_state_format(struct sched_events *se, struct tep_event *ev)
 	if (!flags)
 		return;
 	for (const struct tep_print_flag_sym *f = flags->flags.flags;
-	     f && se->nr_state_bits < (int)(sizeof(se->state_bits) / sizeof(se->state_bits[0]));
+	     f && se->nr_state_bits < (int)ARRAY_SIZE(se->state_bits);
 	     f = f->next) {
 		uint64_t v = f->value ? strtoull(f->value, NULL, 0) : 0;
 
@@ -168,20 +184,29 @@ static uint64_t prev_state(const struct sched_events *se, uint64_t v)
 	return out;
 }
 
+#define WAKE_FIELDS { [WK_PID] = "pid", [WK_PRIO] = "prio", \
+		      [WK_TARGET_CPU] = "target_cpu", [WK_COMM] = "comm" }
+#define HP_ENTER_FIELDS { [HP_CPU] = "cpu", [HP_TARGET] = "target", [HP_IDX] = "idx" }
+#define POWER_FIELDS { [PW_STATE] = "state", [PW_CPU_ID] = "cpu_id" }
+
 static const char *const field_names[NR_EV_KINDS][NR_F] = {
-	[EV_SWITCH] = { "prev_pid", "prev_prio", "prev_state", "prev_comm",
-			"next_pid", "next_prio", "next_comm" },
-	[EV_WAKING] = { "pid", "prio", "target_cpu", "comm" },
-	[EV_WAKEUP] = { "pid", "prio", "target_cpu", "comm" },
-	[EV_WAKEUP_NEW] = { "pid", "prio", "target_cpu", "comm" },
-	[EV_MIGRATE] = { "pid", "prio", "orig_cpu", "dest_cpu", "comm" },
-	[EV_EXIT] = { "pid", "prio", NULL, "comm" },
-	[EV_FREQ] = { "state", "cpu_id" },
-	[EV_IDLE] = { "state", "cpu_id" },
-	[EV_HP_ENTER] = { "cpu", "target", "idx" },
-	[EV_HP_MULTI_ENTER] = { "cpu", "target", "idx" },
-	[EV_HP_EXIT] = { "cpu", "state" },
-	[EV_STAT_RUNTIME] = { "pid", "runtime" },
+	[EV_SWITCH] = { [SW_PREV_PID] = "prev_pid", [SW_PREV_PRIO] = "prev_prio",
+			[SW_PREV_STATE] = "prev_state", [SW_PREV_COMM] = "prev_comm",
+			[SW_NEXT_PID] = "next_pid", [SW_NEXT_PRIO] = "next_prio",
+			[SW_NEXT_COMM] = "next_comm" },
+	[EV_WAKING] = WAKE_FIELDS,
+	[EV_WAKEUP] = WAKE_FIELDS,
+	[EV_WAKEUP_NEW] = WAKE_FIELDS,
+	[EV_MIGRATE] = { [MG_PID] = "pid", [MG_PRIO] = "prio", [MG_ORIG_CPU] = "orig_cpu",
+			 [MG_DEST_CPU] = "dest_cpu", [MG_COMM] = "comm" },
+	/* prio is not used, but an exit without it is not the event we know. */
+	[EV_EXIT] = { [EX_PID] = "pid", [EX_PRIO] = "prio", [EX_COMM] = "comm" },
+	[EV_FREQ] = POWER_FIELDS,
+	[EV_IDLE] = POWER_FIELDS,
+	[EV_HP_ENTER] = HP_ENTER_FIELDS,
+	[EV_HP_MULTI_ENTER] = HP_ENTER_FIELDS,
+	[EV_HP_EXIT] = { [HPX_CPU] = "cpu", [HPX_STATE] = "state" },
+	[EV_STAT_RUNTIME] = { [RT_PID] = "pid", [RT_RUNTIME] = "runtime" },
 };
 
 /*
@@ -231,14 +256,14 @@ int sched_events_new(struct sched_events **out, struct tep_handle *tep,
 		if (!ef->event)
 			continue;
 		if (is_pelt_kind(k)) {
-			ef->f[F_A] = first_field(ef->event, pelt_pid);
-			ef->f[F_B] = first_field(ef->event, pelt_cpu);
-			ef->f[F_C] = first_field(ef->event, pelt_util);
-			ef->f[F_D] = first_field(ef->event, pelt_load);
-			ef->f[F_E] = first_field(ef->event, pelt_runnable);
-			ef->f[F_F] = first_field(ef->event, pelt_path);
+			ef->f[PELT_PID] = first_field(ef->event, pelt_pid);
+			ef->f[PELT_CPU] = first_field(ef->event, pelt_cpu);
+			ef->f[PELT_UTIL] = first_field(ef->event, pelt_util);
+			ef->f[PELT_LOAD] = first_field(ef->event, pelt_load);
+			ef->f[PELT_RUNNABLE] = first_field(ef->event, pelt_runnable);
+			ef->f[PELT_PATH] = first_field(ef->event, pelt_path);
 			/* Without a util value it tells us nothing. */
-			if (!ef->f[F_C])
+			if (!ef->f[PELT_UTIL])
 				ef->event = NULL;
 			continue;
 		}
@@ -389,8 +414,8 @@ bool sched_events_freq(const struct sched_events *se,
 		return marker_freq(se, rec, cpu, khz);
 	if (!ef->event || type != ef->event->id)
 		return false;
-	*cpu = num(ef->f[F_B], rec);
-	*khz = num(ef->f[F_A], rec);
+	*cpu = num(ef->f[PW_CPU_ID], rec);
+	*khz = num(ef->f[PW_STATE], rec);
 	return true;
 }
 
@@ -398,9 +423,9 @@ static bool root_cfs_rq(const struct ev_fmt *ef, const struct tep_record *rec)
 {
 	char path[64];
 
-	if (!ef->f[F_F])
+	if (!ef->f[PELT_PATH])
 		return true;
-	str(ef->f[F_F], rec, path, sizeof(path));
+	str(ef->f[PELT_PATH], rec, path, sizeof(path));
 	return !strcmp(path, "/") || !path[0];
 }
 
@@ -412,20 +437,20 @@ static bool root_cfs_rq(const struct ev_fmt *ef, const struct tep_record *rec)
 static int kernel_pelt(struct engine *e, const struct ev_fmt *ef, int k,
 		       const struct tep_record *rec, uint64_t ts)
 {
-	uint64_t util = num(ef->f[F_C], rec), load = num(ef->f[F_D], rec),
-		 runnable = num(ef->f[F_E], rec);
+	uint64_t util = num(ef->f[PELT_UTIL], rec), load = num(ef->f[PELT_LOAD], rec),
+		 runnable = num(ef->f[PELT_RUNNABLE], rec);
 	struct engine_kernel_pelt kp = {
 		.util = &util,
-		.load = ef->f[F_D] ? &load : NULL,
-		.runnable = ef->f[F_E] ? &runnable : NULL,
+		.load = ef->f[PELT_LOAD] ? &load : NULL,
+		.runnable = ef->f[PELT_RUNNABLE] ? &runnable : NULL,
 	};
 	bool cfs = k == EV_PELT_CFS || k == EV_LOAD_AVG_CPU ||
 		   k == EV_LOAD_CFS_RQ || k == EV_LISA_PELT_CFS;
 
-	if (!cfs && ef->f[F_A] && num(ef->f[F_A], rec) > 0)
-		engine_kernel_task_pelt(e, ts, num(ef->f[F_A], rec), &kp);
-	else if (cfs && ef->f[F_B] && root_cfs_rq(ef, rec))
-		engine_kernel_cpu_pelt(e, ts, num(ef->f[F_B], rec), &kp);
+	if (!cfs && ef->f[PELT_PID] && num(ef->f[PELT_PID], rec) > 0)
+		engine_kernel_task_pelt(e, ts, num(ef->f[PELT_PID], rec), &kp);
+	else if (cfs && ef->f[PELT_CPU] && root_cfs_rq(ef, rec))
+		engine_kernel_cpu_pelt(e, ts, num(ef->f[PELT_CPU], rec), &kp);
 	return 0;
 }
 
@@ -464,49 +489,49 @@ int sched_events_handle(struct sched_events *se, struct tep_record *rec)
 	}
 	switch (k) {
 	case EV_SWITCH:
-		str(ef->f[F_D], rec, comm, sizeof(comm));
-		str(ef->f[F_G], rec, comm2, sizeof(comm2));
-		return engine_switch(e, ts, rec->cpu, num(ef->f[F_A], rec),
-				     num(ef->f[F_B], rec),
-				     prev_state(se, num(ef->f[F_C], rec)),
-				     comm, num(ef->f[F_E], rec),
-				     num(ef->f[F_F], rec), comm2);
+		str(ef->f[SW_PREV_COMM], rec, comm, sizeof(comm));
+		str(ef->f[SW_NEXT_COMM], rec, comm2, sizeof(comm2));
+		return engine_switch(e, ts, rec->cpu, num(ef->f[SW_PREV_PID], rec),
+				     num(ef->f[SW_PREV_PRIO], rec),
+				     prev_state(se, num(ef->f[SW_PREV_STATE], rec)),
+				     comm, num(ef->f[SW_NEXT_PID], rec),
+				     num(ef->f[SW_NEXT_PRIO], rec), comm2);
 	case EV_WAKING:
-		str(ef->f[F_D], rec, comm, sizeof(comm));
-		return engine_waking(e, ts, num(ef->f[F_A], rec), comm);
+		str(ef->f[WK_COMM], rec, comm, sizeof(comm));
+		return engine_waking(e, ts, num(ef->f[WK_PID], rec), comm);
 	case EV_WAKEUP:
 	case EV_WAKEUP_NEW:
-		str(ef->f[F_D], rec, comm, sizeof(comm));
-		return engine_wakeup(e, ts, num(ef->f[F_A], rec),
-				     num(ef->f[F_B], rec), num(ef->f[F_C], rec),
+		str(ef->f[WK_COMM], rec, comm, sizeof(comm));
+		return engine_wakeup(e, ts, num(ef->f[WK_PID], rec),
+				     num(ef->f[WK_PRIO], rec), num(ef->f[WK_TARGET_CPU], rec),
 				     comm, k == EV_WAKEUP_NEW);
 	case EV_MIGRATE:
-		str(ef->f[F_E], rec, comm, sizeof(comm));
-		return engine_migrate(e, ts, num(ef->f[F_A], rec),
-				      num(ef->f[F_B], rec), num(ef->f[F_C], rec),
-				      num(ef->f[F_D], rec), comm);
+		str(ef->f[MG_COMM], rec, comm, sizeof(comm));
+		return engine_migrate(e, ts, num(ef->f[MG_PID], rec),
+				      num(ef->f[MG_PRIO], rec), num(ef->f[MG_ORIG_CPU], rec),
+				      num(ef->f[MG_DEST_CPU], rec), comm);
 	case EV_EXIT:
-		str(ef->f[F_D], rec, comm, sizeof(comm));
-		return engine_exit(e, ts, num(ef->f[F_A], rec), comm);
+		str(ef->f[EX_COMM], rec, comm, sizeof(comm));
+		return engine_exit(e, ts, num(ef->f[EX_PID], rec), comm);
 	case EV_FREQ:
-		engine_freq(e, ts, num(ef->f[F_B], rec), num(ef->f[F_A], rec));
+		engine_freq(e, ts, num(ef->f[PW_CPU_ID], rec), num(ef->f[PW_STATE], rec));
 		return 0;
 	case EV_IDLE:
 		/* PWR_EVENT_EXIT is (u32)-1: as a signed state, -1. */
-		engine_idle(e, ts, num(ef->f[F_B], rec),
-			    (int32_t)num(ef->f[F_A], rec));
+		engine_idle(e, ts, num(ef->f[PW_CPU_ID], rec),
+			    (int32_t)num(ef->f[PW_STATE], rec));
 		return 0;
 	case EV_HP_ENTER:
 	case EV_HP_MULTI_ENTER:
-		engine_hotplug(e, ts, num(ef->f[F_A], rec), num(ef->f[F_B], rec),
-			       num(ef->f[F_C], rec), true);
+		engine_hotplug(e, ts, num(ef->f[HP_CPU], rec), num(ef->f[HP_TARGET], rec),
+			       num(ef->f[HP_IDX], rec), true);
 		return 0;
 	case EV_HP_EXIT:
-		engine_hotplug(e, ts, num(ef->f[F_A], rec), 0, 0, false);
+		engine_hotplug(e, ts, num(ef->f[HPX_CPU], rec), 0, 0, false);
 		return 0;
 	case EV_STAT_RUNTIME:
-		engine_runtime(e, ts, rec->cpu, num(ef->f[F_A], rec),
-			       num(ef->f[F_B], rec));
+		engine_runtime(e, ts, rec->cpu, num(ef->f[RT_PID], rec),
+			       num(ef->f[RT_RUNTIME], rec));
 		return 0;
 	default:
 		return kernel_pelt(e, ef, k, rec, ts);

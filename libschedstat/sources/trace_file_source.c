@@ -25,6 +25,7 @@ const char *tracecmd_get_uname(struct tracecmd_input *handle);
 #include "model.h"
 #include "engine_sink.h"
 #include "sched_events.h"
+#include "sched_kernel.h"
 #include "source.h"
 #include "trace_file_check.h"
 
@@ -209,7 +210,7 @@ static int trace_topology(const struct schedstat_session_opts *opts,
 
 		for (int cpu = 0; cpu < nr_cpus; cpu++) {
 			cpuset_set(&all, cpu);
-			caps[cpu] = 1024;
+			caps[cpu] = SCHED_CAPACITY_SCALE;
 		}
 		topo = topology_new(SCHEDSTAT_TOPO_SINGLE);
 		if (!topo)

@@ -44,7 +44,7 @@ static int find_tracefs(void)
 	return 0;
 }
 
-int tracefs_instance_open_private(struct tracefs_instance **out, int buffer_kb)
+int trace_instance_open(struct tracefs_instance **out, int buffer_kb)
 {
 	struct tracefs_instance *inst;
 	char name[32], kb[32];
@@ -62,7 +62,7 @@ int tracefs_instance_open_private(struct tracefs_instance **out, int buffer_kb)
 		       -SCHEDSTAT_ERR_TRACEFS_PRIV : -SCHEDSTAT_ERR_NO_TRACEFS;
 	/* Same clock as mono_ns(); "local" would not compare with samples. */
 	if (tracefs_instance_file_write(inst, "trace_clock", "mono") < 0) {
-		tracefs_instance_close_private(inst);
+		trace_instance_close(inst);
 		return -SCHEDSTAT_ERR_NO_TRACEFS;
 	}
 	snprintf(kb, sizeof(kb), "%d", buffer_kb);
@@ -71,7 +71,7 @@ int tracefs_instance_open_private(struct tracefs_instance **out, int buffer_kb)
 	return 0;
 }
 
-void tracefs_instance_close_private(struct tracefs_instance *inst)
+void trace_instance_close(struct tracefs_instance *inst)
 {
 	if (!inst)
 		return;

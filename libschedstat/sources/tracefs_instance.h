@@ -3,7 +3,8 @@
  * schedtop's private tracefs instances, "schedtop-PID": one per process, so
  * the user's own tracing is never touched, and one left by a killed
  * schedtop is removed by the next. Shared by the tracefs source and the
- * hotplug timer.
+ * hotplug timer. Named trace_instance_*: tracefs_* is libtracefs's, and a
+ * name of ours there could clash with one of its own in a static link.
  */
 #ifndef SCHEDSTAT_TRACEFS_INSTANCE_H
 #define SCHEDSTAT_TRACEFS_INSTANCE_H
@@ -16,8 +17,8 @@
  * @buffer_kb per CPU. Returns 0, -SCHEDSTAT_ERR_NO_TRACEFS or
  * -SCHEDSTAT_ERR_TRACEFS_PRIV.
  */
-int tracefs_instance_open_private(struct tracefs_instance **out, int buffer_kb);
+int trace_instance_open(struct tracefs_instance **out, int buffer_kb);
 /* Events off, then the instance removed and freed; NULL is fine. */
-void tracefs_instance_close_private(struct tracefs_instance *inst);
+void trace_instance_close(struct tracefs_instance *inst);
 
 #endif /* SCHEDSTAT_TRACEFS_INSTANCE_H */

@@ -19,6 +19,7 @@
 #include "model.h"
 #include "engine_sink.h"
 #include "sched_events.h"
+#include "sched_kernel.h"
 #include "source.h"
 #include "tracefs_instance.h"
 
@@ -185,7 +186,7 @@ static void read_overruns(struct tracefs_source *s)
 
 /*
  * /proc/PID/task/TID/stat fields after the comm: state, then (counting from
- * 3) priority at 18 (prio - 100), starttime at 22, processor at 39.
+ * 3) priority at 18 (prio - MAX_RT_PRIO), starttime at 22, processor at 39.
  */
 static int parse_stat(const char *buf, struct engine_seed *seed, char *state)
 {
@@ -217,7 +218,7 @@ static int parse_stat(const char *buf, struct engine_seed *seed, char *state)
 		else if (field == 39)
 			cpu = strtoll(p, NULL, 10);
 	}
-	seed->prio = prio + 100;
+	seed->prio = prio + MAX_RT_PRIO;
 	seed->start_time = start;
 	seed->cpu = cpu;
 	return field >= 39 ? 0 : -EINVAL;
@@ -375,7 +376,7 @@ static void tracefs_source_close(void *src)
 
 	if (!s)
 		return;
-	tracefs_instance_close_private(s->instance);
+	trace_instance_close(s->instance);
 	if (s->timerfd >= 0)
 		close(s->timerfd);
 	free(s->held);
@@ -416,7 +417,7 @@ static int tracefs_source_open(void **out, const struct schedstat_session_opts *
 		err = engine_new(&s->engine, s->topo, &hooks);
 	if (err)
 		goto cleanup;
-	err = tracefs_instance_open_private(&s->instance, BUFFER_KB);
+	err = trace_instance_open(&s->instance, BUFFER_KB);
 	if (err)
 		goto cleanup;
 	s->tep = tracefs_local_events_system(NULL, systems);

@@ -24,6 +24,32 @@ int cpuset_end(const struct cpuset *set)
 	return 0;
 }
 
+void cpuset_or(struct cpuset *dst, const struct cpuset *src)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(dst->bits); i++)
+		dst->bits[i] |= src->bits[i];
+}
+
+void cpuset_and(struct cpuset *dst, const struct cpuset *src)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(dst->bits); i++)
+		dst->bits[i] &= src->bits[i];
+}
+
+void cpuset_andnot(struct cpuset *dst, const struct cpuset *src)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(dst->bits); i++)
+		dst->bits[i] &= ~src->bits[i];
+}
+
+bool cpuset_intersects(const struct cpuset *a, const struct cpuset *b)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(a->bits); i++)
+		if (a->bits[i] & b->bits[i])
+			return true;
+	return false;
+}
+
 static const char *skip_space(const char *s)
 {
 	while (isspace((unsigned char)*s))
