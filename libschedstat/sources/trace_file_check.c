@@ -5,9 +5,9 @@
  * 3.1 trusts them: a file cut short crashes it on its own error path
  * (tracecmd_close() of a half-read handle), a damaged length has it
  * allocate exabytes, damaged ring-buffer pages send libtraceevent's kbuffer
- * past them. Compressed sections and data are inflated to be checked (with
- * libzstd and zlib, which libtracecmd itself uses). Layouts: trace-cmd's Documentation,
- * trace-cmd.dat.v6.5.txt and trace-cmd.dat.v7.5.txt.
+ * past them. Compressed sections and data are inflated to be checked
+ * (with libzstd and zlib, as libtracecmd does). Layouts: trace-cmd's
+ * Documentation, trace-cmd.dat.v6.5.txt and trace-cmd.dat.v7.5.txt.
  */
 #ifdef HAVE_TRACECMD
 #include <errno.h>
@@ -26,8 +26,20 @@
 
 /* enum tracecmd_file_options and the v7 section ids, as trace-cmd has them. */
 #define OPT_DONE		0
+#define OPT_DATE		1
+#define OPT_CPUSTAT		2
 #define OPT_BUFFER		3
+#define OPT_TRACECLOCK		4
+#define OPT_UNAME		5
+#define OPT_HOOK		6
+#define OPT_VERSION		9
+#define OPT_PROCMAPS		10
+#define OPT_STRINGS		15
 #define OPT_HEADER_INFO		16
+#define OPT_FTRACE_EVENTS	17
+#define OPT_EVENT_FORMATS	18
+#define OPT_KALLSYMS		19
+#define OPT_PRINTK		20
 #define OPT_CMDLINES		21
 #define OPT_BUFFER_TEXT		22
 #define SEC_FL_COMPRESS		1
@@ -265,11 +277,17 @@ static bool option_text(struct cursor *c, uint16_t id, uint64_t start,
 	char last = 0;
 
 	switch (id) {
-	case 4:		/* TRACECLOCK: empty in v6 (the clock is elsewhere) */
+	case OPT_TRACECLOCK:	/* empty in v6 (the clock is elsewhere) */
 		if (!len)
 			return true;
 		break;
-	case 1: case 2: case 5: case 6: case 9: case 10: case 15:
+	case OPT_DATE:
+	case OPT_CPUSTAT:
+	case OPT_UNAME:
+	case OPT_HOOK:
+	case OPT_VERSION:
+	case OPT_PROCMAPS:
+	case OPT_STRINGS:
 		if (!len)
 			return false;
 		break;
@@ -428,13 +446,13 @@ static bool section_content(struct cursor *c, uint16_t id)
 	switch (id) {
 	case OPT_HEADER_INFO:
 		return header_info(c);
-	case OPT_HEADER_INFO + 1:
+	case OPT_FTRACE_EVENTS:
 		return ftrace_formats(c);
-	case OPT_HEADER_INFO + 2:
+	case OPT_EVENT_FORMATS:
 		return event_formats(c);
-	case OPT_HEADER_INFO + 3:	/* kallsyms */
+	case OPT_KALLSYMS:
 		return blob(c, 4);
-	case OPT_HEADER_INFO + 4:
+	case OPT_PRINTK:
 		return printk_formats(c);
 	case OPT_CMDLINES:
 		return blob(c, 8);
