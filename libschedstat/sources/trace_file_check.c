@@ -70,6 +70,12 @@ struct cursor {
  */
 #define MAX_PAGE_SIZE		(1U << 20)
 
+/*
+ * More than any section or chunk a recorder writes uncompressed (kallsyms
+ * of a big kernel are tens of MiB): libtracecmd allocates what it says.
+ */
+#define MAX_UNCOMPRESSED	(256U << 20)
+
 static bool take(struct cursor *c, void *buf, uint64_t n)
 {
 	if (c->bad || n > c->size || c->pos > c->size - n ||
@@ -337,10 +343,68 @@ static bool header_info(struct cursor *c)
 	       !strcmp(name, "header_event") && blob(c, 8);
 }
 
+/* Whether the format text @fmt declares a field @name of @len bytes. */
+static bool has_field(const char *fmt, const char *name, size_t len)
+{
+	for (const char *p = fmt; (p = strstr(p, "field:")); p++) {
+		const char *end = strchr(p, ';'), *id;
+
+		if (!end)
+			return false;
+		/* The name is the last word before ';' or '['. */
+		id = memchr(p, '[', end - p);
+		if (id)
+			end = id;
+		id = end;
+		while (id > p && (id[-1] == '_' || (id[-1] >= '0' && id[-1] <= '9') ||
+				  ((id[-1] | 0x20) >= 'a' && (id[-1] | 0x20) <= 'z')))
+			id--;
+		if ((size_t)(end - id) == len && !memcmp(id, name, len))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * One event's format: every REC->FIELD its print fmt uses is one of its
+ * fields. libtraceevent 1.7 dereferences a NULL field when a
+ * __print_symbolic() (and others) names one it lacks.
+ */
+static bool event_format(struct cursor *c)
+{
+	uint64_t size = num(c, 8);
+	const char *pf;
+	char *buf;
+	bool ok = true;
+
+	if (c->bad || size > c->size - c->pos || size > MAX_UNCOMPRESSED)
+		return false;
+	buf = malloc(size + 1);
+	if (!buf || !take(c, buf, size)) {
+		free(buf);
+		return false;
+	}
+	buf[size] = '\0';
+	pf = strstr(buf, "print fmt:");
+	for (const char *p = pf; ok && p && (p = strstr(p, "REC->")); ) {
+		size_t len = 0;
+
+		p += 5;
+		while (p[len] == '_' || (p[len] >= '0' && p[len] <= '9') ||
+		       ((p[len] | 0x20) >= 'a' && (p[len] | 0x20) <= 'z'))
+			len++;
+		ok = len && has_field(buf, p, len);
+		p += len;
+	}
+	free(buf);
+	return ok;
+}
+
 static bool ftrace_formats(struct cursor *c)
 {
 	for (uint32_t n = num(c, 4); n && !c->bad; n--)
-		blob(c, 8);
+		if (!event_format(c))
+			return false;
 	return !c->bad;
 }
 
@@ -349,7 +413,8 @@ static bool event_formats(struct cursor *c)
 	for (uint32_t sys = num(c, 4); sys && !c->bad; sys--) {
 		cstr(c, NULL, 4096);
 		for (uint32_t n = num(c, 4); n && !c->bad; n--)
-			blob(c, 8);
+			if (!event_format(c))
+				return false;
 	}
 	return !c->bad;
 }
@@ -404,11 +469,6 @@ static bool check_v6(struct cursor *c)
 	return !c->bad;
 }
 
-/*
- * More than any section or chunk a recorder writes uncompressed (kallsyms
- * of a big kernel are tens of MiB): libtracecmd allocates what it says.
- */
-#define MAX_UNCOMPRESSED	(256U << 20)
 
 /*
  * @csize bytes at @off inflated to exactly @usize (free() it), or NULL:

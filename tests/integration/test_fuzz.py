@@ -30,10 +30,9 @@ def recording_reader_survives_fuzzing():
 
 @test
 def trace_file_source_survives_fuzzing():
-    """A fixed sequence (seed 1, 1000 inputs): libtraceevent 1.7's event
-    format parser still crashes on some damaged formats that no check here
-    can foresee (see docs/signals.md), so a run of random length could find
-    one by chance; this one is the same on every machine."""
+    """A fixed sequence (seed 1, 1000 inputs), the same on every machine:
+    libtraceevent's format parser may hold crashes no run here has reached
+    (docs/signals.md), and a suite run must not find one by chance."""
     fuzz(TRACE_FUZZER, TRACE_CORPUS, "build/fuzz/fuzz_trace_file not built "
          "(make fuzz; needs clang and libtracecmd-dev)", at_least=900,
          extra=["-seed=1", "-runs=1000"])
