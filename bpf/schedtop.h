@@ -107,6 +107,7 @@ struct st_global_state {
 	__u64 overutilized_ns;	/* completed overutilized periods */
 	__u64 freq_fail;	/* frequency residency map full */
 	__u64 cpus_read_ts;	/* bpf_ktime_get_ns() of the last read_cpus() */
+	__u64 pelt_dropped;	/* --pelt-trace: failed reserves, all CPUs */
 };
 
 /* Time a CPU spent at one frequency: the key of the residency map. */
@@ -191,6 +192,41 @@ struct st_group_val {
 	__u32 runnable_avg;
 	__u32 cpu;
 	__u32 depth;
+};
+
+/*
+ * --pelt-trace: one record per PELT update of a selected entity, from the
+ * pelt_*_tp tracepoints, in their own ring buffer (pelt_events) so that a
+ * flood of them never costs the discrete events above a slot. Records have
+ * no st_event_hdr: the ring holds nothing else, and each is reserved at
+ * exactly this size.
+ */
+#define ST_PELT_MAX_PIDS	64	/* SCHEDSTAT_PELT_MAX_PIDS */
+
+enum st_pelt_entity {
+	ST_PELT_TASK = 1,	/* pelt_se_tp on a task's sched_entity */
+	ST_PELT_CFS,		/* pelt_cfs_tp on a CPU's root cfs_rq */
+	ST_PELT_RT,		/* pelt_rt_tp: rq->avg_rt */
+	ST_PELT_DL,		/* pelt_dl_tp: rq->avg_dl */
+	ST_PELT_IRQ,		/* pelt_irq_tp: rq->avg_irq */
+};
+
+/* util_est of an entity that keeps none (rt, dl, irq). */
+#define ST_PELT_NO_UTIL_EST	0xffffffffu
+
+struct st_pelt_rec {
+	__u64 ts;		/* bpf_ktime_get_ns() at the update */
+	__u64 last_update_time;	/* sched_avg.last_update_time: PELT clock, ns */
+	__u64 load_avg;
+	__s32 pid;		/* -1 for a CPU's entity */
+	__s32 tgid;
+	__u32 cpu;
+	__u32 entity;		/* enum st_pelt_entity */
+	__u32 util_avg;
+	__u32 runnable_avg;
+	__u32 util_est;		/* ST_PELT_NO_UTIL_EST when not kept */
+	__u32 pad;
+	char comm[ST_COMM_LEN];	/* "" for a CPU's entity */
 };
 
 #endif /* SCHEDTOP_H */

@@ -33,6 +33,8 @@ extern "C" {
  * capacity here: the biggest CPU at its top frequency is 1024.
  */
 #define SCHEDSTAT_CAPACITY_SCALE	1024
+/* Tasks --pelt-trace selects by pid at most. */
+#define SCHEDSTAT_PELT_MAX_PIDS	64
 
 /* Library-specific error codes, far above the errno range. */
 enum schedstat_error {
@@ -57,6 +59,8 @@ enum schedstat_error {
 	SCHEDSTAT_ERR_HOTPLUG_FAILED,	/* a cpuhp callback refused */
 	SCHEDSTAT_ERR_TOPOLOGY_TRACE,	/* --topology leaves out a trace's CPUs */
 	SCHEDSTAT_ERR_TRACE_DAMAGED,	/* a trace-cmd file cut short or damaged */
+	SCHEDSTAT_ERR_NO_PELT_TP,	/* no pelt_*_tp BTF tracepoints (5.10) */
+	SCHEDSTAT_ERR_PELT_SOURCE,	/* --pelt-trace without the BPF source */
 	SCHEDSTAT_ERR_END,
 };
 
@@ -189,6 +193,8 @@ enum schedstat_avail {
 	SCHEDSTAT_AVAIL_PREEMPT		= 1u << 14,
 	/* Time overutilized: sched_overutilized_tp attached. */
 	SCHEDSTAT_AVAIL_OVERUTILIZED_NS	= 1u << 15,
+	/* A PELT update (--pelt-trace) of a task: pid, tgid and comm are set. */
+	SCHEDSTAT_AVAIL_PELT_TASK	= 1u << 16,
 };
 
 struct schedstat_task {
@@ -361,6 +367,46 @@ struct schedstat_event {
 };
 
 typedef void (*schedstat_event_fn)(const struct schedstat_event *ev, void *ctx);
+
+/* ------------------------------------------------------------------ */
+/* PELT at every update (--pelt-trace, docs/signals.md)              */
+
+enum schedstat_pelt_entity {
+	SCHEDSTAT_PELT_TASK = 1,	/* a task's sched_entity (pelt_se_tp) */
+	SCHEDSTAT_PELT_CFS,		/* a CPU's root cfs_rq (pelt_cfs_tp) */
+	SCHEDSTAT_PELT_RT,		/* rq->avg_rt (pelt_rt_tp) */
+	SCHEDSTAT_PELT_DL,		/* rq->avg_dl (pelt_dl_tp) */
+	SCHEDSTAT_PELT_IRQ,		/* rq->avg_irq (pelt_irq_tp) */
+};
+
+/*
+ * One PELT update of one entity, the kernel's values right after it
+ * updated them. Delivered in timestamp order across CPUs (see
+ * schedstat_session_opts.on_pelt).
+ */
+struct schedstat_pelt_update {
+	uint64_t ts_ns;		/* CLOCK_MONOTONIC of the update */
+	int32_t cpu;
+	int32_t pid;		/* -1 for a CPU's entity */
+	int32_t tgid;
+	/* Control characters replaced by '?'; "" for a CPU's entity. */
+	char comm[SCHEDSTAT_COMM_LEN];
+	char entity[8];		/* "task", "cfs", "rt", "dl", "irq" */
+	uint32_t util_avg;
+	uint32_t runnable_avg;
+	uint64_t load_avg;
+	uint32_t util_est;	/* valid with SCHEDSTAT_AVAIL_UTIL_EST in avail */
+	/* sched_avg.last_update_time: the CPU's PELT clock, not monotonic. */
+	uint64_t last_update_ns;
+	/* SCHEDSTAT_AVAIL_PELT_TASK, SCHEDSTAT_AVAIL_UTIL_EST as they apply. */
+	uint32_t avail;
+};
+
+typedef void (*schedstat_pelt_fn)(const struct schedstat_pelt_update *u,
+				  void *ctx);
+
+/* "task", "cfs", ... or NULL for a value outside the enum. */
+const char *schedstat_pelt_entity_name(enum schedstat_pelt_entity e);
 typedef void (*schedstat_log_fn)(int level, const char *msg, void *ctx);
 
 /* ------------------------------------------------------------------ */
@@ -416,6 +462,22 @@ struct schedstat_session_opts {
 	uint64_t trace_interval_ns;
 	/* A trace file's PELT scheme; AUTO: by the kernel it names. */
 	enum schedstat_pelt_scheme pelt_scheme;
+	/*
+	 * PELT at every update (BPF source only): tasks whose pid or tgid is
+	 * in @pelt_pids (at most 64) and whose comm is @pelt_comm (either may
+	 * be left out, not both unless @pelt_cpus is given), and the CPUs of
+	 * @pelt_cpus (a CPU list, "0-3,6"). Selection happens in the kernel.
+	 * Updates go to @on_pelt from poll() and sample(), in timestamp order;
+	 * schedstat_session_flush() delivers what is held back at the end.
+	 * -SCHEDSTAT_ERR_NO_PELT_TP where the kernel has no pelt_*_tp.
+	 */
+	bool pelt_trace;
+	const int32_t *pelt_pids;
+	size_t nr_pelt_pids;
+	const char *pelt_comm;
+	const char *pelt_cpus;
+	schedstat_pelt_fn on_pelt;
+	void *pelt_ctx;
 };
 
 /*
@@ -467,8 +529,20 @@ int schedstat_session_pelt_info(const struct schedstat_session *s,
 				struct schedstat_pelt_info *info);
 /* A file descriptor that becomes readable when events are pending. */
 int schedstat_session_event_fd(const struct schedstat_session *s);
-/* Consume pending events; returns how many, or a negative error. */
+/*
+ * Consume pending events; returns how many, or a negative error. PELT
+ * updates (pelt_trace) are taken at most a few thousand per call, so that
+ * a flood never starves the caller's keyboard or screen: the event fd stays
+ * readable while more wait.
+ */
 int schedstat_session_poll(struct schedstat_session *s);
+/*
+ * Drain everything pending and deliver the PELT updates still held back for
+ * ordering; call once before closing. 0 or a negative error.
+ */
+int schedstat_session_flush(struct schedstat_session *s);
+/* PELT updates lost to a full ring buffer since open (pelt_trace). */
+uint64_t schedstat_session_pelt_dropped(const struct schedstat_session *s);
 
 /*
  * schedstat_session_sample - take one consistent snapshot
@@ -534,6 +608,14 @@ int schedstat_recorder_add_event(struct schedstat_recorder *r,
  */
 int schedstat_recorder_add_sample(struct schedstat_recorder *r,
 				  const struct schedstat_snapshot *snap);
+/*
+ * A PELT update (--pelt-trace), and the count of those lost so far: kept in
+ * PELT chunks of their own, in the order given (format 1.1).
+ */
+int schedstat_recorder_add_pelt(struct schedstat_recorder *r,
+				const struct schedstat_pelt_update *u);
+void schedstat_recorder_pelt_dropped(struct schedstat_recorder *r,
+				     uint64_t dropped);
 /* Writes what is buffered, the index and the end marker; frees @r. */
 int schedstat_recorder_close(struct schedstat_recorder *r);
 
@@ -587,6 +669,17 @@ uint64_t schedstat_recording_ts(struct schedstat_recording *rec, size_t idx);
 size_t schedstat_recording_skip(const struct schedstat_recording *rec, size_t idx);
 /* The last sample taken at or before @ts_ns (0 if none is). */
 size_t schedstat_recording_find(struct schedstat_recording *rec, uint64_t ts_ns);
+/*
+ * The recording's PELT updates (--pelt-trace), in the order recorded, one
+ * per call: 0 with *@u set, -ENODATA after the last, -EBADMSG once per
+ * damaged PELT chunk (its updates are skipped; call again to go on).
+ */
+int schedstat_recording_pelt_next(struct schedstat_recording *rec,
+				  struct schedstat_pelt_update *u);
+/* Start the PELT updates over from the first. */
+void schedstat_recording_pelt_rewind(struct schedstat_recording *rec);
+/* Updates the recorder lost, as of the last PELT chunk read so far. */
+uint64_t schedstat_recording_pelt_dropped(const struct schedstat_recording *rec);
 
 /* ------------------------------------------------------------------ */
 /* Taking a CPU out of service and back, timed (docs/hotplug.md)      */

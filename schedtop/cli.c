@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -146,6 +147,12 @@ int parse_ulong(const char *s, unsigned long min, unsigned long max,
 		return -EINVAL;
 	*out = v;
 	return 0;
+}
+
+void pelt_summary(unsigned long taken, uint64_t dropped)
+{
+	fprintf(stderr, "schedtop: %lu PELT updates, %" PRIu64 " lost%s\n", taken,
+		dropped, dropped ? " (ring buffer full: trace fewer tasks or CPUs)" : "");
 }
 
 unsigned long samples_for(double seconds, unsigned long interval_ms)

@@ -45,6 +45,11 @@ char *cli_topology_spec(const char *arg);
 int parse_ulong(const char *s, unsigned long min, unsigned long max,
 		unsigned long *out);
 int parse_seconds(const char *s, double *out);
+/*
+ * The end of a --pelt-trace run on stderr: updates taken and lost (ring
+ * buffer full), with what to do about a loss.
+ */
+void pelt_summary(unsigned long taken, uint64_t dropped);
 /* Samples that -d SECONDS at @interval_ms means: at least one. */
 unsigned long samples_for(double seconds, unsigned long interval_ms);
 /* "1,2,300" into a sorted array; -EINVAL on anything else. */

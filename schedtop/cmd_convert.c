@@ -5,6 +5,10 @@
  * and per-cluster util, cluster clocks and per-task util_avg/runnable_avg;
  * instant events mark cluster changes, overutilized flips and hotplug. A
  * counter is written only when its value changes: the viewer holds it.
+ * PELT updates (record --pelt-trace) are written one counter point each,
+ * as the kernel made them: "COMM PID pelt" under the task's process and
+ * "cpuN ENTITY pelt" under CPUs, each with util_avg, runnable_avg and (where
+ * kept) util_est.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -265,6 +269,40 @@ static void instants(struct conv *cv, const struct schedstat_event *evs, size_t 
 	}
 }
 
+/* Every PELT update; the number of damaged PELT chunks skipped. */
+static size_t pelt_counters(struct conv *cv, struct schedstat_recording *rec)
+{
+	struct schedstat_pelt_update u;
+	size_t bad = 0;
+	int err;
+
+	schedstat_recording_pelt_rewind(rec);
+	while ((err = schedstat_recording_pelt_next(rec, &u)) != -ENODATA) {
+		bool task = u.avail & SCHEDSTAT_AVAIL_PELT_TASK;
+		char name[SCHEDSTAT_COMM_LEN + 32];
+
+		if (err) {
+			bad++;
+			if (err != -EBADMSG)
+				break;
+			continue;
+		}
+		if (task)
+			snprintf(name, sizeof(name), "%s %d pelt", u.comm, u.pid);
+		else
+			snprintf(name, sizeof(name), "cpu%d %s pelt", u.cpu, u.entity);
+		event(cv, 'C', task ? u.tgid : PID_CPUS, u.ts_ns);
+		fputs(",\"name\":", cv->f);
+		json_str(cv->f, name);
+		fprintf(cv->f, ",\"args\":{\"util_avg\":%u,\"runnable_avg\":%u",
+			u.util_avg, u.runnable_avg);
+		if (u.avail & SCHEDSTAT_AVAIL_UTIL_EST)
+			fprintf(cv->f, ",\"util_est\":%u", u.util_est);
+		fputs("}}", cv->f);
+	}
+	return bad;
+}
+
 static int convert(struct schedstat_recording *rec, FILE *f, const char *path)
 {
 	struct schedstat_recording_info info;
@@ -312,8 +350,13 @@ static int convert(struct schedstat_recording *rec, FILE *f, const char *path)
 		 * its events come before its sample.
 		 */
 		if (!have_t0) {
+			struct schedstat_pelt_update u;
+
 			cv.t0 = schedstat_snapshot_ts_ns(snap) -
 				schedstat_snapshot_interval_ns(snap);
+			/* Or the first PELT update, if it came before. */
+			if (!schedstat_recording_pelt_next(rec, &u) && u.ts_ns < cv.t0)
+				cv.t0 = u.ts_ns;
 			have_t0 = true;
 		}
 		instants(&cv, evs, nr_evs);
@@ -322,6 +365,8 @@ static int convert(struct schedstat_recording *rec, FILE *f, const char *path)
 		err = tasks(&cv, snap);
 		schedstat_snapshot_free(snap);
 	}
+	if (!err && pelt_counters(&cv, rec))
+		cli_error("%s: damaged PELT chunks skipped", path);
 	fputs("\n]}\n", f);
 cleanup:
 	free(cv.tasks);

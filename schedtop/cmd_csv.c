@@ -4,6 +4,7 @@
  * per interval so the stream can be read live through a pipe or adb.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -35,6 +36,8 @@ struct csv_opts {
 	const char *record;		/* a recording to make alongside */
 	const char *trace_file;
 	struct input_opts input;	/* --pelt-scheme (topology: above) */
+	bool pelt_trace;		/* --pelt-trace, or -t pelt live */
+	const char *pelt_cpus;		/* --pelt-cpus LIST */
 };
 
 static const char csv_usage[] =
@@ -46,12 +49,19 @@ static const char csv_usage[] =
 "  -d, --duration SECONDS stop after this long\n"
 "  -n, --samples N        stop after N samples\n"
 "  -t, --table NAME       task (default), cpu, cluster, group (cgroups),\n"
-"                         migration (between clusters) or freq (residency)\n"
+"                         migration (between clusters), freq (residency), or\n"
+"                         pelt (every PELT update of the --pelt-trace\n"
+"                         selection, in time order; implies --pelt-trace)\n"
 CLI_USAGE_TOPOLOGY
 CLI_USAGE_SYSFS_ROOT
 CLI_USAGE_EMULATE
-"  -p, --pid PID[,PID]    only these tasks (matches thread or process id)\n"
-"  -c, --comm COMM        only tasks whose name is exactly COMM\n"
+"  -p, --pid PID[,PID]    only these tasks (matches thread or process id);\n"
+"                         with --pelt-trace, the tasks traced (at most 64)\n"
+"  -c, --comm COMM        only tasks whose name is exactly COMM (and traced)\n"
+"      --pelt-trace       also take every PELT update of the tasks of -p/-c\n"
+"                         and the CPUs of --pelt-cpus, through BPF ring\n"
+"                         buffers (-t pelt writes them, --record keeps them)\n"
+"      --pelt-cpus LIST   CPUs whose cfs, rt, dl and irq updates are traced\n"
 CLI_USAGE_EXACT_WAKEUPS
 "      --from FILE        read a recording (schedtop record) instead of the\n"
 "                         kernel: the rows the live run gave; a trace-cmd\n"
@@ -68,7 +78,8 @@ PELT_SCHEME_USAGE
 "\n"
 "Empty fields mean \"not available on this kernel\". See docs/csv.md.\n";
 
-enum { OPT_LIST_COLUMNS = 256, OPT_FROM, OPT_RECORD, OPT_TRACE };
+enum { OPT_LIST_COLUMNS = 256, OPT_FROM, OPT_RECORD, OPT_TRACE,
+       OPT_PELT_TRACE, OPT_PELT_CPUS };
 
 const struct option csv_long_opts[] = {
 	{ "output", required_argument, NULL, 'o' },
@@ -88,6 +99,8 @@ const struct option csv_long_opts[] = {
 	{ "trace", required_argument, NULL, OPT_TRACE },
 	CLI_OPT_EMULATE,
 	{ "pelt-scheme", required_argument, NULL, OPT_INPUT_PELT_SCHEME },
+	{ "pelt-trace", no_argument, NULL, OPT_PELT_TRACE },
+	{ "pelt-cpus", required_argument, NULL, OPT_PELT_CPUS },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{}
@@ -148,7 +161,7 @@ static int parse_csv_opts(int argc, char **argv, struct csv_opts *o)
 		case 't':
 			o->table = column_table_find(optarg);
 			if (!o->table)
-				return cli_usage_error("csv", "unknown table '%s': task, cpu, cluster, group, migration or freq", optarg);
+				return cli_usage_error("csv", "unknown table '%s': task, cpu, cluster, group, migration, freq or pelt", optarg);
 			break;
 		case 'p':
 			free(o->pids);
@@ -173,6 +186,12 @@ static int parse_csv_opts(int argc, char **argv, struct csv_opts *o)
 		case OPT_INPUT_PELT_SCHEME:
 			if (input_opt("csv", c, optarg, &o->input))
 				return EXIT_USAGE;
+			break;
+		case OPT_PELT_TRACE:
+			o->pelt_trace = true;
+			break;
+		case OPT_PELT_CPUS:
+			o->pelt_cpus = optarg;
 			break;
 		case OPT_LIST_COLUMNS:
 			o->done = true;
@@ -215,8 +234,19 @@ static int parse_csv_opts(int argc, char **argv, struct csv_opts *o)
 		return cli_usage_error("csv", "--emulate changes the live machine: not with --from or --trace");
 	if (o->session.emulate && o->session.topology)
 		return cli_usage_error("csv", "--emulate gives the topology: no --topology with it");
-	if ((o->pids || o->comm) && o->table != &task_table)
-		return cli_usage_error("csv", "-p and -c filter tasks: use them with --table task");
+	if (o->table == &pelt_table && !o->from)
+		o->pelt_trace = true;
+	if ((o->pids || o->comm) && o->table != &task_table && o->table != &pelt_table)
+		return cli_usage_error("csv", "-p and -c filter tasks: use them with --table task or pelt");
+	if (o->pelt_cpus && !o->pelt_trace)
+		return cli_usage_error("csv", "--pelt-cpus selects what --pelt-trace traces: add --pelt-trace (or -t pelt)");
+	if (o->pelt_trace && (o->from || o->trace_file ||
+			      o->session.source == SCHEDSTAT_SOURCE_TRACEFS))
+		return cli_usage_error("csv", "--pelt-trace reads the live kernel through BPF: not with --from, --trace or --source tracefs (csv --from FILE -t pelt reads recorded updates)");
+	if (o->pelt_trace && !o->pids && !o->comm && !o->pelt_cpus)
+		return cli_usage_error("csv", "--pelt-trace traces what you name: add -p PID, -c COMM or --pelt-cpus LIST");
+	if (o->pelt_trace && o->nr_pids > SCHEDSTAT_PELT_MAX_PIDS)
+		return cli_usage_error("csv", "--pelt-trace takes at most %d pids", SCHEDSTAT_PELT_MAX_PIDS);
 	return EXIT_OK;
 }
 
@@ -228,6 +258,27 @@ static bool task_selected(const struct csv_opts *o, const struct schedstat_task 
 		return true;
 	return pid_list_has(o->pids, o->nr_pids, t->pid) ||
 	       pid_list_has(o->pids, o->nr_pids, t->tgid);
+}
+
+/*
+ * --from: the recorded updates, each kept as the live run wrote it; -p and
+ * -c narrow the tasks further, CPU entities stay.
+ */
+static bool pelt_selected(const struct csv_opts *o, const struct schedstat_pelt_update *u)
+{
+	if (!(u->avail & SCHEDSTAT_AVAIL_PELT_TASK))
+		return true;
+	if (o->comm && strcmp(o->comm, u->comm))
+		return false;
+	return !o->pids || pid_list_has(o->pids, o->nr_pids, u->pid) ||
+	       pid_list_has(o->pids, o->nr_pids, u->tgid);
+}
+
+static int write_pelt(FILE *f, const struct schedstat_pelt_update *u)
+{
+	struct csv_ctx ctx = { .avail = u->avail };
+
+	return csv_write_row(f, &pelt_table, &ctx, u);
 }
 
 static int write_sample(FILE *f, const struct csv_opts *o,
@@ -242,7 +293,9 @@ static int write_sample(FILE *f, const struct csv_opts *o,
 	int err = 0;
 	size_t n;
 
-	if (o->table == &task_table) {
+	/* The updates were written as they came (on_pelt): flush them only. */
+	if (o->table == &pelt_table) {
+	} else if (o->table == &task_table) {
 		const struct schedstat_task *t = schedstat_snapshot_tasks(snap, &n);
 
 		for (size_t i = 0; i < n && !err; i++)
@@ -293,7 +346,25 @@ struct csv_run {
 	FILE *f;
 	struct recording_out rec;
 	int write_err;
+	struct schedstat_session *s;
+	unsigned long nr_pelt;
+	/* Updates the session delivers while opening come before the run. */
+	bool started;
 };
+
+/* The session's on_pelt: the row, and the recording's copy. */
+static void on_pelt(const struct schedstat_pelt_update *u, void *ctx)
+{
+	struct csv_run *r = ctx;
+
+	if (!r->started)
+		return;
+	r->nr_pelt++;
+	if (r->o->record)
+		recording_out_pelt(u, &r->rec);
+	if (r->o->table == &pelt_table && !r->write_err)
+		r->write_err = write_pelt(r->f, u);
+}
 
 static int on_sample(const struct schedstat_snapshot *snap, void *ctx)
 {
@@ -301,6 +372,9 @@ static int on_sample(const struct schedstat_snapshot *snap, void *ctx)
 	int err;
 
 	if (r->o->record) {
+		if (r->o->pelt_trace)
+			recording_out_pelt_dropped(&r->rec,
+						   schedstat_session_pelt_dropped(r->s));
 		err = recording_out_sample(&r->rec, snap);
 		if (err)
 			return err;
@@ -331,12 +405,67 @@ static int run_live(struct csv_run *r, struct schedstat_session *s)
 		r->write_err = -errno;
 	if (r->write_err)
 		return write_result(r);
+	r->started = true;
 	/* A trace file is read as fast as it goes: its time is not ours. */
 	err = sample_loop(s, r->o->trace_file ? 1 : r->o->interval_ms, r->o->samples,
 			  on_sample, r);
+	/* The updates held back for ordering, and what was lost. */
+	if (r->o->pelt_trace) {
+		int ferr = schedstat_session_flush(s);
+
+		if (ferr && !err) {
+			cli_error("reading PELT updates: %s", schedstat_strerror(ferr));
+			err = ferr;
+		}
+		if (!r->write_err && fflush(r->f))
+			r->write_err = -errno;
+		if (r->o->record)
+			recording_out_pelt_dropped(&r->rec, schedstat_session_pelt_dropped(s));
+		pelt_summary(r->nr_pelt, schedstat_session_pelt_dropped(s));
+	}
 	if (r->write_err)
 		return write_result(r);
 	return err ? EXIT_FAIL : EXIT_OK;
+}
+
+/* Every PELT update of a recording, as the live run wrote them. */
+static int from_pelt(struct csv_run *r, struct schedstat_recording *rec)
+{
+	struct schedstat_pelt_update u;
+	unsigned long bad = 0, n = 0;
+	int err, ret;
+
+	while (!r->write_err) {
+		err = schedstat_recording_pelt_next(rec, &u);
+		if (err == -ENODATA)
+			break;
+		if (err == -EBADMSG) {
+			bad++;
+			continue;
+		}
+		if (err) {
+			cli_error("reading %s: %s", r->o->from, schedstat_strerror(err));
+			return EXIT_FAIL;
+		}
+		n++;
+		if (pelt_selected(r->o, &u))
+			r->write_err = write_pelt(r->f, &u);
+	}
+	if (!n && !bad)
+		fprintf(stderr, "schedtop: note: %s holds no PELT updates: record "
+			"with --pelt-trace -p PID (or -c COMM, --pelt-cpus LIST)\n",
+			r->o->from);
+	if (!r->write_err && fflush(r->f))
+		r->write_err = -errno;
+	ret = write_result(r);
+	if (bad) {
+		cli_error("%s: %lu damaged PELT chunks skipped", r->o->from, bad);
+		ret = EXIT_FAIL;
+	}
+	if (schedstat_recording_pelt_dropped(rec))
+		cli_error("%s: note: %" PRIu64 " PELT updates were lost while recording (ring buffer full)",
+			  r->o->from, schedstat_recording_pelt_dropped(rec));
+	return ret;
 }
 
 /*
@@ -360,6 +489,10 @@ static int run_from(struct csv_run *r)
 	recording_warn_lost(r->o->from, &info);
 	r->topo = schedstat_recording_topology(rec);
 	r->write_err = csv_write_header(r->f, r->o->table);
+	if (r->o->table == &pelt_table) {
+		ret = from_pelt(r, rec);
+		goto cleanup;
+	}
 	n = r->o->samples && r->o->samples < info.nr_samples ? r->o->samples : info.nr_samples;
 	for (size_t i = 0; i < n && !r->write_err; i++) {
 		struct schedstat_snapshot *snap;
@@ -449,6 +582,15 @@ int cmd_csv(int argc, char **argv)
 		sopts.on_event = recording_out_event;
 		sopts.event_ctx = &run.rec;
 	}
+	if (o.pelt_trace) {
+		sopts.pelt_trace = true;
+		sopts.pelt_pids = o.pids;
+		sopts.nr_pelt_pids = o.nr_pids;
+		sopts.pelt_comm = o.comm;
+		sopts.pelt_cpus = o.pelt_cpus;
+		sopts.on_pelt = on_pelt;
+		sopts.pelt_ctx = &run;
+	}
 	err = cli_session_open(&s, &sopts);
 	if (err && o.trace_file) {
 		cli_error("%s: %s", o.trace_file, schedstat_strerror(err));
@@ -462,6 +604,7 @@ int cmd_csv(int argc, char **argv)
 		trace_topology_note(o.trace_file, s);
 	if (o.trace_file)
 		trace_pelt_note(o.trace_file, s);
+	run.s = s;
 	if (o.record && recording_out_open(&run.rec, o.record,
 					   schedstat_session_topology(s),
 					   o.interval_ms, argc, argv))

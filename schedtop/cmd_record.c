@@ -29,12 +29,21 @@ CLI_USAGE_TOPOLOGY
 CLI_USAGE_SYSFS_ROOT
 CLI_USAGE_EMULATE
 CLI_USAGE_EXACT_WAKEUPS
+"      --pelt-trace       also record every PELT update of the tasks of -p/-c\n"
+"                         and the CPUs of --pelt-cpus, through BPF ring\n"
+"                         buffers (csv --from FILE -t pelt reads them back)\n"
+"  -p, --pid PID[,PID]    the tasks --pelt-trace traces (thread or process id,\n"
+"                         at most 64)\n"
+"  -c, --comm COMM        the tasks --pelt-trace traces, by exact name\n"
+"      --pelt-cpus LIST   CPUs whose cfs, rt, dl and irq updates are traced\n"
 "  -q, --quiet            no summary on standard error at the end\n"
 "  -v, --verbose          show libbpf debug output\n"
 "  -h, --help             show this help\n"
 "\n"
 "Runs until -d/-n is reached or SIGINT/SIGTERM/SIGHUP, which finish the file.\n"
 "A recorder killed outright loses at most the last second.\n";
+
+enum { OPT_PELT_TRACE = 256, OPT_PELT_CPUS };
 
 const struct option record_long_opts[] = {
 	{ "output", required_argument, NULL, 'o' },
@@ -45,15 +54,41 @@ const struct option record_long_opts[] = {
 	CLI_OPT_SYSFS_ROOT,
 	CLI_OPT_EXACT_WAKEUPS,
 	CLI_OPT_EMULATE,
+	{ "pelt-trace", no_argument, NULL, OPT_PELT_TRACE },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "comm", required_argument, NULL, 'c' },
+	{ "pelt-cpus", required_argument, NULL, OPT_PELT_CPUS },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{}
 };
 
+struct record_run {
+	struct recording_out out;
+	struct schedstat_session *s;
+	bool pelt_trace;
+	unsigned long nr_pelt;
+};
+
 static int on_sample(const struct schedstat_snapshot *snap, void *ctx)
 {
-	return recording_out_sample(ctx, snap);
+	struct record_run *r = ctx;
+
+	if (r->pelt_trace)
+		recording_out_pelt_dropped(&r->out, schedstat_session_pelt_dropped(r->s));
+	return recording_out_sample(&r->out, snap);
+}
+
+static void on_pelt(const struct schedstat_pelt_update *u, void *ctx)
+{
+	struct record_run *r = ctx;
+
+	/* Before the file is open: the session's start, not the recording. */
+	if (!r->out.rec)
+		return;
+	r->nr_pelt++;
+	recording_out_pelt(u, &r->out);
 }
 
 struct record_opts {
@@ -63,6 +98,12 @@ struct record_opts {
 	bool quiet;
 	struct cli_session_args session;	/* --topology, --emulate, ... */
 	bool done;			/* -h: nothing more to do */
+	/* --pelt-trace and its selection */
+	bool pelt_trace;
+	int *pids;
+	size_t nr_pids;
+	const char *comm;
+	const char *pelt_cpus;
 };
 
 /* An exit code: EXIT_OK to go on, unless @o->done. */
@@ -74,7 +115,7 @@ static int parse_record_opts(int argc, char **argv, struct record_opts *o)
 	o->interval_ms = 1000;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:o:i:d:n:qvh", record_long_opts,
+	while ((c = getopt_long(argc, argv, "+:o:i:d:n:p:c:qvh", record_long_opts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'o':
@@ -91,6 +132,23 @@ static int parse_record_opts(int argc, char **argv, struct record_opts *o)
 		case 'n':
 			if (parse_ulong(optarg, 1, 1000000000, &o->samples))
 				return cli_usage_error("record", "bad sample count '%s'", optarg);
+			break;
+		case OPT_PELT_TRACE:
+			o->pelt_trace = true;
+			break;
+		case 'p':
+			free(o->pids);
+			o->pids = NULL;
+			if (parse_pid_list(optarg, &o->pids, &o->nr_pids))
+				return cli_usage_error("record", "bad pid list '%s': e.g. 1234 or 1234,5678", optarg);
+			break;
+		case 'c':
+			if (!*optarg || strlen(optarg) >= SCHEDSTAT_COMM_LEN)
+				return cli_usage_error("record", "bad comm '%s': 1 to 15 characters", optarg);
+			o->comm = optarg;
+			break;
+		case OPT_PELT_CPUS:
+			o->pelt_cpus = optarg;
 			break;
 		case 'q':
 			o->quiet = true;
@@ -121,6 +179,12 @@ static int parse_record_opts(int argc, char **argv, struct record_opts *o)
 		return cli_usage_error("record", "a recording is binary: -o - wants a pipe or a file, not a terminal");
 	if (seconds)
 		o->samples = samples_for(seconds, o->interval_ms);
+	if ((o->pids || o->comm || o->pelt_cpus) && !o->pelt_trace)
+		return cli_usage_error("record", "-p, -c and --pelt-cpus select what --pelt-trace traces: add --pelt-trace");
+	if (o->pelt_trace && !o->pids && !o->comm && !o->pelt_cpus)
+		return cli_usage_error("record", "--pelt-trace traces what you name: add -p PID, -c COMM or --pelt-cpus LIST");
+	if (o->nr_pids > SCHEDSTAT_PELT_MAX_PIDS)
+		return cli_usage_error("record", "--pelt-trace takes at most %d pids", SCHEDSTAT_PELT_MAX_PIDS);
 	return EXIT_OK;
 }
 
@@ -128,7 +192,8 @@ int cmd_record(int argc, char **argv)
 {
 	struct schedstat_session_opts sopts = {};
 	struct schedstat_session *s = NULL;
-	struct recording_out out = { .fd = -1 };
+	struct record_run run = { .out = { .fd = -1 } };
+	struct recording_out *out = &run.out;
 	struct record_opts o = {};
 	struct emulation emul = {};
 	char desc[256];
@@ -137,10 +202,19 @@ int cmd_record(int argc, char **argv)
 
 	ret = parse_record_opts(argc, argv, &o);
 	if (ret != EXIT_OK || o.done)
-		return ret;
-	ret = EXIT_FAIL;
+		goto cleanup;
+	ret = EXIT_USAGE;
 	if (cli_session_args_apply("record", &o.session, &sopts, &spec))
-		return EXIT_USAGE;
+		goto cleanup;
+	ret = EXIT_FAIL;
+	run.pelt_trace = o.pelt_trace;
+	sopts.pelt_trace = o.pelt_trace;
+	sopts.pelt_pids = o.pids;
+	sopts.nr_pelt_pids = o.nr_pids;
+	sopts.pelt_comm = o.comm;
+	sopts.pelt_cpus = o.pelt_cpus;
+	sopts.on_pelt = on_pelt;
+	sopts.pelt_ctx = &run;
 	/* A closed pipe (adb went away) must be an error we see, not a kill. */
 	signal(SIGPIPE, SIG_IGN);
 	if (o.session.emulate) {
@@ -151,36 +225,50 @@ int cmd_record(int argc, char **argv)
 		sopts.topology = emul.topology_spec;
 		if (emulation_start(&emul, EMULATE_AUTO))
 			goto cleanup;
-		out.emulation = emulation_describe(&emul, desc, sizeof(desc));
+		out->emulation = emulation_describe(&emul, desc, sizeof(desc));
 		if (!o.quiet)
 			emulation_print_start(&emul);
 	}
 	sopts.on_event = recording_out_event;
-	sopts.event_ctx = &out;
+	sopts.event_ctx = out;
 	err = cli_session_open(&s, &sopts);
 	if (err) {
 		cli_error("%s", schedstat_strerror(err));
 		goto cleanup;
 	}
-	if (recording_out_open(&out, o.path, schedstat_session_topology(s), o.interval_ms,
+	run.s = s;
+	if (recording_out_open(out, o.path, schedstat_session_topology(s), o.interval_ms,
 			       argc, argv))
 		goto cleanup;
-	err = sample_loop(s, o.interval_ms, o.samples, on_sample, &out);
+	err = sample_loop(s, o.interval_ms, o.samples, on_sample, &run);
+	/* The updates held back for ordering go in before the file ends. */
+	if (o.pelt_trace) {
+		int ferr = schedstat_session_flush(s);
+
+		if (ferr && !err) {
+			cli_error("reading PELT updates: %s", schedstat_strerror(ferr));
+			err = ferr;
+		}
+		recording_out_pelt_dropped(out, schedstat_session_pelt_dropped(s));
+		if (!o.quiet)
+			pelt_summary(run.nr_pelt, schedstat_session_pelt_dropped(s));
+	}
 	/* Every failure was reported where it happened. */
 	ret = err ? EXIT_FAIL : EXIT_OK;
 cleanup:
 	/* Detach first: the file's end marker is the last thing written. */
 	schedstat_session_close(s);
-	if (recording_out_close(&out))
+	if (recording_out_close(out))
 		ret = EXIT_FAIL;
-	else if (ret == EXIT_OK && !o.quiet && out.bytes)
+	else if (ret == EXIT_OK && !o.quiet && run.s && out->bytes)
 		fprintf(stderr, "schedtop: recorded %lu samples, %" PRIu64 " bytes, to %s\n",
-			out.nr_samples, out.bytes, o.path);
-	else if (ret == EXIT_OK && !o.quiet)
-		fprintf(stderr, "schedtop: recorded %lu samples\n", out.nr_samples);
+			out->nr_samples, out->bytes, o.path);
+	else if (ret == EXIT_OK && !o.quiet && run.s)
+		fprintf(stderr, "schedtop: recorded %lu samples\n", out->nr_samples);
 	if (emulation_stop(&emul))
 		ret = EXIT_FAIL;
 	emulation_free(&emul);
 	free(spec);
+	free(o.pids);
 	return ret;
 }

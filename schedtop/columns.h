@@ -60,6 +60,7 @@ extern const struct column_table cluster_table;	/* struct schedstat_cluster */
 extern const struct column_table group_table;	/* struct schedstat_group */
 extern const struct column_table migration_table; /* struct schedstat_migration */
 extern const struct column_table freq_table;	/* struct schedstat_freq_residency */
+extern const struct column_table pelt_table;	/* struct schedstat_pelt_update */
 
 /* Every table, in the order docs and completion list them. */
 extern const struct column_table *const column_tables[];

@@ -101,6 +101,24 @@ void recording_out_event(const struct schedstat_event *ev, void *ctx)
 		o->err = err;
 }
 
+void recording_out_pelt(const struct schedstat_pelt_update *u, void *ctx)
+{
+	struct recording_out *o = ctx;
+	int err;
+
+	if (!o->rec)
+		return;
+	err = schedstat_recorder_add_pelt(o->rec, u);
+	if (err && !o->err)
+		o->err = err;
+}
+
+void recording_out_pelt_dropped(struct recording_out *o, uint64_t dropped)
+{
+	if (o->rec)
+		schedstat_recorder_pelt_dropped(o->rec, dropped);
+}
+
 static void report_kept(struct recording_out *o, int err)
 {
 	const char *what = err == -ENOSPC ? "disk full" : schedstat_strerror(err);

@@ -37,6 +37,10 @@ int recording_out_open(struct recording_out *o, const char *path,
 		       unsigned long interval_ms, int argc, char **argv);
 /* The session's on_event: keeps the events worth a record (ctx: the out). */
 void recording_out_event(const struct schedstat_event *ev, void *ctx);
+/* A --pelt-trace update, kept as the next PELT chunk's (ctx: the out). */
+void recording_out_pelt(const struct schedstat_pelt_update *u, void *ctx);
+/* The session's count of lost updates, stored with the PELT chunks. */
+void recording_out_pelt_dropped(struct recording_out *o, uint64_t dropped);
 /* 0, or a negative errno after saying what went wrong and what is kept. */
 int recording_out_sample(struct recording_out *o,
 			 const struct schedstat_snapshot *snap);

@@ -66,6 +66,13 @@ static const char *const messages[SCHEDSTAT_ERR_END - SCHEDSTAT_ERR_START] = {
 	[SCHEDSTAT_ERR_TRACE_DAMAGED - SCHEDSTAT_ERR_START] =
 		"a damaged or truncated trace-cmd file (a length, offset or header in it "
 		"that cannot be right): copy it again, or record it again",
+	[SCHEDSTAT_ERR_NO_PELT_TP - SCHEDSTAT_ERR_START] =
+		"this kernel's BTF has no pelt_*_tp tracepoints (Debian's 5.10 "
+		"has none, docs/kernel-matrix.md): the --pelt-trace stream is "
+		"unavailable here; sample without it",
+	[SCHEDSTAT_ERR_PELT_SOURCE - SCHEDSTAT_ERR_START] =
+		"--pelt-trace reads the kernel's PELT updates through BPF: use it "
+		"with the BPF source (not --source tracefs, --trace or --from)",
 };
 
 /* Front ends may report errors from several threads; strerror() is not safe. */

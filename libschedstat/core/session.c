@@ -39,6 +39,12 @@ int schedstat_session_open(struct schedstat_session **out,
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
+	/* The PELT stream is the kernel's own values, through BPF only. */
+	if (opts->pelt_trace && (opts->trace_file ||
+				 opts->source == SCHEDSTAT_SOURCE_TRACEFS)) {
+		free(s);
+		return -SCHEDSTAT_ERR_PELT_SOURCE;
+	}
 	if (opts->trace_file) {
 #ifdef HAVE_TRACECMD
 		s->ops = &trace_file_source_ops;
@@ -53,7 +59,7 @@ int schedstat_session_open(struct schedstat_session **out,
 	}
 	err = s->ops->open(&s->src, opts);
 	if (err && !opts->trace_file && opts->source == SCHEDSTAT_SOURCE_AUTO &&
-	    bpf_unusable(err)) {
+	    !opts->pelt_trace && bpf_unusable(err)) {
 		bpf_err = err;
 		s->ops = &tracefs_source_ops;
 		err = s->ops->open(&s->src, opts);
@@ -94,6 +100,18 @@ int schedstat_session_sample(struct schedstat_session *s,
 int schedstat_session_poll(struct schedstat_session *s)
 {
 	return s->ops->poll(s->src);
+}
+
+int schedstat_session_flush(struct schedstat_session *s)
+{
+	int n = s->ops->flush ? s->ops->flush(s->src) : s->ops->poll(s->src);
+
+	return n < 0 ? n : 0;
+}
+
+uint64_t schedstat_session_pelt_dropped(const struct schedstat_session *s)
+{
+	return s->ops->pelt_dropped ? s->ops->pelt_dropped(s->src) : 0;
 }
 
 int schedstat_session_event_fd(const struct schedstat_session *s)

@@ -15,6 +15,10 @@ struct source_ops {
 	void (*close)(void *src);
 	int (*sample)(void *src, struct schedstat_snapshot **out);
 	int (*poll)(void *src);
+	/* Optional: drain all, deliver what is held back (else poll). */
+	int (*flush)(void *src);
+	/* Optional: --pelt-trace records lost (else 0). */
+	uint64_t (*pelt_dropped)(const void *src);
 	int (*event_fd)(const void *src);
 	const struct schedstat_topology *(*topology)(const void *src);
 	/* Trace files only (NULL otherwise). */

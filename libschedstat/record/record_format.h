@@ -22,7 +22,8 @@
 #define REC_MAGIC_LEN		12
 #define REC_FILE_HDR_LEN	20
 #define REC_VERSION_MAJOR	1
-#define REC_VERSION_MINOR	0
+/* 1.1: PELT chunks (--pelt-trace); a 1.0 reader skips them unread. */
+#define REC_VERSION_MINOR	1
 
 #define REC_CHUNK_MAGIC		0x4b435453u	/* "STCK" */
 #define REC_CHUNK_HDR_LEN	32
@@ -37,6 +38,7 @@ enum rec_chunk_type {
 	REC_CHUNK_SAMPLES,
 	REC_CHUNK_INDEX,
 	REC_CHUNK_END,
+	REC_CHUNK_PELT,		/* 1.1: PELT updates, in the order recorded */
 };
 
 #define REC_CHUNK_DEFLATE	0x1	/* chunk flags */
@@ -128,6 +130,20 @@ void rec_codec_reset(struct rec_codec *cx);
 struct schedstat_snapshot *rec_snapshot_copy(const struct schedstat_snapshot *s);
 /* Bytes of the rows of @s, as a reader's budget counts them. */
 size_t rec_snapshot_bytes(const struct schedstat_snapshot *s);
+
+/*
+ * PELT chunks: a u64le count of updates lost so far, then the updates,
+ * each timestamp against the previous one's (@prev_ts: 0 at a chunk's start).
+ * An update takes at least REC_PELT_MIN_LEN bytes; a chunk holds at most
+ * REC_CHUNK_MAX_PELT of them.
+ */
+#define REC_PELT_MIN_LEN	9
+#define REC_CHUNK_MAX_PELT	65536
+void rec_encode_pelt(struct rec_buf *b, const struct schedstat_pelt_update *u,
+		     uint64_t *prev_ts);
+/* 0, or -EBADMSG for bytes that are no update (unknown entity, CPU, ...). */
+int rec_decode_pelt(struct rec_cur *c, struct schedstat_pelt_update *u,
+		    uint64_t *prev_ts);
 
 int rec_encode_topology(struct rec_buf *b, const struct schedstat_topology *topo);
 int rec_decode_topology(struct rec_cur *c, struct schedstat_topology **out);

@@ -47,7 +47,14 @@ struct schedstat_recorder {
 	uint64_t nr_samples;
 	uint8_t *zbuf;
 	size_t zcap;
+	/* PELT updates since the last PELT chunk; lost ones so far. */
+	struct rec_buf pelt;
+	uint64_t pelt_first_ts, pelt_prev_ts, pelt_dropped;
+	uint32_t pelt_count;
 };
+
+/* A PELT chunk goes out with every samples chunk, or when this big. */
+#define PELT_CHUNK_MAX_RAW	(1u << 20)
 
 static int write_all(int fd, const struct iovec *iov, int n)
 {
@@ -134,6 +141,57 @@ static int write_chunk(struct schedstat_recorder *r, struct rec_chunk_hdr *h,
 	return 0;
 }
 
+/*
+ * PELT updates are not in the index (it lists samples): readers walk the
+ * chunks for them, and a 1.0 reader skips the type it does not know.
+ */
+static int flush_pelt(struct schedstat_recorder *r)
+{
+	struct rec_chunk_hdr h = {
+		.type = REC_CHUNK_PELT,
+		.first_ts = r->pelt_first_ts,
+		.count = r->pelt_count,
+	};
+	int err;
+
+	if (!r->pelt_count)
+		return r->err;
+	if (r->pelt.err)
+		return fail(r, r->pelt.err);
+	/* The first 8 bytes were kept for the count lost as of now. */
+	for (int i = 0; i < 8; i++)
+		r->pelt.p[i] = r->pelt_dropped >> (8 * i);
+	err = write_chunk(r, &h, r->pelt.p, r->pelt.len, true);
+	r->pelt.len = 0;
+	r->pelt_count = 0;
+	return err;
+}
+
+int schedstat_recorder_add_pelt(struct schedstat_recorder *r,
+				const struct schedstat_pelt_update *u)
+{
+	if (r->err)
+		return r->err;
+	if (!r->pelt_count) {
+		rec_put_u64le(&r->pelt, 0);
+		r->pelt_first_ts = u->ts_ns;
+		r->pelt_prev_ts = 0;
+	}
+	rec_encode_pelt(&r->pelt, u, &r->pelt_prev_ts);
+	if (r->pelt.err)
+		return fail(r, r->pelt.err);
+	r->pelt_count++;
+	if (r->pelt_count >= REC_CHUNK_MAX_PELT || r->pelt.len >= PELT_CHUNK_MAX_RAW)
+		return flush_pelt(r);
+	return 0;
+}
+
+void schedstat_recorder_pelt_dropped(struct schedstat_recorder *r,
+				     uint64_t dropped)
+{
+	r->pelt_dropped = dropped;
+}
+
 static int flush_samples(struct schedstat_recorder *r)
 {
 	struct rec_chunk_hdr h = {
@@ -141,9 +199,13 @@ static int flush_samples(struct schedstat_recorder *r)
 		.first_ts = r->first_ts,
 		.count = r->count,
 	};
-	uint64_t at = r->offset;
+	uint64_t at;
 	int err;
 
+	err = flush_pelt(r);
+	if (err)
+		return err;
+	at = r->offset;
 	if (!r->count)
 		return r->err;
 	err = array_reserve((void **)&r->index, &r->cap_index, r->nr_index + 1,
@@ -319,6 +381,7 @@ int schedstat_recorder_close(struct schedstat_recorder *r)
 		err = -errno;
 	rec_codec_reset(&r->codec);
 	free(r->raw.p);
+	free(r->pelt.p);
 	free(r->evs);
 	free(r->index);
 	free(r->zbuf);

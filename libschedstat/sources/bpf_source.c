@@ -22,6 +22,7 @@
 #include "cpufreq_stats.h"
 #include "cpuidle.h"
 #include "model.h"
+#include "pelt_stream.h"
 #include "sched_kernel.h"
 #include "schedtop.skel.h"
 #include "source.h"
@@ -56,6 +57,10 @@ struct bpf_source {
 	struct cpufreq_stats *cpufreq_stats;
 	bool ksyms;			/* per-CPU ksyms resolve: dump_task */
 	int cb_err;
+	/* --pelt-trace: updates held for ordering, records left this drain. */
+	struct pelt_stream *pelt;
+	int pelt_budget;
+	bool pelt_budget_hit;
 };
 
 static int bpf_source_poll(struct bpf_source *s);
@@ -128,8 +133,17 @@ static uint32_t prog_avail(const char *tp)
  * tracepoint exists iff vmlinux BTF has its btf_trace_<name> typedef.
  * The ones that run on every switch or wakeup are opt-in.
  */
-static bool wanted(const char *tp, const struct schedstat_session_opts *opts)
+static bool wanted(const char *tp, const char *prog,
+		   const struct schedstat_session_opts *opts)
 {
+	/* --pelt-trace only: tasks on pelt_se_tp, CPUs on the others. */
+	if (!strncmp(prog, "pelt_trace_", 11)) {
+		if (!opts->pelt_trace)
+			return false;
+		if (!strcmp(tp, "pelt_se_tp"))
+			return opts->nr_pelt_pids || opts->pelt_comm;
+		return opts->pelt_cpus;
+	}
 	if (!strcmp(tp, "sched_waking") || !strcmp(tp, "sched_wakeup_new") ||
 	    !strcmp(tp, "sched_switch"))
 		return opts->exact_wakeups;
@@ -167,7 +181,11 @@ static int choose_programs(struct bpf_source *s, const struct btf *vmlinux,
 		have = btf__find_by_name_kind(vmlinux, name, BTF_KIND_TYPEDEF) > 0;
 		if (!have && !strcmp(tp, "sched_switch") && opts->exact_wakeups)
 			return -SCHEDSTAT_ERR_NO_SCHED_TP;
-		have = have && wanted(tp, opts);
+		/* pelt_irq_tp may be missing alone (no avg_irq): not the rest. */
+		if (!have && opts->pelt_trace && strcmp(tp, "pelt_irq_tp") &&
+		    wanted(tp, bpf_program__name(prog), opts))
+			return -SCHEDSTAT_ERR_NO_PELT_TP;
+		have = have && wanted(tp, bpf_program__name(prog), opts);
 		bpf_program__set_autoload(prog, have);
 		if (have) {
 			s->avail |= prog_avail(tp);
@@ -261,6 +279,23 @@ static int on_ring_event(void *ctx, void *data, size_t size)
 	}
 	deliver(s, h, &ev);
 	return 0;
+}
+
+/*
+ * One --pelt-trace record. Past the drain's budget the ring is left with the
+ * rest (returning an error stops libbpf after consuming this one).
+ */
+static int on_pelt_record(void *ctx, void *data, size_t size)
+{
+	struct bpf_source *s = ctx;
+
+	if (size >= sizeof(struct st_pelt_rec) &&
+	    pelt_stream_add(s->pelt, data))
+		s->cb_err = -ENOMEM;
+	if (--s->pelt_budget > 0)
+		return 0;
+	s->pelt_budget_hit = true;
+	return -ECANCELED;
 }
 
 /* Run the task iterator once: one st_task_rec per task, all threads. */
@@ -495,15 +530,89 @@ static int bpf_source_sample(struct bpf_source *s,
 	return model_update(s->model, &in, out);
 }
 
+/*
+ * Events, then at most PELT_DRAIN_BUDGET PELT records (the event fd stays
+ * readable while more wait); then the PELT updates old enough to be in
+ * order go out.
+ */
 static int bpf_source_poll(struct bpf_source *s)
 {
-	int n = ring_buffer__consume(s->rb);
+	uint64_t now = mono_ns();
+	int n;
 
+	s->pelt_budget = PELT_DRAIN_BUDGET;
+	s->pelt_budget_hit = false;
+	n = ring_buffer__consume(s->rb);
+	if (n == -ECANCELED && s->pelt_budget_hit)
+		n = PELT_DRAIN_BUDGET;
 	if (s->cb_err) {
 		n = s->cb_err;
 		s->cb_err = 0;
 	}
+	if (n >= 0 && s->pelt && now > PELT_REORDER_NS)
+		pelt_stream_release(s->pelt, now - PELT_REORDER_NS);
 	return n;
+}
+
+/* Everything the rings hold, and every held PELT update: the end. */
+static int bpf_source_flush(struct bpf_source *s)
+{
+	int n;
+
+	do {
+		n = bpf_source_poll(s);
+	} while (n >= 0 && s->pelt_budget_hit);
+	if (n >= 0 && s->pelt)
+		pelt_stream_release(s->pelt, UINT64_MAX);
+	return n < 0 ? n : 0;
+}
+
+static uint64_t bpf_source_pelt_dropped(const struct bpf_source *s)
+{
+	return s->skel->bss->global_state.pelt_dropped;
+}
+
+/*
+ * --pelt-trace selection, in the kernel: rodata before load, the pid map
+ * after (before attach, so no update of an unselected task is ever sent).
+ */
+static int pelt_select(struct bpf_source *s,
+		       const struct schedstat_session_opts *opts)
+{
+	struct cpuset cpus = {};
+	int err;
+
+	if (!opts->pelt_trace)
+		return 0;
+	if ((!opts->nr_pelt_pids && !opts->pelt_comm && !opts->pelt_cpus) ||
+	    opts->nr_pelt_pids > ST_PELT_MAX_PIDS ||
+	    (opts->pelt_comm && strlen(opts->pelt_comm) >= ST_COMM_LEN))
+		return -EINVAL;
+	if (opts->pelt_cpus) {
+		err = cpulist_parse(opts->pelt_cpus, &cpus);
+		if (err)
+			return err;
+		for (int cpu = 0; cpu < ST_MAX_CPUS; cpu++)
+			s->skel->rodata->pelt_cpu[cpu] = cpuset_test(&cpus, cpu);
+	}
+	s->skel->rodata->pelt_by_pid = opts->nr_pelt_pids;
+	s->skel->rodata->pelt_by_comm = opts->pelt_comm;
+	if (opts->pelt_comm)
+		memcpy((char *)s->skel->rodata->pelt_comm, opts->pelt_comm,
+		       strlen(opts->pelt_comm) + 1);
+	return pelt_stream_new(&s->pelt, opts->on_pelt, opts->pelt_ctx);
+}
+
+static int pelt_fill_pids(struct bpf_source *s,
+			  const struct schedstat_session_opts *opts)
+{
+	int fd = bpf_map__fd(s->skel->maps.pelt_pids);
+	__u8 one = 1;
+
+	for (size_t i = 0; opts->pelt_trace && i < opts->nr_pelt_pids; i++)
+		if (bpf_map_update_elem(fd, &opts->pelt_pids[i], &one, BPF_ANY))
+			return -errno;
+	return 0;
 }
 
 static int bpf_source_event_fd(const struct bpf_source *s)
@@ -605,11 +714,19 @@ static int bpf_source_open(struct bpf_source **out,
 	s->skel->rodata->count_wakeups = opts->exact_wakeups;
 	s->skel->rodata->nr_cpus = s->nr_cpus;
 	bpf_map__set_autocreate(s->skel->maps.task_locals, opts->exact_wakeups);
+	bpf_map__set_autocreate(s->skel->maps.pelt_events, opts->pelt_trace);
+	bpf_map__set_autocreate(s->skel->maps.pelt_pids, opts->pelt_trace);
+	err = pelt_select(s, opts);
+	if (err)
+		goto cleanup;
 	err = schedtop_bpf__load(s->skel);
 	if (err) {
 		err = load_error(err);
 		goto cleanup;
 	}
+	err = pelt_fill_pids(s, opts);
+	if (err)
+		goto cleanup;
 	err = schedtop_bpf__attach(s->skel);
 	if (err) {
 		err = load_error(err);
@@ -618,6 +735,13 @@ static int bpf_source_open(struct bpf_source **out,
 	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.events),
 				 on_ring_event, s, NULL);
 	if (!s->rb) {
+		err = -errno;
+		goto cleanup;
+	}
+	/* Second: poll() takes the discrete events before the budgeted PELT. */
+	if (opts->pelt_trace &&
+	    ring_buffer__add(s->rb, bpf_map__fd(s->skel->maps.pelt_events),
+			     on_pelt_record, s)) {
 		err = -errno;
 		goto cleanup;
 	}
@@ -646,6 +770,7 @@ static void bpf_source_close(struct bpf_source *s)
 		return;
 	ring_buffer__free(s->rb);
 	schedtop_bpf__destroy(s->skel);
+	pelt_stream_free(s->pelt);
 	model_free(s->model);
 	schedstat_topology_free(s->topo);
 	free(s->cpus);
@@ -681,6 +806,16 @@ static int ops_poll(void *s)
 	return bpf_source_poll(s);
 }
 
+static int ops_flush(void *s)
+{
+	return bpf_source_flush(s);
+}
+
+static uint64_t ops_pelt_dropped(const void *s)
+{
+	return bpf_source_pelt_dropped(s);
+}
+
 static int ops_event_fd(const void *s)
 {
 	return bpf_source_event_fd(s);
@@ -697,6 +832,8 @@ const struct source_ops bpf_source_ops = {
 	.close = ops_close,
 	.sample = ops_sample,
 	.poll = ops_poll,
+	.flush = ops_flush,
+	.pelt_dropped = ops_pelt_dropped,
 	.event_fd = ops_event_fd,
 	.topology = ops_topology,
 };

@@ -4,6 +4,7 @@
  * read sample by sample, must give an error or data, never a crash, a leak
  * or undefined behaviour (built with ASan and UBSan, see the Makefile).
  */
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/mman.h>
@@ -37,6 +38,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		schedstat_snapshot_free(snap);
 	}
 	schedstat_recording_find(rec, info.last_ts_ns / 2);
+	/* PELT chunks (1.1): every update, damaged chunks skipped. */
+	{
+		struct schedstat_pelt_update u;
+		int err;
+
+		while ((err = schedstat_recording_pelt_next(rec, &u)) != -ENODATA)
+			if (err && err != -EBADMSG)
+				break;
+		schedstat_recording_pelt_dropped(rec);
+	}
 	schedstat_recording_close(rec);
 	return 0;
 }

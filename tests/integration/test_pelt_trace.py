@@ -1,0 +1,293 @@
+"""--pelt-trace: the kernel's PELT updates of selected tasks and CPUs.
+
+Truths independent of schedtop: the task's own CPU time (/proc/<tid>/schedstat)
+for its duty cycle, the kernel's own se.avg (/proc/<tid>/sched) at a moment
+the task is asleep, the live CSV for what a recording gives back, and
+bpftool's list of loaded programs for what runs by default.
+
+Rate: pelt_se_tp fires when a task's PELT sums cross a 1024 us period, which
+for a running task happens where the kernel looks at it: every tick (HZ=250
+here, one update per 4 ms of running), at enqueue and at dequeue. A 50% task
+on a 16 ms period therefore updates about 2 (ticks) + 2 (wakeup, sleep)
+times per period: ~250 a second, not 1024/1.024 ms. The test asks for the
+issue's 100 a second.
+"""
+import json
+import os
+import re
+import subprocess
+import tempfile
+import time
+
+from harness import (RtApp, bpf_progs_loaded, check, mono_ns, parse_csv,
+                     pelt_tolerance, periodic, run, schedstat, schedtop,
+                     start_schedtop, steal_ns, test)
+
+PELT_PROGS = ["pelt_trace_se", "pelt_trace_cfs", "pelt_trace_rt",
+              "pelt_trace_dl", "pelt_trace_irq"]
+SECONDS = 4
+
+
+def test_cpu():
+    """The highest online CPU (1 here; 0 while another session has taken
+    CPU 1 out): the workloads are pinned there."""
+    with open("/sys/devices/system/cpu/online") as f:
+        return int(re.split("[-,]", f.read().strip())[-1])
+
+
+def tmp(name):
+    d = tempfile.mkdtemp(prefix="schedtop-pelt-")
+    return os.path.join(d, name)
+
+
+def task_rows(rows, tid):
+    return [r for r in rows if r["entity"] == "task" and int(r["pid"]) == tid]
+
+
+def time_mean(rows):
+    """util_avg averaged over time, linear between updates: updates come
+    more often while the task runs, so a plain mean would lean high."""
+    area = 0.0
+    for a, b in zip(rows, rows[1:]):
+        area += (int(a["util_avg"]) + int(b["util_avg"])) / 2 * \
+            (int(b["ts_ns"]) - int(a["ts_ns"]))
+    return area / (int(rows[-1]["ts_ns"]) - int(rows[0]["ts_ns"]))
+
+
+@test(root=True)
+def record_half_duty_task():
+    """The issue's done-when: record --pelt-trace -p PID -d 4 on a 50% task."""
+    cpu = test_cpu()
+    app = RtApp({"pt_half": periodic(cpu, 0.5)}, SECONDS + 6)
+    path = tmp("half.rec")
+    try:
+        tid = app.tids["pt_half"]
+        time.sleep(1.5)			# util settles in a few half-lives
+        run0, _, _ = schedstat(tid)
+        st0, t0 = steal_ns(cpu), mono_ns()
+        res = schedtop("record", "--pelt-trace", "-p", str(tid), "-d",
+                       str(SECONDS), "-o", path)
+        run1, _, _ = schedstat(tid)
+        st1, t1 = steal_ns(cpu), mono_ns()
+    finally:
+        app.stop()
+    err = res.stderr.decode()
+    check(res.returncode == 0, "record failed: %s" % err)
+    m = re.search(r"(\d+) PELT updates, (\d+) lost", err)
+    check(m, "no PELT summary on stderr: %r" % err)
+    check(int(m.group(2)) == 0, "updates lost at this rate: %s" % err)
+    out = schedtop("csv", "--from", path, "-t", "pelt")
+    check(out.returncode == 0, "csv --from failed: %s" % out.stderr.decode())
+    rows = parse_csv(out.stdout)
+    check(len(rows) == int(m.group(1)),
+          "%d rows read back, %s recorded" % (len(rows), m.group(1)))
+    ts = [int(r["ts_ns"]) for r in rows]
+    check(ts == sorted(ts), "rows out of time order")
+    mine = task_rows(rows, tid)
+    check(len(mine) == len(rows), "updates of tasks not selected: %d of %d"
+          % (len(rows) - len(mine), len(rows)))
+    span = (ts[-1] - ts[0]) / 1e9
+    rate = len(mine) / span
+    check(rate >= 100, "%.0f updates/s of the task, want >= 100" % rate)
+    duty = (run1 - run0) / ((t1 - t0) - (st1 - st0))
+    util = time_mean(mine)
+    print("# %d updates in %.2f s (%.0f/s); util mean %.1f, duty %.3f (x1024 "
+          "%.1f)" % (len(mine), span, rate, util, duty, duty * 1024))
+    check(abs(util - duty * 1024) <= pelt_tolerance(),
+          "util mean %.1f vs duty %.3f x 1024 = %.1f" % (util, duty, duty * 1024))
+    check(all(r["util_est"] != "" and r["comm"] == "pt_half" and
+              int(r["tgid"]) == app.proc.pid for r in mine),
+          "task rows lack util_est, comm or tgid")
+
+
+def proc_sched(tid):
+    """se.avg.* of /proc/<tid>/sched as ints."""
+    vals = {}
+    with open("/proc/%d/sched" % tid) as f:
+        for line in f:
+            m = re.match(r"(se\.avg\.\w+)\s+:\s+(\d+)", line)
+            if m:
+                vals[m.group(1)] = int(m.group(2))
+    return vals
+
+
+def asleep(tid):
+    with open("/proc/%d/stat" % tid) as f:
+        return f.read().rsplit(")", 1)[1].split()[0] == "S"
+
+
+@test(root=True)
+def quiescent_values_equal_proc_sched():
+    """While the task sleeps nothing updates its se.avg: the last update
+    streamed before that moment must be /proc/<tid>/sched's values."""
+    # 8 ms of work every 400 ms: asleep most of the time.
+    app = RtApp({"pt_sleepy": periodic(test_cpu(), 0.02, period_us=400000)},
+                10)
+    seen = []
+    try:
+        tid = app.tids["pt_sleepy"]
+        proc = start_schedtop("csv", "-t", "pelt", "-p", str(tid), "-d", "4")
+        time.sleep(1.5)
+        deadline = time.monotonic() + 2
+        while time.monotonic() < deadline and len(seen) < 3:
+            _, _, n0 = schedstat(tid)
+            t = mono_ns()
+            a = proc_sched(tid)
+            time.sleep(0.03)
+            b = proc_sched(tid)
+            _, _, n1 = schedstat(tid)
+            if n0 == n1 and a == b and asleep(tid):
+                seen.append((t, a))
+                time.sleep(0.4)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        app.stop()
+    check(proc.returncode == 0, "csv failed: %s" % err.decode())
+    check(seen, "the task never slept for 30 ms in 2 s")
+    rows = task_rows(parse_csv(out), tid)
+    for t, want in seen:
+        before = [r for r in rows if int(r["ts_ns"]) < t]
+        check(before, "no update before the quiet moment")
+        last = before[-1]
+        got = {"se.avg.util_avg": int(last["util_avg"]),
+               "se.avg.runnable_avg": int(last["runnable_avg"]),
+               "se.avg.load_avg": int(last["load_avg"])}
+        for k, v in got.items():
+            check(want[k] == v, "%s: streamed %d, /proc/%d/sched %d"
+                  % (k, v, tid, want[k]))
+        # last_update_time moves on in steps smaller than a period without
+        # the tracepoint firing (___update_load_sum()): never backwards.
+        check(int(last["last_update_ns"]) <= want["se.avg.last_update_time"],
+              "last_update_ns after the kernel's")
+    print("# %d quiet moments, values equal" % len(seen))
+
+
+@test(root=True)
+def sampled_task_rows_agree_at_sample_instants():
+    """A queued or running task's sampled util_avg is the kernel's as of
+    its last update: the streamed update just before the sample's ts_ns
+    (or the one before it, should an update land between the iterator's
+    read of the task and the end of the walk that stamps the sample)."""
+    app = RtApp({"pt_samp": periodic(test_cpu(), 0.5)}, 8)
+    path = tmp("samp.rec")
+    try:
+        tid = app.tids["pt_samp"]
+        time.sleep(1.0)
+        res = schedtop("record", "--pelt-trace", "-p", str(tid), "-i", "100",
+                       "-d", "3", "-o", path)
+    finally:
+        app.stop()
+    check(res.returncode == 0, "record failed: %s" % res.stderr.decode())
+    ups = task_rows(parse_csv(schedtop("csv", "--from", path, "-t",
+                                       "pelt").stdout), tid)
+    samples = [r for r in parse_csv(schedtop("csv", "--from", path, "-p",
+                                             str(tid)).stdout)
+               if r["state"] == "R"]
+    check(len(samples) >= 5, "only %d samples caught the task queued"
+          % len(samples))
+    for srow in samples:
+        ts = int(srow["ts_ns"])
+        before = [int(u["util_avg"]) for u in ups if int(u["ts_ns"]) <= ts]
+        check(len(before) >= 2, "no updates before sample at %d" % ts)
+        check(int(srow["util_avg"]) in before[-2:],
+              "sample at %d: util_avg %s, last updates %s"
+              % (ts, srow["util_avg"], before[-3:]))
+    print("# %d queued samples agree with the stream" % len(samples))
+
+
+@test(root=True)
+def recording_gives_back_live_rows_and_perfetto():
+    """csv --from FILE -t pelt is byte for byte what the live csv wrote, CPU
+    entities included; the Perfetto export has a counter point per row."""
+    cpu = test_cpu()
+    app = RtApp({"pt_rt": periodic(cpu, 0.3)}, 8)
+    rec, live = tmp("rt.rec"), tmp("live.csv")
+    try:
+        tid = app.tids["pt_rt"]
+        time.sleep(0.5)
+        res = schedtop("csv", "-t", "pelt", "-p", str(tid), "--pelt-cpus",
+                       str(cpu),
+                       "-d", "2", "-o", live, "--record", rec)
+    finally:
+        app.stop()
+    check(res.returncode == 0, "csv failed: %s" % res.stderr.decode())
+    back = schedtop("csv", "--from", rec, "-t", "pelt")
+    check(back.returncode == 0, "csv --from: %s" % back.stderr.decode())
+    with open(live, "rb") as f:
+        want = f.read()
+    check(back.stdout == want, "csv --from differs from the live CSV")
+    rows = parse_csv(want)
+    kinds = {r["entity"] for r in rows}
+    check({"task", "cfs"} <= kinds, "entities seen: %s" % sorted(kinds))
+    check(all(r["cpu"] == str(cpu) for r in rows if r["entity"] != "task"),
+          "a CPU entity of a CPU not selected")
+    check(all(r["pid"] == "" and r["util_est"] == "" for r in rows
+              if r["entity"] in ("rt", "dl", "irq")),
+          "rt/dl/irq rows with a pid or util_est")
+    js = tmp("rt.json")
+    conv = schedtop("convert", rec, "--perfetto", "-o", js)
+    check(conv.returncode == 0, "convert: %s" % conv.stderr.decode())
+    with open(js) as f:
+        evs = [e for e in json.load(f)["traceEvents"]
+               if e.get("ph") == "C" and e["name"].endswith(" pelt")]
+    check(len(evs) == len(rows), "%d counter points for %d rows"
+          % (len(evs), len(rows)))
+    for e, r in zip(evs, rows):
+        name = ("%s %s pelt" % (r["comm"], r["pid"]) if r["entity"] == "task"
+                else "cpu%s %s pelt" % (r["cpu"], r["entity"]))
+        check(e["name"] == name, "track %s for row %s" % (e["name"], r))
+        check(e["args"]["util_avg"] == int(r["util_avg"]) and
+              e["args"]["runnable_avg"] == int(r["runnable_avg"]) and
+              e["args"].get("util_est", "") == (int(r["util_est"])
+                                                if r["util_est"] else ""),
+              "counter %s for row %s" % (e, r))
+    deltas = [int(b["ts_ns"]) - int(a["ts_ns"]) for a, b in zip(rows, rows[1:])]
+    steps = [round(b["ts"] - a["ts"], 3) for a, b in zip(evs, evs[1:])]
+    check(all(abs(d / 1e3 - s) < 0.002 for d, s in zip(deltas, steps)),
+          "counter times do not follow the rows' ts_ns")
+
+
+@test(root=True)
+def default_collection_loads_no_pelt_program():
+    """Without --pelt-trace none of the programs exists in the kernel; with
+    it, the selected ones do (so the first check can fail)."""
+    for args, want in ((["-t", "cpu"], []),
+                       (["-t", "pelt", "-p", str(os.getpid()), "--pelt-cpus",
+                         "0"], PELT_PROGS)):
+        proc = start_schedtop("csv", "-i", "200", "-n", "10", *args)
+        try:
+            deadline = time.monotonic() + 5
+            while time.monotonic() < deadline:
+                # The default programs are there once it runs.
+                if bpf_progs_loaded(["on_pelt_se"]) and \
+                        (not want or bpf_progs_loaded(want)):
+                    break
+                time.sleep(0.05)
+            found = bpf_progs_loaded(PELT_PROGS)
+            check(bpf_progs_loaded(["on_pelt_se"]), "schedtop never loaded")
+        finally:
+            proc.communicate(timeout=20)
+        if not want:
+            check(not found, "loaded by default: %s" % found)
+        else:
+            # pelt_irq_tp exists with IRQ time accounting only.
+            check(set(want) - {"pelt_trace_irq"} <= set(found),
+                  "--pelt-trace loaded %s" % found)
+            check(bpf_progs_loaded(PELT_PROGS, settle=3) == [],
+                  "pelt programs still loaded after exit")
+
+
+@test
+def selection_errors_say_what_to_do():
+    for args, words in ((["csv", "--pelt-trace"], "-p PID"),
+                        (["record", "-o", "/dev/null", "-p", "1"], "--pelt-trace"),
+                        (["csv", "--pelt-trace", "-p", "1", "--source",
+                          "tracefs"], "BPF"),
+                        (["csv", "--pelt-cpus", "0"], "--pelt-trace")):
+        res = schedtop(*args)
+        err = res.stderr.decode()
+        check(res.returncode == 2, "%s: exit %d" % (args, res.returncode))
+        check(words in err.splitlines()[0], "%s: %r" % (args, err))
+
+
+run()
