@@ -215,6 +215,7 @@ $(OUT)/bench/tui_render: bench/tui_render.c $(OUT)/libschedstat.a $(APP_TESTABLE
 # objects, as the library's are not instrumented.
 FUZZ_LIB_SRCS := $(filter $(addprefix %/,record_codec.c record_reader.c \
 	record_pelt.c pelt_entity.c \
+	energy_model.c energy_estimate.c \
 	topology.c spec.c cpu_sysfs.c detect.c cluster_names.c cpulist.c sysfs.c \
 	snapshot.c util.c errors.c comm.c),$(LIB_SRCS))
 FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \

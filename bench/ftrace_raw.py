@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
 """Raw ftrace as a tracer to compare with: what a careful tool does at least.
 
-A private tracefs instance with sched_switch and sched_wakeup enabled and
-one reader process per CPU copying that CPU's trace_pipe_raw (binary ring
+A private tracefs instance with the given sched events enabled (by default
+sched_switch and sched_wakeup) and one reader process per CPU copying that CPU's trace_pipe_raw (binary ring
 buffer pages, no formatting) into OUTDIR/cpuN, sleeping 1 ms after a page
 that was not full, as trace-cmd record does by default. Runs until SIGINT or SIGTERM,
 then disables the events and removes the instance.
 
-Usage: bench/ftrace_raw.py OUTDIR
+Usage: bench/ftrace_raw.py OUTDIR [EVENT...]
 """
 import os
 import signal
@@ -37,6 +37,7 @@ def reader(inst, cpu, outdir):
 
 def main():
     outdir = sys.argv[1]
+    events = sys.argv[2:] or ["sched_switch", "sched_wakeup"]
     inst = "%s/instances/schedtop-bench-%d" % (TRACEFS, os.getpid())
     os.mkdir(inst)
     kids = []
@@ -44,7 +45,7 @@ def main():
     signal.signal(signal.SIGINT, lambda *a: stop.append(1))
     signal.signal(signal.SIGTERM, lambda *a: stop.append(1))
     try:
-        for ev in ("sched_switch", "sched_wakeup"):
+        for ev in events:
             with open("%s/events/sched/%s/enable" % (inst, ev), "w") as f:
                 f.write("1")
         for cpu in range(os.cpu_count()):
@@ -63,7 +64,7 @@ def main():
             os.waitpid(pid, 0)
         with open("%s/tracing_on" % inst, "w") as f:
             f.write("0")
-        for ev in ("sched_switch", "sched_wakeup"):
+        for ev in events:
             with open("%s/events/sched/%s/enable" % (inst, ev), "w") as f:
                 f.write("0")
         os.rmdir(inst)

@@ -19,7 +19,16 @@ ratios: mean ns per invocation of each schedtop BPF program
 (kernel.bpf_stats_enabled on only meanwhile), ring buffer drops, and the
 CPU time of one sample with 100, 1,000 and 10,000 extra sleeping threads.
 
+With --set tracefs only the tracefs source is measured (issue #13 item 6):
+this build's, another build's (--before BIN, e.g. main's) and raw ftrace of
+sched_switch alone, the floor for any ftrace-based source, and of
+sched_switch + sched_wakeup, what the source enables of the hot events.
+Each schedtop must have seen the benchmark's switches (the nvcsw + nivcsw
+of its sched-pipe tasks in its CSV), each raw ftrace reader must have
+copied at least 40 bytes per switch.
+
 Usage: bench/pipe_overhead.py [--rounds 15] [--loops 200000]
+                              [--set all|tracefs] [--before BIN]
 Prints a Markdown section; root only.
 """
 import argparse
@@ -76,13 +85,43 @@ def output_bytes(path):
     return os.path.getsize(path) if os.path.exists(path) else 0
 
 
+def pipe_switches(path):
+    """Switches of perf bench's sched-pipe tasks that a schedtop CSV saw."""
+    n = 0
+    with open(path) as f:
+        hdr = f.readline().strip().split(",")
+        comm, vol, invol = (hdr.index(c) for c in ("comm", "nvcsw", "nivcsw"))
+        for line in f:
+            v = line.rstrip("\n").split(",")
+            if len(v) == len(hdr) and v[comm] == "sched-pipe":
+                n += int(v[vol] or 0) + int(v[invol] or 0)
+    return n
+
+
+def ftrace_bytes(path):
+    """Event bytes in a directory of trace_pipe_raw pages (their commits)."""
+    n = 0
+    page = os.sysconf("SC_PAGESIZE")
+    for name in os.listdir(path):
+        with open(os.path.join(path, name), "rb") as f:
+            while True:
+                p = f.read(page)
+                if len(p) < 16:
+                    break
+                n += int.from_bytes(p[8:16], "little") & 0xfffff
+    return n
+
+
 class Tracer:
-    def __init__(self, name, argv, output=None, settle=1.0):
+    def __init__(self, name, argv, output=None, settle=1.0, seen=None,
+                 least=0):
         self.name, self.argv, self.settle = name, argv, settle
         self.output = output
         self.proc = None
         self.cpu = []
         self.bytes = []
+        # What it saw of the benchmark, and the least that proves it ran.
+        self.seen, self.least, self.counts = seen, least, []
 
     def start(self, tmp):
         if not self.argv:
@@ -123,6 +162,12 @@ class Tracer:
             sys.exit("pipe_overhead: %s used %.3f s of CPU and wrote %d "
                      "bytes: it did not trace" % (self.name, cpu,
                                                    self.bytes[-1]))
+        if self.seen:
+            self.counts.append(self.seen(self.out_path))
+            if self.counts[-1] < self.least:
+                sys.exit("pipe_overhead: %s saw %d of the benchmark (at "
+                         "least %d expected): it did not trace" %
+                         (self.name, self.counts[-1], self.least))
 
 
 def tracers():
@@ -143,6 +188,28 @@ def tracers():
         t.append(Tracer("perf sched record",
                         ["perf", "sched", "record", "-o", "{tmp}/perf.data"],
                         "{tmp}/perf.data", settle=2.0))
+    return t
+
+
+def tracefs_tracers(loops, before):
+    """The tracefs source before and after, and raw ftrace as its floor."""
+    ftrace = os.path.join(TOP, "bench", "ftrace_raw.py")
+    switches = 2 * loops
+    t = [Tracer("none", None)]
+    if before:
+        t.append(Tracer("schedtop csv --source=tracefs, before (%s)" % before,
+                        [before, "csv", "--source=tracefs", "-o",
+                         "{tmp}/before.csv"], "{tmp}/before.csv",
+                        seen=pipe_switches, least=switches // 2))
+    t += [Tracer("schedtop csv --source=tracefs",
+                 [SCHEDTOP, "csv", "--source=tracefs", "-o", "{tmp}/after.csv"],
+                 "{tmp}/after.csv", seen=pipe_switches, least=switches // 2),
+          Tracer("raw ftrace sched_switch only, trace_pipe_raw per CPU",
+                 [sys.executable, ftrace, "{tmp}/ftsw", "sched_switch"],
+                 "{tmp}/ftsw/", seen=ftrace_bytes, least=40 * switches),
+          Tracer("raw ftrace sched_switch+sched_wakeup, trace_pipe_raw per CPU",
+                 [sys.executable, ftrace, "{tmp}/ftrace"], "{tmp}/ftrace/",
+                 seen=ftrace_bytes, least=40 * switches)]
     return t
 
 
@@ -248,12 +315,15 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=15)
     ap.add_argument("--loops", type=int, default=200000)
+    ap.add_argument("--set", choices=("all", "tracefs"), default="all")
+    ap.add_argument("--before", help="another schedtop, for --set tracefs")
     args = ap.parse_args()
     if os.geteuid() != 0:
         sys.exit("pipe_overhead: needs root")
 
     tmp = tempfile.mkdtemp(prefix="schedtop-bench-")
-    ts = tracers()
+    ts = tracers() if args.set == "all" else tracefs_tracers(args.loops,
+                                                             args.before)
     times = {t.name: [] for t in ts}
     pipe_bench(args.loops)                  # warm up caches and the CPU
     for r in range(args.rounds):
@@ -265,7 +335,7 @@ def main():
             finally:
                 t.stop()
         print("round %d: %s" % (r + 1, ", ".join(
-            "%s %.3fs" % (t.name.split()[0], times[t.name][-1]) for t in ts)),
+            "%s %.3fs" % (t.name, times[t.name][-1]) for t in ts)),
             file=sys.stderr)
     shutil.rmtree(tmp, ignore_errors=True)
 
@@ -274,15 +344,28 @@ def main():
           (args.loops, args.rounds))
     print("Baseline (no tracer): median %.3f s, %.0f switches/s.\n" %
           (statistics.median(base), 2 * args.loops / statistics.median(base)))
-    print("| tracer | median ratio | min | max | tracer CPU, mean share of one core | output per round |")
-    print("|---|---|---|---|---|---|")
+    print("| tracer | median ratio | min | max | tracer CPU, median share of one core | output per round | seen per round (median) |")
+    print("|---|---|---|---|---|---|---|")
     for t in ts[1:]:
         ratios = [x / b for x, b in zip(times[t.name], base)]
-        cpu = statistics.mean(t.cpu) if t.cpu else float("nan")
-        print("| %s | %.3f | %.3f | %.3f | %.1f%% | %.0f kB |" %
+        cpu = statistics.median(t.cpu) if t.cpu else float("nan")
+        seen = ""
+        if t.counts:
+            unit = "switches of sched-pipe" if t.seen is pipe_switches \
+                else "kB of events"
+            med = statistics.median(t.counts)
+            seen = "%d %s" % (med if t.seen is pipe_switches else med / 1e3,
+                              unit)
+        print("| %s | %.3f | %.3f | %.3f | %.1f%% | %.0f kB | %s |" %
               (t.name, statistics.median(ratios), min(ratios), max(ratios),
-               100 * cpu, statistics.median(t.bytes) / 1e3))
+               100 * cpu, statistics.median(t.bytes) / 1e3, seen))
     print()
+    if args.set == "tracefs":
+        print("Per-round ratios: %s\n" % "; ".join(
+            "%s: %s" % (t.name, " ".join(
+                "%.2f" % (x / b) for x, b in zip(times[t.name], base)))
+            for t in ts[1:]))
+        return
     print("### CPU time of one sample (cpu table, 100 ms interval, 5 s)\n")
     print("Extra threads sleeping in one process; tasks is what the kernel "
           "listed (every thread).\n")

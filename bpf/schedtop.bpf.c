@@ -32,6 +32,14 @@ const volatile __u32 nr_cpus = 1;
 
 struct st_cpu_state cpu_state[ST_MAX_CPUS];
 struct st_hotplug hotplug[ST_MAX_CPUS];
+/* A cpuhp_multi_enter waiting for its cpuhp_exit to say what it was. */
+static struct {
+	__u64 ts;
+	__s32 target;
+	__s32 idx;
+	__u32 set;
+	__u32 pad;
+} hotplug_multi[ST_MAX_CPUS];
 struct st_global_state global_state;
 
 #define RINGBUF_SIZE		(512 * 1024)
@@ -410,10 +418,10 @@ int BPF_PROG(on_cpu_frequency, unsigned int khz, unsigned int cpu)
 	return 0;
 }
 
-static __always_inline void hotplug_step(unsigned int cpu, int target, int idx)
+static __always_inline void hotplug_step(unsigned int cpu, int target, int idx,
+					 __u64 now)
 {
 	struct st_hotplug *h = &hotplug[cpu & (ST_MAX_CPUS - 1)];
-	__u64 now = bpf_ktime_get_ns();
 	__u32 up = idx <= target;
 
 	/*
@@ -437,21 +445,45 @@ static __always_inline void hotplug_step(unsigned int cpu, int target, int idx)
 SEC("tp_btf/cpuhp_enter")
 int BPF_PROG(on_cpuhp_enter, unsigned int cpu, int target, int idx)
 {
-	hotplug_step(cpu, target, idx);
+	hotplug_step(cpu, target, idx, bpf_ktime_get_ns());
 	return 0;
 }
 
+/*
+ * A multi-instance callback runs in an operation, once per instance, but also
+ * when an instance is added or removed on a CPU that stays as it is: every new
+ * tracefs instance adds one to CPUHP_TRACE_RB_PREPARE on every online CPU, a
+ * step "up" that is no operation. Its cpuhp_exit tells: in an operation the
+ * CPU's state is the step's (going up) or the one below it (going down, or
+ * the step itself before 5.7's cpuhp_next_state()); an instance call leaves
+ * it where the CPU is, far from the step. So the step is kept until then.
+ */
 SEC("tp_btf/cpuhp_multi_enter")
 int BPF_PROG(on_cpuhp_multi_enter, unsigned int cpu, int target, int idx)
 {
-	hotplug_step(cpu, target, idx);
+	unsigned int i = cpu & (ST_MAX_CPUS - 1);
+
+	hotplug_multi[i].ts = bpf_ktime_get_ns();
+	hotplug_multi[i].target = target;
+	hotplug_multi[i].idx = idx;
+	hotplug_multi[i].set = 1;
 	return 0;
 }
 
 SEC("tp_btf/cpuhp_exit")
-int BPF_PROG(on_cpuhp_exit, unsigned int cpu)
+int BPF_PROG(on_cpuhp_exit, unsigned int cpu, int state, int idx)
 {
-	hotplug[cpu & (ST_MAX_CPUS - 1)].last = bpf_ktime_get_ns();
+	unsigned int i = cpu & (ST_MAX_CPUS - 1);
+
+	if (hotplug_multi[i].set) {
+		hotplug_multi[i].set = 0;
+		if (state != hotplug_multi[i].idx &&
+		    state != hotplug_multi[i].idx - 1)
+			return 0;
+		hotplug_step(cpu, hotplug_multi[i].target,
+			     hotplug_multi[i].idx, hotplug_multi[i].ts);
+	}
+	hotplug[i].last = bpf_ktime_get_ns();
 	return 0;
 }
 

@@ -61,6 +61,7 @@ enum schedstat_error {
 	SCHEDSTAT_ERR_TRACE_DAMAGED,	/* a trace-cmd file cut short or damaged */
 	SCHEDSTAT_ERR_NO_PELT_TP,	/* no pelt_*_tp BTF tracepoints (5.10) */
 	SCHEDSTAT_ERR_PELT_SOURCE,	/* --pelt-trace without the BPF source */
+	SCHEDSTAT_ERR_EM_TOPOLOGY,	/* an energy model domain matches no cluster */
 	SCHEDSTAT_ERR_END,
 };
 
@@ -195,6 +196,8 @@ enum schedstat_avail {
 	SCHEDSTAT_AVAIL_OVERUTILIZED_NS	= 1u << 15,
 	/* A PELT update (--pelt-trace) of a task: pid, tgid and comm are set. */
 	SCHEDSTAT_AVAIL_PELT_TASK	= 1u << 16,
+	/* An energy model was given: power_mw, eas_power_mw, energy_uj. */
+	SCHEDSTAT_AVAIL_ENERGY		= 1u << 17,
 };
 
 struct schedstat_task {
@@ -285,6 +288,13 @@ struct schedstat_cpu {
 	uint32_t avail;
 	/* util/runnable/load from schedtop's engine: AVAIL_PELT_ESTIMATED. */
 	bool pelt_estimated;
+	/*
+	 * This CPU's part of its cluster's energy estimate (AVAIL_ENERGY): its
+	 * own busy and idle time (a), and its util at the OPP EAS chose for the
+	 * cluster (b), mW. The cluster's are their sums. Not stored.
+	 */
+	double power_mw;
+	double eas_power_mw;
 };
 
 /*
@@ -328,6 +338,18 @@ struct schedstat_cluster {
 	uint32_t freq_avg_khz;
 	/* SCHEDSTAT_AVAIL_* bits valid for this cluster. */
 	uint32_t avail;
+	/*
+	 * The energy estimate over the interval (SCHEDSTAT_AVAIL_ENERGY), see
+	 * schedstat_energy_estimate() and docs/signals.md: (a) from busy time
+	 * at each OPP plus idle power, (b) as EAS's em_cpu_energy(), mW; and
+	 * (a) as energy, uJ. Derived from other fields and the model, never
+	 * stored in recordings.
+	 */
+	double power_mw;
+	double eas_power_mw;
+	double energy_uj;
+	/* (a) took the highest OPP: the clock was not known. */
+	bool power_freq_assumed;
 };
 
 /* Time a cluster's clock spent at one frequency during the interval. */
@@ -352,6 +374,12 @@ enum schedstat_event_type {
 	SCHEDSTAT_EV_EXIT = 1,
 	SCHEDSTAT_EV_MIGRATE,
 	SCHEDSTAT_EV_OVERUTILIZED,
+	/*
+	 * One activation of a workload (schedtop workload --record): never
+	 * from a session, added by the front end so that a recording keeps
+	 * them. ts_ns is its release.
+	 */
+	SCHEDSTAT_EV_ACTIVATION,
 };
 
 struct schedstat_event {
@@ -364,6 +392,11 @@ struct schedstat_event {
 	int32_t orig_cpu;	/* MIGRATE */
 	int32_t dest_cpu;	/* MIGRATE */
 	int32_t overutilized;	/* OVERUTILIZED */
+	/* ACTIVATION: pid its thread, comm the thread's name, and: */
+	uint64_t start_ns;	/* 0 for a dropped one (never started) */
+	uint64_t end_ns;	/* 0 for a dropped one */
+	uint64_t deadline_ns;
+	int32_t constraint;	/* index in the workload's constraints, -1 none */
 };
 
 typedef void (*schedstat_event_fn)(const struct schedstat_event *ev, void *ctx);
@@ -478,6 +511,12 @@ struct schedstat_session_opts {
 	const char *pelt_cpus;
 	schedstat_pelt_fn on_pelt;
 	void *pelt_ctx;
+	/*
+	 * Optional: every snapshot's clusters get the energy estimate. Bound
+	 * to the session's topology at open (schedstat_energy_model_bind());
+	 * the caller keeps it until the session is closed.
+	 */
+	struct schedstat_energy_model *energy_model;
 };
 
 /*
@@ -582,6 +621,127 @@ const struct schedstat_group *
 schedstat_snapshot_groups(const struct schedstat_snapshot *snap, size_t *nr);
 
 /* ------------------------------------------------------------------ */
+/* Energy model and estimate (docs/signals.md, "Energy")               */
+
+struct schedstat_energy_model;
+
+/* One operating performance point of a domain, as the kernel's em_perf_state. */
+struct schedstat_em_state {
+	uint32_t khz;
+	double power_mw;	/* one CPU busy at this OPP */
+	uint64_t cost;		/* the kernel's, 0 if not given */
+	uint32_t performance;	/* capacity at this OPP, 0 until bound */
+};
+
+/*
+ * schedstat_energy_model_read - the kernel's energy model from debugfs
+ * @dir: the energy_model directory (NULL: /sys/kernel/debug/energy_model)
+ *
+ * Reads pd* / ps:* (and the cs:* layout of kernels before 5.11) with
+ * frequency, power, cost and performance. Power in uW (the microwatts flag)
+ * is converted to mW. -ENOENT when the kernel has no model there.
+ */
+int schedstat_energy_model_read(struct schedstat_energy_model **out,
+				const char *dir);
+/*
+ * schedstat_energy_model_parse - a model from text: "CLUSTER KHZ MW" per
+ * line, "CLUSTER idle MW" for one idle CPU, '#' comments. -EINVAL with
+ * *@bad_line set to the first bad line (1-based).
+ */
+int schedstat_energy_model_parse(struct schedstat_energy_model **out,
+				 const char *text, int *bad_line);
+/* The same from a file; -errno if it cannot be read. */
+int schedstat_energy_model_load(struct schedstat_energy_model **out,
+				const char *path, int *bad_line);
+void schedstat_energy_model_free(struct schedstat_energy_model *em);
+/* Where it came from: the debugfs directory or the file's path. */
+const char *schedstat_energy_model_origin(const struct schedstat_energy_model *em);
+/*
+ * Maps each domain to a cluster of @topo: by name (text), by first CPU
+ * (debugfs); fills each state's performance where the model gave none
+ * (capacity x khz / highest khz). -SCHEDSTAT_ERR_EM_TOPOLOGY if a domain
+ * matches no cluster.
+ * A cluster without a domain has no estimate.
+ */
+int schedstat_energy_model_bind(struct schedstat_energy_model *em,
+				const struct schedstat_topology *topo);
+int schedstat_energy_model_nr_domains(const struct schedstat_energy_model *em);
+/* The domain's name: its cluster's in a text model, "pdN" from debugfs. */
+const char *schedstat_energy_model_domain_name(const struct schedstat_energy_model *em,
+					       int dom);
+/* Its CPUs as debugfs gives them ("" for a text model). */
+const char *schedstat_energy_model_domain_cpus(const struct schedstat_energy_model *em,
+					       int dom);
+/* The cluster bound to @dom, or -ENOENT. */
+int schedstat_energy_model_domain_cluster(const struct schedstat_energy_model *em,
+					  int dom);
+int schedstat_energy_model_nr_states(const struct schedstat_energy_model *em, int dom);
+/* States by ascending frequency. */
+const struct schedstat_em_state *
+schedstat_energy_model_state(const struct schedstat_energy_model *em, int dom, int i);
+/* Power of one idle CPU of the domain, mW (0 unless the model says). */
+double schedstat_energy_model_idle_mw(const struct schedstat_energy_model *em, int dom);
+/*
+ * The model as text in the parse() format, one line per OPP: what
+ * recordings store, so a reader derives the same power. -ENOSPC if short.
+ */
+int schedstat_energy_model_format(const struct schedstat_energy_model *em,
+				  char *buf, size_t size);
+
+/*
+ * For recordings: the domain's OPPs as "KHZ MW;KHZ MW;idle MW" and the
+ * metadata key to store it under ("energy_model.CLUSTER"); readers derive
+ * the same power from it. -ENOSPC if @size is short.
+ */
+int schedstat_energy_model_domain_text(const struct schedstat_energy_model *em,
+				       int dom, char *buf, size_t size);
+const char *schedstat_energy_model_domain_key(const struct schedstat_energy_model *em,
+					      int dom);
+
+/* What one CPU or one cluster did over an interval, the estimate's input. */
+struct schedstat_energy_cpu_input {
+	uint64_t busy_ns;	/* at most the interval */
+	/* The CPU's time-weighted clock over the interval, 0 if unknown. */
+	uint32_t freq_khz;
+	/* Utilization as EAS sees it: cfs (max of util_avg and util_est) +
+	 * rt + dl + irq, not more than the CPU's capacity. */
+	uint32_t util;
+};
+
+struct schedstat_energy_result {
+	double power_mw;	/* (a) */
+	double eas_power_mw;	/* (b) */
+	double energy_uj;	/* (a) over the interval */
+	bool freq_assumed;	/* (a) used the highest OPP */
+	int eas_state;		/* the OPP (b) chose */
+};
+
+/*
+ * schedstat_energy_estimate - one domain over one interval, both ways
+ * @cpus, @nr: its online CPUs
+ * @freqs, @nr_freqs: time the domain's clock spent at each frequency during
+ *	the interval (may be empty); it wins over each CPU's freq_khz
+ *
+ * (a) sum over CPUs of busy x power(OPP at the clock) + idle x idle power,
+ * over the interval; the highest OPP where no clock is known.
+ * (b) em_cpu_energy(): the lowest OPP whose performance covers the highest
+ * CPU util x 1.25, and power(OPP) x sum of util / performance(OPP).
+ */
+int schedstat_energy_estimate(const struct schedstat_energy_model *em, int dom,
+			      uint64_t interval_ns,
+			      const struct schedstat_energy_cpu_input *cpus, size_t nr,
+			      const struct schedstat_freq_residency *freqs,
+			      size_t nr_freqs,
+			      struct schedstat_energy_result *out);
+/*
+ * Fills every cluster row's power_mw, eas_power_mw, energy_uj of @snap
+ * (and SCHEDSTAT_AVAIL_ENERGY) from its CPU rows; @em must be bound to the
+ * snapshot's topology. Clusters without busy time known are left alone.
+ */
+void schedstat_snapshot_apply_energy(struct schedstat_snapshot *snap,
+				     const struct schedstat_energy_model *em);
+
+/* ------------------------------------------------------------------ */
 /* Recordings (docs/record-format.md)                                 */
 
 struct schedstat_recorder;
@@ -649,6 +809,12 @@ void schedstat_recording_info(const struct schedstat_recording *rec,
 			      struct schedstat_recording_info *info);
 const struct schedstat_topology *
 schedstat_recording_topology(const struct schedstat_recording *rec);
+/*
+ * The energy model stored with the recording (bound to its topology), or
+ * NULL: every sample's clusters then carry the estimate, as live.
+ */
+const struct schedstat_energy_model *
+schedstat_recording_energy_model(const struct schedstat_recording *rec);
 /* A value the recorder stored ("kernel", "host", ...) or NULL. */
 const char *schedstat_recording_meta(const struct schedstat_recording *rec,
 				     const char *key);
@@ -716,6 +882,8 @@ struct schedstat_exit_op {
 	/* Evacuation only: what moved, what could not, what still ran. */
 	unsigned int tasks_moved, tasks_pinned, irqs_moved, irqs_pinned;
 	unsigned int tasks_left;	/* movable tasks seen running after */
+	/* cpuset.cpus files that listed the CPU: rewritten, or refused. */
+	unsigned int cpusets_moved, cpusets_pinned;
 };
 
 /*
@@ -726,6 +894,17 @@ struct schedstat_exit_op {
  * offline), the tracefs errors, or an errno.
  */
 int schedstat_cpu_exit_open(struct schedstat_cpu_exit **out, int cpu);
+/*
+ * schedstat_cpu_exit_recover - put back what a killed session changed
+ * @restored: set to the things put back (cpusets, affinities, IRQs, the
+ *            CPU's online state), 0 if there was nothing to do
+ *
+ * A session writes what it changes to a state file first
+ * (schedstat_cpu_exit_state_path()); open calls this too. -EBUSY if a live
+ * session holds the file; on an error the file stays, to try again.
+ */
+int schedstat_cpu_exit_recover(unsigned int *restored);
+const char *schedstat_cpu_exit_state_path(void);
 /*
  * Writes @cpu's sysfs online file: @online false takes it down, true brings
  * it up. @op gets the time of the write and, from the cpuhp tracepoints,
@@ -739,12 +918,15 @@ int schedstat_cpu_exit_hotplug(struct schedstat_cpu_exit *x, bool online,
 /*
  * Evacuation without hotplug: every task that may run elsewhere gets @cpu
  * taken out of its affinity (every other online CPU if it allowed only
- * @cpu), every IRQ too; then waits until no such task runs on @cpu
- * (sched_switch). Steps "tasks", "irqs", "drain".
+ * @cpu); every cpuset (cgroup v1 or v2, not the root, not a v2 partition)
+ * whose cpuset.cpus lists @cpu loses it, which moves the tasks it held
+ * there; every IRQ too; then waits until no such task runs on @cpu
+ * (sched_switch). Steps "tasks", "cpusets", "irqs", "drain".
  */
 int schedstat_cpu_exit_evacuate(struct schedstat_cpu_exit *x,
 				struct schedstat_exit_op *op);
-/* Every affinity back as it was before the evacuation: "tasks", "irqs". */
+/* Every cpuset and affinity back as it was before the evacuation:
+ * "cpusets", "tasks", "irqs". */
 int schedstat_cpu_exit_restore(struct schedstat_cpu_exit *x,
 			       struct schedstat_exit_op *op);
 void schedstat_exit_op_clear(struct schedstat_exit_op *op);

@@ -27,6 +27,8 @@ const char schedtop_usage[] =
 "  topology   print the CPU clusters schedtop detects\n"
 "  hotplug    time taking a CPU out of service and back (cpuhp states)\n"
 "  emulate    make this machine behave like a big.LITTLE one for a while\n"
+"  energy     print the energy model the power estimate uses\n"
+"  workload   run a mobile workload and score it (power, deadlines)\n"
 "\n"
 "Live view options:\n"
 "  -i, --interval MS      sample interval in milliseconds (default 1000)\n"
@@ -37,6 +39,7 @@ CLI_USAGE_EXACT_WAKEUPS
 "      --record FILE      also record the session, for schedtop replay FILE\n"
 CLI_USAGE_SOURCE
 CLI_USAGE_EMULATE
+CLI_USAGE_ENERGY_MODEL
 "  -v, --verbose          show libbpf debug output\n"
 "  -V, --version          print the version and exit\n"
 "      --list-keys[=man]  print the live view's keys (troff for the man page)\n"
@@ -293,6 +296,9 @@ int cli_session_arg(const char *cmd, int c, const char *arg,
 		return 0;
 	case OPT_EMULATE:
 		a->emulate = arg;
+		return 0;
+	case OPT_ENERGY_MODEL:
+		a->energy_model = arg;
 		return 0;
 	}
 	return -ENOENT;

@@ -238,6 +238,17 @@ static void clusters(struct conv *cv, const struct schedstat_snapshot *snap)
 				cl[i].freq_khz, cl[i].freq_avg_khz);
 			cv->cl_khz[i] = cl[i].freq_khz;
 		}
+		/* The energy estimate, where the recording holds a model. */
+		if (cl[i].avail & SCHEDSTAT_AVAIL_ENERGY) {
+			char name[SCHEDSTAT_NAME_LEN + 16];
+
+			snprintf(name, sizeof(name), "%s power", cl[i].name);
+			event(cv, 'C', PID_CLUSTERS, ts);
+			fputs(",\"name\":", cv->f);
+			json_str(cv->f, name);
+			fprintf(cv->f, ",\"args\":{\"mw\":%.3f,\"eas_mw\":%.3f}}",
+				cl[i].power_mw, cl[i].eas_power_mw);
+		}
 	}
 }
 
@@ -378,11 +389,7 @@ cleanup:
 		cli_error("%s: %s", path, schedstat_strerror(err));
 		return EXIT_FAIL;
 	}
-	if (bad) {
-		cli_error("%s: %zu samples in damaged chunks skipped", path, bad);
-		return EXIT_FAIL;
-	}
-	return EXIT_OK;
+	return recording_check_damage(path, rec, bad);
 }
 
 int cmd_convert(int argc, char **argv)

@@ -18,6 +18,7 @@
 #include "columns.h"
 #include "csv_format.h"
 #include "emulate.h"
+#include "energy_opt.h"
 #include "recording.h"
 #include "sample_loop.h"
 
@@ -62,6 +63,9 @@ CLI_USAGE_EMULATE
 "                         and the CPUs of --pelt-cpus, through BPF ring\n"
 "                         buffers (-t pelt writes them, --record keeps them)\n"
 "      --pelt-cpus LIST   CPUs whose cfs, rt, dl and irq updates are traced\n"
+CLI_USAGE_ENERGY_MODEL
+"  -p, --pid PID[,PID]    only these tasks (matches thread or process id)\n"
+"  -c, --comm COMM        only tasks whose name is exactly COMM\n"
 CLI_USAGE_EXACT_WAKEUPS
 "      --from FILE        read a recording (schedtop record) instead of the\n"
 "                         kernel: the rows the live run gave; a trace-cmd\n"
@@ -101,6 +105,7 @@ const struct option csv_long_opts[] = {
 	{ "pelt-scheme", required_argument, NULL, OPT_INPUT_PELT_SCHEME },
 	{ "pelt-trace", no_argument, NULL, OPT_PELT_TRACE },
 	{ "pelt-cpus", required_argument, NULL, OPT_PELT_CPUS },
+	CLI_OPT_ENERGY_MODEL,
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{}
@@ -224,6 +229,8 @@ static int parse_csv_opts(int argc, char **argv, struct csv_opts *o)
 		return cli_usage_error("csv", "a recording is binary: --record - wants a pipe or a file, not a terminal");
 	if (o->from && seconds)
 		return cli_usage_error("csv", "-d is for live runs: -n N takes the first N samples of a recording");
+	if (o->from && o->session.energy_model)
+		return cli_usage_error("csv", "--from uses the energy model stored in the recording: no --energy-model with it");
 	if (o->from && o->trace_file)
 		return cli_usage_error("csv", "--from and --trace do not go together");
 	if (o->from && (o->record || o->session.sysfs_root || o->session.exact_wakeups))
@@ -513,10 +520,8 @@ static int run_from(struct csv_run *r)
 		schedstat_snapshot_free(snap);
 	}
 	ret = write_result(r);
-	if (bad) {
-		cli_error("%s: %zu samples in damaged chunks skipped", r->o->from, bad);
+	if (recording_check_damage(r->o->from, rec, bad) != EXIT_OK)
 		ret = EXIT_FAIL;
-	}
 cleanup:
 	schedstat_recording_close(rec);
 	close(fd);
@@ -530,6 +535,7 @@ int cmd_csv(int argc, char **argv)
 	struct schedstat_session *s = NULL;
 	struct csv_run run = { .rec = { .fd = -1 } };
 	struct emulation emul = {};
+	struct schedstat_energy_model *em = NULL;
 	char desc[256];
 	FILE *f = stdout;
 	char *spec = NULL;
@@ -575,6 +581,12 @@ int cmd_csv(int argc, char **argv)
 		/* The CSV stays pandas' plain table: the method is said here. */
 		emulation_print_start(&emul);
 	}
+	if (energy_opt_load(o.session.energy_model, &em)) {
+		ret = EXIT_USAGE;
+		goto cleanup;
+	}
+	sopts.energy_model = em;
+	run.rec.em = em;
 	sopts.trace_file = o.trace_file;
 	sopts.trace_interval_ns = o.interval_ms * 1000000ULL;
 	sopts.pelt_scheme = o.input.pelt_scheme;
@@ -621,6 +633,7 @@ cleanup:
 	if (emulation_stop(&emul))
 		ret = EXIT_FAIL;
 	emulation_free(&emul);
+	schedstat_energy_model_free(em);
 	free(o.pids);
 	free(spec);
 	return ret;

@@ -41,34 +41,41 @@ static const char *const op_names[][2] = {
 
 static const char hotplug_usage[] =
 "Usage: schedtop hotplug CPU [-n N] [--csv] [--via hotplug|evacuate]\n"
+"       schedtop hotplug --restore\n"
 "Take CPU out of service and back N times and time each operation, against\n"
 "the 5 ms goal for evacuating a CPU and for restarting it.\n"
 "\n"
 "  -n, --cycles N         out and back N times (default 5)\n"
 "      --via WAY          hotplug (default): offline and online through sysfs,\n"
 "                         timed per cpuhp state from the cpuhp tracepoints;\n"
-"                         evacuate: every movable task's affinity and every\n"
-"                         IRQ's leave the CPU, timed until none of them runs\n"
+"                         evacuate: every movable task's affinity, every\n"
+"                         cpuset that lists the CPU and every IRQ's affinity\n"
+"                         leave it, timed until none of those tasks runs\n"
 "                         there, then all are restored exactly\n"
 "      --csv              CSV with header cycle,op,state,ms: a row per state\n"
 "                         and one with state \"total\" per operation\n"
+"      --restore          put back what a killed schedtop hotplug changed\n"
+"                         (the next run does it first too), then exit\n"
 "  -h, --help             show this help\n"
 "\n"
 "q then Enter, Ctrl-C or SIGTERM stop after the operation under way; the CPU\n"
-"is left as it was found and every affinity is put back. Needs root and\n"
-"tracefs.\n";
+"is left as it was found and every affinity is put back. Each change is\n"
+"written first to /run/schedtop/cpu-exit.state, so that after a SIGKILL\n"
+"--restore or the next run puts it back. Needs root and tracefs.\n";
 
-enum { OPT_CSV = 256, OPT_VIA };
+enum { OPT_CSV = 256, OPT_VIA, OPT_RESTORE };
 
 const struct option hotplug_long_opts[] = {
 	{ "cycles", required_argument, NULL, 'n' },
 	{ "via", required_argument, NULL, OPT_VIA },
 	{ "csv", no_argument, NULL, OPT_CSV },
+	{ "restore", no_argument, NULL, OPT_RESTORE },
 	{ "help", no_argument, NULL, 'h' },
 	{}
 };
 
 struct hotplug_run {
+	struct loop *loop;
 	struct schedstat_cpu_exit *x;
 	int cpu;
 	enum via via;
@@ -133,7 +140,14 @@ static int on_tick(void *ctx)
 	err = do_op(r);
 	if (err)
 		return err;
-	return r->nr_ops == 2 * r->cycles ? LOOP_STOP : 0;
+	if (r->nr_ops == 2 * r->cycles)
+		return LOOP_STOP;
+	/*
+	 * The pause counts from the end of this operation: the periodic
+	 * timer may have expired while it ran, and the next one would then
+	 * start at once (and a signal between the two find it under way).
+	 */
+	return loop_set_timer(r->loop, PAUSE_MS, PAUSE_MS);
 }
 
 static int on_signal(void *ctx, int sig)
@@ -294,10 +308,11 @@ static void print_summary(const struct hotplug_run *r)
 	if (r->via == VIA_EVACUATE) {
 		const struct schedstat_exit_op *op = &r->ops[0];
 
-		printf("first evacuation: %u tasks and %u IRQs moved; %u tasks and "
-		       "%u IRQs stay (per-CPU or refused); %u movable tasks ran "
-		       "there afterwards\n", op->tasks_moved, op->irqs_moved,
-		       op->tasks_pinned, op->irqs_pinned, op->tasks_left);
+		printf("first evacuation: %u tasks, %u cpusets and %u IRQs moved; "
+		       "%u tasks, %u cpusets and %u IRQs stay (per-CPU or refused); "
+		       "%u movable tasks ran there afterwards\n", op->tasks_moved,
+		       op->cpusets_moved, op->irqs_moved, op->tasks_pinned,
+		       op->cpusets_pinned, op->irqs_pinned, op->tasks_left);
 	}
 	free(rows);
 }
@@ -313,6 +328,25 @@ static int parse_via(const char *arg, enum via *via)
 	return -EINVAL;
 }
 
+/* The last session's state file, and what to tell when it cannot be. */
+static int recover(void)
+{
+	unsigned int n;
+	int err = schedstat_cpu_exit_recover(&n);
+
+	if (err == -EBUSY)
+		cli_error("another schedtop hotplug is running (it holds %s): "
+			  "wait for it or stop it", schedstat_cpu_exit_state_path());
+	else if (err)
+		cli_error("could not put back all that %s lists: %s; fix it by "
+			  "hand, then remove the file", schedstat_cpu_exit_state_path(),
+			  schedstat_strerror(err));
+	else if (n)
+		fprintf(stderr, "schedtop: put back %u things a killed schedtop "
+			"hotplug had changed (%s)\n", n, schedstat_cpu_exit_state_path());
+	return err;
+}
+
 int cmd_hotplug(int argc, char **argv)
 {
 	static const int signals[] = { SIGINT, SIGTERM, SIGHUP, 0 };
@@ -323,6 +357,7 @@ int cmd_hotplug(int argc, char **argv)
 	struct loop l = LOOP_INIT;
 	int fds[2] = { -1, -1 };
 	unsigned long v;
+	bool restore = false;
 	int c, err, ret = EXIT_FAIL;
 
 	optind = 1;
@@ -342,12 +377,20 @@ int cmd_hotplug(int argc, char **argv)
 		case OPT_CSV:
 			r.csv = true;
 			break;
+		case OPT_RESTORE:
+			restore = true;
+			break;
 		case 'h':
 			fputs(hotplug_usage, stdout);
 			return EXIT_OK;
 		default:
 			return cli_bad_option("hotplug", c, argv);
 		}
+	}
+	if (restore) {
+		if (optind < argc)
+			return cli_usage_error("hotplug", "--restore takes no CPU");
+		return recover() ? EXIT_FAIL : EXIT_OK;
 	}
 	if (optind >= argc)
 		return cli_usage_error("hotplug", "which CPU? e.g. schedtop hotplug 1");
@@ -366,16 +409,23 @@ int cmd_hotplug(int argc, char **argv)
 	/* Signals are blocked from here: they end the loop, not the process. */
 	if (isatty(STDIN_FILENO))
 		fds[0] = STDIN_FILENO;
+	r.loop = &l;
 	err = loop_open(&l, signals, fds, PAUSE_MS);
 	if (err) {
 		cli_error("cannot set up the event loop: %s", strerror(-err));
 		goto cleanup;
 	}
-	err = schedstat_cpu_exit_open(&r.x, r.cpu);
-	if (err) {
-		cli_error("cpu%d: %s", r.cpu, schedstat_strerror(err));
+	/* Said here; open recovers too, finding nothing then. */
+	if (recover())
 		goto cleanup;
-	}
+	err = schedstat_cpu_exit_open(&r.x, r.cpu);
+	if (err == -EBUSY)
+		cli_error("another schedtop hotplug is running (it holds %s): "
+			  "wait for it or stop it", schedstat_cpu_exit_state_path());
+	else if (err)
+		cli_error("cpu%d: %s", r.cpu, schedstat_strerror(err));
+	if (err)
+		goto cleanup;
 	if (r.csv) {
 		printf("cycle,op,state,ms\r\n");
 		fflush(stdout);

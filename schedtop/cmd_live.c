@@ -16,6 +16,7 @@
 
 #include "cli.h"
 #include "emulate.h"
+#include "energy_opt.h"
 #include "loop.h"
 #include "recording.h"
 #include "terminal.h"
@@ -34,6 +35,7 @@ const struct option live_long_opts[] = {
 	{ "record", required_argument, NULL, OPT_RECORD },
 	CLI_OPT_SOURCE,
 	CLI_OPT_EMULATE,
+	CLI_OPT_ENERGY_MODEL,
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "version", no_argument, NULL, 'V' },
 	{ "list-keys", optional_argument, NULL, OPT_LIST_KEYS },
@@ -206,6 +208,7 @@ int cmd_live(int argc, char **argv)
 	struct live lv = { .loop = LOOP_INIT, .rec = { .fd = -1 } };
 	struct live_opts o = {};
 	struct emulation emul = {};
+	struct schedstat_energy_model *em = NULL;
 	char desc[256];
 	char *spec = NULL;
 	int err, ret;
@@ -217,12 +220,21 @@ int cmd_live(int argc, char **argv)
 	if (cli_session_args_apply(NULL, &o.session, &sopts, &spec))
 		return EXIT_USAGE;
 	/* Before the terminal is taken: its errors are plain lines. */
+	if (energy_opt_load(o.session.energy_model, &em)) {
+		free(spec);
+		return EXIT_USAGE;
+	}
+	sopts.energy_model = em;
+	lv.rec.em = em;
 	if (o.session.emulate) {
-		if (emulation_parse(&emul, o.session.emulate, sopts.sysfs_root))
+		if (emulation_parse(&emul, o.session.emulate, sopts.sysfs_root)) {
+			schedstat_energy_model_free(em);
 			return EXIT_USAGE;
+		}
 		sopts.topology = emul.topology_spec;
 		if (emulation_start(&emul, EMULATE_AUTO)) {
 			emulation_free(&emul);
+			schedstat_energy_model_free(em);
 			return EXIT_FAIL;
 		}
 		lv.rec.emulation = emulation_describe(&emul, desc, sizeof(desc));
@@ -278,5 +290,6 @@ cleanup:
 	if (emulation_stop(&emul))
 		ret = EXIT_FAIL;
 	emulation_free(&emul);
+	schedstat_energy_model_free(em);
 	return ret;
 }

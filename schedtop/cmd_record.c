@@ -14,6 +14,7 @@
 
 #include "cli.h"
 #include "emulate.h"
+#include "energy_opt.h"
 #include "recording.h"
 #include "sample_loop.h"
 
@@ -36,6 +37,7 @@ CLI_USAGE_EXACT_WAKEUPS
 "                         at most 64)\n"
 "  -c, --comm COMM        the tasks --pelt-trace traces, by exact name\n"
 "      --pelt-cpus LIST   CPUs whose cfs, rt, dl and irq updates are traced\n"
+CLI_USAGE_ENERGY_MODEL
 "  -q, --quiet            no summary on standard error at the end\n"
 "  -v, --verbose          show libbpf debug output\n"
 "  -h, --help             show this help\n"
@@ -58,6 +60,7 @@ const struct option record_long_opts[] = {
 	{ "pid", required_argument, NULL, 'p' },
 	{ "comm", required_argument, NULL, 'c' },
 	{ "pelt-cpus", required_argument, NULL, OPT_PELT_CPUS },
+	CLI_OPT_ENERGY_MODEL,
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -196,6 +199,7 @@ int cmd_record(int argc, char **argv)
 	struct recording_out *out = &run.out;
 	struct record_opts o = {};
 	struct emulation emul = {};
+	struct schedstat_energy_model *em = NULL;
 	char desc[256];
 	char *spec = NULL;
 	int err, ret;
@@ -229,6 +233,13 @@ int cmd_record(int argc, char **argv)
 		if (!o.quiet)
 			emulation_print_start(&emul);
 	}
+	/* Stored in the recording: report and csv --from derive the same power. */
+	if (energy_opt_load(o.session.energy_model, &em)) {
+		ret = EXIT_USAGE;
+		goto cleanup;
+	}
+	sopts.energy_model = em;
+	out->em = em;
 	sopts.on_event = recording_out_event;
 	sopts.event_ctx = out;
 	err = cli_session_open(&s, &sopts);
@@ -268,6 +279,7 @@ cleanup:
 	if (emulation_stop(&emul))
 		ret = EXIT_FAIL;
 	emulation_free(&emul);
+	schedstat_energy_model_free(em);
 	free(spec);
 	free(o.pids);
 	return ret;

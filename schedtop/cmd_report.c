@@ -16,6 +16,7 @@
 
 #include "cli.h"
 #include "recording.h"
+#include "workload.h"
 
 static const char report_usage[] =
 "Usage: schedtop report [-n N] [--topology SPEC] [--pelt-scheme S] FILE\n"
@@ -76,6 +77,9 @@ struct report {
 	uint64_t cross_events;
 	size_t samples, bad;
 	uint64_t span_ns;
+	/* A recording of schedtop workload: its score, as the run printed it. */
+	const struct workload *wl;
+	struct wl_tally tally;
 };
 
 /* The sums of @pid, new and zeroed the first time it is seen; NULL: no memory. */
@@ -131,7 +135,7 @@ static struct hotplug_op *last_hotplug(struct report *r, int32_t cpu)
 }
 
 static int add_sample(struct report *r, const struct schedstat_snapshot *snap,
-		      size_t nr_evs)
+		      const struct schedstat_event *evs, size_t nr_evs)
 {
 	const struct schedstat_cluster *cl;
 	const struct schedstat_task *t;
@@ -140,7 +144,19 @@ static int add_sample(struct report *r, const struct schedstat_snapshot *snap,
 	int err;
 
 	r->dropped = schedstat_snapshot_dropped(snap);
-	r->cross_events += nr_evs;
+	for (size_t i = 0; i < nr_evs; i++) {
+		struct wl_activation a;
+
+		if (r->wl && wl_event_activation(&evs[i], r->wl, &a)) {
+			err = wl_tally_activation(&r->tally, &a);
+			if (err)
+				return err;
+		} else if (evs[i].type != SCHEDSTAT_EV_ACTIVATION) {
+			r->cross_events++;
+		}
+	}
+	if (r->wl)
+		wl_tally_sample(&r->tally, snap);
 	cl = schedstat_snapshot_clusters(snap, &n);
 	for (size_t i = 0; i < n && (int)i < r->nr_clusters; i++) {
 		struct cluster_sum *cs = &r->clusters[i];
@@ -369,6 +385,9 @@ static int report(const char *path, struct schedstat_recording *rec,
 
 	schedstat_recording_info(rec, &info);
 	r.nr_clusters = schedstat_topology_nr_clusters(r.topo);
+	if (schedstat_recording_meta(rec, "workload"))
+		r.wl = workload_find(schedstat_recording_meta(rec, "workload"));
+	r.tally.em = schedstat_recording_energy_model(rec);
 	r.clusters = calloc(r.nr_clusters, sizeof(*r.clusters));
 	if (!r.clusters)
 		goto nomem;
@@ -389,7 +408,7 @@ static int report(const char *path, struct schedstat_recording *rec,
 		if (!err) {
 			r.samples++;
 			r.span_ns += schedstat_snapshot_interval_ns(snap);
-			err = add_sample(&r, snap, nr_evs);
+			err = add_sample(&r, snap, evs, nr_evs);
 			schedstat_snapshot_free(snap);
 		}
 	}
@@ -408,6 +427,11 @@ static int report(const char *path, struct schedstat_recording *rec,
 	print_clusters(&r);
 	print_tasks(&r, list, n, top);
 	print_hotplug(&r, info.first_ts_ns);
+	if (r.wl) {
+		wl_tally_finish(&r.tally, r.wl);
+		printf("\n");
+		wl_score_print(stdout, &r.tally.score);
+	}
 	goto cleanup;
 nomem:
 	err = -ENOMEM;
@@ -420,12 +444,16 @@ cleanup:
 	free(r.tasks);
 	schedstat_hash_free(r.task_index);
 	free(r.hotplug);
+	wl_tally_free(&r.tally);
 	free(list);
-	if (!err && r.bad)
-		cli_error("%s: %zu samples in damaged chunks skipped", path, r.bad);
-	if (!err && (r.bad || fflush(stdout)))
+	if (err)
 		return EXIT_FAIL;
-	return err ? EXIT_FAIL : EXIT_OK;
+	if (recording_check_damage(path, rec, r.bad) != EXIT_OK)
+		return EXIT_FAIL;
+	/* Not damaged, perhaps unfinished: said on stderr too, not only in
+	 * the report's LOST line. */
+	recording_warn_lost(path, &info);
+	return fflush(stdout) ? EXIT_FAIL : EXIT_OK;
 }
 
 int cmd_report(int argc, char **argv)

@@ -341,6 +341,18 @@ static const struct column cpu_cols[] = {
 		.name = "pelt_estimated", .title = "EST", .width = 3,
 		.desc = "1 if util_avg, runnable_avg, load_avg and blocked_util come from schedtop's own PELT engine fed by sched events (--source=tracefs, trace files) rather than from the kernel",
 		CPU(pelt_estimated, COL_BOOL),
+	}, {
+		.name = "power_mw", .title = "POWER_MW", .width = 8,
+		.desc = "This CPU's part of its cluster's power_mw: its busy time times the power of the OPP at its clock plus its idle time times the idle power, over the interval, mW",
+		.sort_desc = true,
+		CPU(power_mw, COL_PCT),
+		.avail = SCHEDSTAT_AVAIL_ENERGY,
+	}, {
+		.name = "eas_power_mw", .title = "EAS_MW", .width = 8,
+		.desc = "This CPU's part of its cluster's eas_power_mw: its util over the performance of the OPP EAS chose for the cluster, times that OPP's power, mW",
+		.sort_desc = true,
+		CPU(eas_power_mw, COL_PCT),
+		.avail = SCHEDSTAT_AVAIL_ENERGY,
 	},
 };
 
@@ -422,6 +434,24 @@ static const struct column cluster_cols[] = {
 		.sort_desc = true,
 		CLUSTER(freq_avg_khz, COL_U32),
 		.avail = SCHEDSTAT_AVAIL_FREQ,
+	}, {
+		.name = "power_mw", .title = "POWER_MW", .width = 8,
+		.desc = "Estimated average power over the interval from residency: each online CPU's busy time times the power of the OPP at its clock (the highest OPP where the clock is unknown), plus idle time times the model's idle power, mW (docs/signals.md)",
+		.sort_desc = true,
+		CLUSTER(power_mw, COL_PCT), .tui_default = true,
+		.avail = SCHEDSTAT_AVAIL_ENERGY,
+	}, {
+		.name = "eas_power_mw", .title = "EAS_MW", .width = 8,
+		.desc = "Average power as EAS estimates it (em_cpu_energy): the OPP whose performance covers the cluster's highest CPU util times 1.25, times the cluster's summed util over that OPP's performance, mW",
+		.sort_desc = true,
+		CLUSTER(eas_power_mw, COL_PCT),
+		.avail = SCHEDSTAT_AVAIL_ENERGY,
+	}, {
+		.name = "energy_uj", .title = "ENERGY_UJ", .width = 10,
+		.desc = "Energy over the interval from power_mw, uJ",
+		.sort_desc = true,
+		CLUSTER(energy_uj, COL_PCT),
+		.avail = SCHEDSTAT_AVAIL_ENERGY,
 	},
 };
 
@@ -681,6 +711,8 @@ static const struct {
 	  "empty for a CPU's entity (cfs, rt, dl, irq)" },
 	{ SCHEDSTAT_AVAIL_UTIL_EST,
 	  "empty if the kernel's sched_entity has no util_est" },
+	{ SCHEDSTAT_AVAIL_ENERGY,
+	  "empty without an energy model (debugfs energy_model/ or --energy-model FILE) for the cluster, or when the CPUs' busy time is unknown" },
 };
 
 const char *column_avail_note(uint32_t avail)

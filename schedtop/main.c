@@ -15,6 +15,8 @@ const struct cli_command cli_commands[] = {
 	{ "replay", cmd_replay, replay_long_opts },
 	{ "hotplug", cmd_hotplug, hotplug_long_opts },
 	{ "emulate", cmd_emulate, emulate_long_opts },
+	{ "energy", cmd_energy, energy_long_opts },
+	{ "workload", cmd_workload, workload_long_opts },
 };
 const size_t cli_nr_commands = ARRAY_SIZE(cli_commands);
 

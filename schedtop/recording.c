@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "array_size.h"
 #include "cli.h"
 #include "recording.h"
 
@@ -58,7 +59,7 @@ int recording_out_open(struct recording_out *o, const char *path,
 				i ? " " : "", argv[i]);
 	{
 		char kernel[2 * sizeof(u.release) + 2];
-		const char *meta[] = {
+		const char *base[] = {
 			"schedtop", SCHEDTOP_VERSION,
 			"kernel", kernel,
 			"machine", u.machine,
@@ -68,10 +69,40 @@ int recording_out_open(struct recording_out *o, const char *path,
 			"start_realtime_ns", real,
 			"command", cmdline,
 			o->emulation ? "emulation" : NULL, o->emulation,
-			NULL,
 		};
+		/* Room for every energy domain (key, value) and the extra pairs. */
+		const char *meta[ARRAY_SIZE(base) + 2 * 18 + 2 * 16 + 1];
+		char em_text[16][512], keys[16][SCHEDSTAT_NAME_LEN + 16];
+		size_t n = 0;
 
+		for (size_t i = 0; i < ARRAY_SIZE(base) && base[i]; i += 2) {
+			meta[n++] = base[i];
+			meta[n++] = base[i + 1];
+		}
+		err = 0;
+		for (int d = 0; o->em && d < schedstat_energy_model_nr_domains(o->em) &&
+		     d < 16 && !err; d++) {
+			snprintf(keys[d], sizeof(keys[d]), "energy_model.%s",
+				 schedstat_energy_model_domain_key(o->em, d));
+			err = schedstat_energy_model_domain_text(o->em, d, em_text[d],
+								 sizeof(em_text[d]));
+			meta[n++] = keys[d];
+			meta[n++] = em_text[d];
+		}
+		if (o->em) {
+			meta[n++] = "energy_model_origin";
+			meta[n++] = schedstat_energy_model_origin(o->em);
+		}
+		for (size_t i = 0; o->extra_meta && o->extra_meta[i] && i < 32; i += 2) {
+			meta[n++] = o->extra_meta[i];
+			meta[n++] = o->extra_meta[i + 1];
+		}
+		meta[n] = NULL;
 		snprintf(kernel, sizeof(kernel), "%s %s", u.release, u.version);
+		if (err == -ENOSPC) {
+			cli_error("the energy model has too many OPPs for a recording's metadata (about 25 per cluster)");
+			return fail_open(o, err);
+		}
 		err = schedstat_recorder_open(&o->rec, o->fd, topo, meta);
 	}
 	if (err)
@@ -392,6 +423,28 @@ bool recording_lost_text(const struct schedstat_recording_info *info,
 		snprintf(buf + len, size - len, "%s%u damaged chunks (%zu samples) skipped",
 			 len ? "; " : "", info->bad_chunks, info->bad_samples);
 	return true;
+}
+
+int recording_check_damage(const char *path, struct schedstat_recording *rec,
+			   size_t bad)
+{
+	struct schedstat_recording_info info;
+	char text[512];
+
+	schedstat_recording_info(rec, &info);
+	if (!bad && !info.bad_chunks)
+		return EXIT_OK;
+	/*
+	 * A file the recorder did not finish is what a killed recorder
+	 * leaves, and says so; a chunk whose CRC fails was changed after it
+	 * was written (disk, copy): the output misses its samples.
+	 */
+	if (!recording_lost_text(&info, text, sizeof(text)))
+		snprintf(text, sizeof(text), "%zu samples in damaged chunks skipped",
+			 bad);
+	cli_error("%s: damaged: %s; the output leaves them out (if the file "
+		  "was copied, copy it again)", path, text);
+	return EXIT_FAIL;
 }
 
 void recording_warn_lost(const char *path,

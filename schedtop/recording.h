@@ -25,6 +25,10 @@ struct recording_out {
 	uint64_t bytes;			/* written, once closed */
 	/* --emulate: "SPEC by METHOD" for the metadata, or NULL. */
 	const char *emulation;
+	/* Stored in the metadata, so readers derive the same power. */
+	const struct schedstat_energy_model *em;
+	/* More "key", "value" pairs for the metadata (NULL-ended), or NULL. */
+	const char *const *extra_meta;
 };
 
 /*
@@ -104,6 +108,13 @@ void trace_pelt_note(const char *path, struct schedstat_session *s);
 /* A line on standard error when the recording is incomplete or damaged. */
 void recording_warn_lost(const char *path,
 			 const struct schedstat_recording_info *info);
+/*
+ * After reading every sample (damaged chunks are found by decoding them):
+ * if any chunk was damaged, one line on stderr naming the damage and
+ * EXIT_FAIL; else EXIT_OK. @bad: samples the command skipped as damaged.
+ */
+int recording_check_damage(const char *path, struct schedstat_recording *rec,
+			   size_t bad);
 /* Whether @a and @b name one existing file (an output must not be the input). */
 bool same_file(const char *a, const char *b);
 /* Describes what was lost in @buf; false if nothing was. */

@@ -253,6 +253,11 @@ static int draw_clusters(int y, const struct schedstat_snapshot *snap,
 		if (cl[k].freq_khz && len > 0 && (size_t)len < sizeof(s))
 			len += snprintf(s + len, sizeof(s) - len, "  %u MHz",
 					cl[k].freq_khz / 1000);
+		/* The estimate (a); "~" where the clock was not known. */
+		if ((cl[k].avail & SCHEDSTAT_AVAIL_ENERGY) && len > 0 && (size_t)len < sizeof(s))
+			len += snprintf(s + len, sizeof(s) - len, "  %s%.0f mW",
+					cl[k].power_freq_assumed ? "~" : "",
+					cl[k].power_mw);
 		if (cl[k].misfit_tasks && len > 0 && (size_t)len < sizeof(s))
 			snprintf(s + len, sizeof(s) - len, "  misfit %u",
 				 cl[k].misfit_tasks);

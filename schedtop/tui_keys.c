@@ -441,8 +441,15 @@ static enum view_action handle_key(struct view *v, int key, size_t page)
 
 enum view_action view_key(struct view *v, int key, size_t page)
 {
+	size_t was = v->selected;
 	enum view_action a = handle_key(v, key, page);
 
+	/* Moved by the user: it follows its task from now on; Home goes
+	 * back to the top of the list (view_rows()). */
+	if (v->selected != was)
+		v->follow_selected = true;
+	if (key == VK_HOME)
+		v->follow_selected = false;
 	view_note_selection(v);
 	return a;
 }

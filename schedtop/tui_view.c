@@ -292,8 +292,8 @@ int view_rows(struct view *v, const struct schedstat_snapshot *snap,
 	sorting = v;
 	qsort(v->rows, v->nr_rows, sizeof(*v->rows), cmp_rows);
 	sorting = NULL;
-	/* The selection follows its task, as in htop. */
-	for (size_t i = 0; i < v->nr_rows; i++) {
+	/* The selection follows its task once moved, as in htop. */
+	for (size_t i = 0; v->follow_selected && i < v->nr_rows; i++) {
 		if (v->rows[i].task->pid == v->selected_pid) {
 			v->selected = i;
 			return 0;

@@ -72,6 +72,9 @@ struct view {
 	size_t selected;		/* index in rows */
 	/* The selected task, kept apart: rows point into a freed snapshot. */
 	int32_t selected_pid;
+	/* The user has moved the selection: until then it stays on the top
+	 * row, whatever task comes first (htop). */
+	bool follow_selected;
 	size_t scroll;			/* first row shown */
 	unsigned long interval_ms;
 	int32_t detail_pid;

@@ -34,7 +34,8 @@ static const char *const messages[SCHEDSTAT_ERR_END - SCHEDSTAT_ERR_START] = {
 		"recording made by a newer schedtop in a format this one cannot "
 		"read: upgrade schedtop",
 	[SCHEDSTAT_ERR_REC_CORRUPT - SCHEDSTAT_ERR_START] =
-		"recording damaged: its header or topology does not read back",
+		"recording damaged: its header, its topology or every chunk of "
+		"samples fails its check (if the file was copied, copy it again)",
 	[SCHEDSTAT_ERR_REC_EMPTY - SCHEDSTAT_ERR_START] =
 		"recording holds no whole sample (stopped within its first second?)",
 	[SCHEDSTAT_ERR_NO_TRACEFS - SCHEDSTAT_ERR_START] =
@@ -73,6 +74,10 @@ static const char *const messages[SCHEDSTAT_ERR_END - SCHEDSTAT_ERR_START] = {
 	[SCHEDSTAT_ERR_PELT_SOURCE - SCHEDSTAT_ERR_START] =
 		"--pelt-trace reads the kernel's PELT updates through BPF: use it "
 		"with the BPF source (not --source tracefs, --trace or --from)",
+	[SCHEDSTAT_ERR_EM_TOPOLOGY - SCHEDSTAT_ERR_START] =
+		"the energy model names a cluster that the topology lacks: name "
+		"its lines as the clusters are named (schedtop topology), or give "
+		"--topology",
 };
 
 /* Front ends may report errors from several threads; strerror() is not safe. */

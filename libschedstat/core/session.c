@@ -11,6 +11,7 @@
 struct schedstat_session {
 	const struct source_ops *ops;
 	void *src;
+	struct schedstat_energy_model *em;	/* the caller's, bound here */
 };
 
 /* BPF failures that tracefs does not share: worth trying it instead. */
@@ -70,6 +71,12 @@ int schedstat_session_open(struct schedstat_session **out,
 		if (err == -SCHEDSTAT_ERR_TRACEFS_PRIV)
 			err = bpf_err;
 	}
+	if (!err && opts->energy_model) {
+		s->em = opts->energy_model;
+		err = schedstat_energy_model_bind(s->em, s->ops->topology(s->src));
+		if (err)
+			s->ops->close(s->src);
+	}
 	if (err) {
 		free(s);
 		return err;
@@ -94,7 +101,11 @@ const char *schedstat_session_source(const struct schedstat_session *s)
 int schedstat_session_sample(struct schedstat_session *s,
 			     struct schedstat_snapshot **out)
 {
-	return s->ops->sample(s->src, out);
+	int err = s->ops->sample(s->src, out);
+
+	if (!err && s->em)
+		schedstat_snapshot_apply_energy(*out, s->em);
+	return err;
 }
 
 int schedstat_session_poll(struct schedstat_session *s)

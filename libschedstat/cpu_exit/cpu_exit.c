@@ -188,6 +188,7 @@ void schedstat_exit_op_clear(struct schedstat_exit_op *op)
 int schedstat_cpu_exit_open(struct schedstat_cpu_exit **out, int cpu)
 {
 	struct schedstat_cpu_exit *x;
+	unsigned int restored;
 	bool online;
 	int err;
 
@@ -198,6 +199,7 @@ int schedstat_cpu_exit_open(struct schedstat_cpu_exit **out, int cpu)
 	if (!x)
 		return -ENOMEM;
 	x->cpu = cpu;
+	x->state_fd = -1;
 	snprintf(x->online_path, sizeof(x->online_path),
 		 "/sys/devices/system/cpu/cpu%d/online", cpu);
 	if (access(x->online_path, W_OK)) {
@@ -226,11 +228,18 @@ int schedstat_cpu_exit_open(struct schedstat_cpu_exit **out, int cpu)
 		err = -SCHEDSTAT_ERR_TRACEFS_EVENTS;
 		goto cleanup;
 	}
+	/* What a killed session left; then ours, held till close. */
+	err = schedstat_cpu_exit_recover(&restored);
+	if (err)
+		goto cleanup;
 	/* Operations start from online; close puts back what was found. */
 	err = cpu_exit_is_online(x, &online);
 	if (err)
 		goto cleanup;
 	x->found_offline = !online;
+	err = exit_state_begin(x);
+	if (err)
+		goto cleanup;
 	if (!online) {
 		struct schedstat_exit_op op;
 
@@ -272,6 +281,7 @@ int schedstat_cpu_exit_close(struct schedstat_cpu_exit *x)
 
 	if (!x)
 		return 0;
+	/* The state file stays if this session could not put all back. */
 	/* Whatever stopped us, the CPU and every affinity go back. */
 	if (x->evacuated) {
 		err = evacuate_restore(x, &op);
@@ -285,6 +295,7 @@ int schedstat_cpu_exit_close(struct schedstat_cpu_exit *x)
 		if (!err)
 			err = e;
 	}
+	exit_state_end(x, !err);
 	trace_instance_close(x->inst);
 	tep_free(x->tep);
 	for (int i = 0; i < x->nr_state_names; i++)
@@ -293,6 +304,7 @@ int schedstat_cpu_exit_close(struct schedstat_cpu_exit *x)
 	free(x->evs);
 	free(x->tasks);
 	free(x->irqs);
+	free(x->cpusets);
 	free(x);
 	return err;
 }

@@ -13,6 +13,9 @@
 
 #include "schedstat-local.h"
 
+/* A line of the state file, and the longest path in it. */
+#define PATH_MAX_LINE	1024
+
 struct tracefs_instance;
 struct tep_handle;
 struct tep_event;
@@ -35,6 +38,12 @@ struct saved_task {
 	int tid;
 	unsigned long long start;	/* /proc starttime: pid reuse guard */
 	cpu_set_t mask;
+};
+
+/* A cpuset.cpus file (cgroup v1 or v2) and what it held. */
+struct saved_cpuset {
+	char path[PATH_MAX_LINE];
+	char list[256];
 };
 
 struct saved_irq {
@@ -62,6 +71,9 @@ struct schedstat_cpu_exit {
 	size_t nr_tasks, cap_tasks;
 	struct saved_irq *irqs;
 	size_t nr_irqs, cap_irqs;
+	struct saved_cpuset *cpusets;	/* in the order changed */
+	size_t nr_cpusets, cap_cpusets;
+	int state_fd;			/* exit_state.c, -1 if none */
 };
 
 /*
@@ -76,5 +88,20 @@ struct schedstat_exit_step *exit_op_step(struct schedstat_exit_op *op,
 int cpu_exit_is_online(const struct schedstat_cpu_exit *x, bool *online);
 /* Evacuate's restore, also run by close. */
 int evacuate_restore(struct schedstat_cpu_exit *x, struct schedstat_exit_op *op);
+
+/* flags and starttime of /proc/TID/stat; -errno if gone. */
+int exit_task_stat(int tid, unsigned int *flags, unsigned long long *start);
+
+/*
+ * The state file (exit_state.c): begin creates and locks it (-EBUSY if a
+ * live session holds it) with the CPU as found; add appends a line before
+ * the change it describes; reset drops them once restored; end closes it,
+ * and removes it if everything was put back.
+ */
+int exit_state_begin(struct schedstat_cpu_exit *x);
+int exit_state_add(struct schedstat_cpu_exit *x, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+int exit_state_reset(struct schedstat_cpu_exit *x);
+void exit_state_end(struct schedstat_cpu_exit *x, bool restored);
 
 #endif /* SCHEDSTAT_CPU_EXIT_H */

@@ -25,7 +25,7 @@
 #define WATCH_MS	20
 
 /* flags (field 9) and starttime (22) of /proc/TID/stat; -errno if gone. */
-static int task_stat(int tid, unsigned int *flags, unsigned long long *start)
+int exit_task_stat(int tid, unsigned int *flags, unsigned long long *start)
 {
 	char path[64], buf[1024], *p;
 	ssize_t n;
@@ -54,6 +54,26 @@ static bool saved_has(const struct schedstat_cpu_exit *x, int tid)
 		if (x->tasks[i].tid == tid)
 			return true;
 	return false;
+}
+
+static int mask_format(const cpu_set_t *mask, char *buf, size_t size)
+{
+	struct cpuset set = {};
+
+	for (int c = 0; c < CPU_SETSIZE && c < SCHEDSTAT_MAX_CPUS; c++)
+		if (CPU_ISSET(c, mask))
+			cpuset_set(&set, c);
+	return cpulist_format(&set, buf, size);
+}
+
+/* The task's affinity as found, into the state file before it changes. */
+static int state_line_task(struct schedstat_cpu_exit *x, const struct saved_task *t)
+{
+	char list[256];
+
+	if (mask_format(&t->mask, list, sizeof(list)))
+		return -EINVAL;
+	return exit_state_add(x, "task %d %llu %s\n", t->tid, t->start, list);
 }
 
 static int online_others(const struct schedstat_cpu_exit *x, cpu_set_t *set)
@@ -86,7 +106,7 @@ static int move_task(struct schedstat_cpu_exit *x, int tid, const cpu_set_t *oth
 	if (saved_has(x, tid))
 		return 0;
 	if (sched_getaffinity(tid, sizeof(t.mask), &t.mask) ||
-	    !CPU_ISSET(x->cpu, &t.mask) || task_stat(tid, &flags, &t.start))
+	    !CPU_ISSET(x->cpu, &t.mask) || exit_task_stat(tid, &flags, &t.start))
 		return 0;	/* gone, or not here anyway */
 	if ((flags & PF_KTHREAD) && CPU_COUNT(&t.mask) == 1) {
 		op->tasks_pinned++;
@@ -96,6 +116,8 @@ static int move_task(struct schedstat_cpu_exit *x, int tid, const cpu_set_t *oth
 	CPU_CLR(x->cpu, &new);
 	if (!CPU_COUNT(&new))
 		new = *others;
+	if (state_line_task(x, &t))
+		return -EIO;
 	if (sched_setaffinity(tid, sizeof(new), &new)) {
 		if (errno != ESRCH)
 			op->tasks_pinned++;
@@ -206,7 +228,9 @@ static int move_irqs(struct schedstat_cpu_exit *x, struct schedstat_exit_op *op)
 		set.bits[x->cpu / 64] &= ~(1ULL << (x->cpu % 64));
 		if (!cpuset_count(&set))
 			set = others;
-		if (cpulist_format(&set, list, sizeof(list)) || write_text(path, list)) {
+		if (cpulist_format(&set, list, sizeof(list)) ||
+		    exit_state_add(x, "irq %d %s\n", s.irq, s.list) ||
+		    write_text(path, list)) {
 			op->irqs_pinned++;
 			continue;
 		}
@@ -222,6 +246,139 @@ static int move_irqs(struct schedstat_cpu_exit *x, struct schedstat_exit_op *op)
 	return err;
 }
 
+/*
+ * One cgroup's cpuset.cpus, if it lists the CPU: rewritten without it, so
+ * that the kernel moves the tasks the cpuset held there. Emptied, it gets
+ * the parent's CPUs but this one (cgroup v1 needs a subset), or every
+ * other online CPU (in v2 empty would mean the parent's, this one too).
+ * A v2 partition root is left alone: rewriting it would break it.
+ */
+static int move_cpuset(struct schedstat_cpu_exit *x, const char *dir,
+		       const char *parent, bool v2, const struct cpuset *others,
+		       struct schedstat_exit_op *op)
+{
+	struct saved_cpuset c = {};
+	char path[PATH_MAX_LINE + 32], list[256];
+	struct cpuset set;
+
+	snprintf(c.path, sizeof(c.path), "%s/cpuset.cpus", dir);
+	if (read_text(c.path, c.list, sizeof(c.list)) || !c.list[0] ||
+	    cpulist_parse(c.list, &set) || !cpuset_test(&set, x->cpu))
+		return 0;
+	snprintf(path, sizeof(path), "%s/cpuset.cpus.partition", dir);
+	if (v2 && !read_text(path, list, sizeof(list)) && strcmp(list, "member")) {
+		op->cpusets_pinned++;
+		return 0;
+	}
+	set.bits[x->cpu / 64] &= ~(1ULL << (x->cpu % 64));
+	if (!cpuset_count(&set) && !v2) {
+		snprintf(path, sizeof(path), "%s/cpuset.cpus", parent);
+		if (read_text(path, list, sizeof(list)) || cpulist_parse(list, &set))
+			memset(&set, 0, sizeof(set));
+		set.bits[x->cpu / 64] &= ~(1ULL << (x->cpu % 64));
+	}
+	if (!cpuset_count(&set))
+		set = *others;
+	/* The state file is a line per thing, split at spaces. */
+	if (strchr(c.path, ' ') || cpulist_format(&set, list, sizeof(list)) ||
+	    exit_state_add(x, "cpuset %s %s\n", c.path, c.list) ||
+	    write_text(c.path, list)) {
+		op->cpusets_pinned++;
+		return 0;
+	}
+	if (array_reserve((void **)&x->cpusets, &x->cap_cpusets, x->nr_cpusets + 1,
+			  sizeof(*x->cpusets)))
+		return -ENOMEM;
+	x->cpusets[x->nr_cpusets++] = c;
+	op->cpusets_moved++;
+	return 0;
+}
+
+/* Children before their parent: cgroup v1 refuses to take a CPU from a
+ * parent while a child still lists it. The root's CPUs are not ours. */
+static int walk_cpusets(struct schedstat_cpu_exit *x, const char *dir,
+			const char *parent, bool v2, const struct cpuset *others,
+			struct schedstat_exit_op *op)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int err = 0;
+
+	if (!d)
+		return 0;	/* gone meanwhile */
+	while (!err && (de = readdir(d))) {
+		char sub[PATH_MAX_LINE];
+
+		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+			continue;
+		if (snprintf(sub, sizeof(sub), "%s/%s", dir, de->d_name) >= (int)sizeof(sub))
+			continue;
+		err = walk_cpusets(x, sub, dir, v2, others, op);
+	}
+	closedir(d);
+	if (!err && parent)
+		err = move_cpuset(x, dir, parent, v2, others, op);
+	return err;
+}
+
+/* @opts, comma-separated, holds @name. */
+static bool has_option(const char *opts, const char *name)
+{
+	size_t len = strlen(name);
+
+	for (const char *p = opts; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+		if (!strncmp(p, name, len) && (p[len] == ',' || !p[len]))
+			return true;
+	return false;
+}
+
+/* Every hierarchy with cpusets: cgroup v1's "cpuset" (Android's
+ * /dev/cpuset) and cgroup v2, from mountinfo. */
+static int move_cpusets(struct schedstat_cpu_exit *x, struct schedstat_exit_op *op)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	struct cpuset others = {};
+	char line[2048];
+	cpu_set_t o;
+	int err = online_others(x, &o);
+
+	if (!f)
+		return -errno;
+	for (int c = 0; c < CPU_SETSIZE && c < SCHEDSTAT_MAX_CPUS; c++)
+		if (CPU_ISSET(c, &o))
+			cpuset_set(&others, c);
+	while (!err && fgets(line, sizeof(line), f)) {
+		char mnt[PATH_MAX_LINE], fstype[32], opts[512];
+		char *dash = strstr(line, " - ");
+		bool v2;
+
+		if (!dash || sscanf(line, "%*s %*s %*s %*s %1023s", mnt) != 1 ||
+		    sscanf(dash + 3, "%31s %*s %511s", fstype, opts) != 2 ||
+		    strchr(mnt, '\\'))	/* escaped: a space in it */
+			continue;
+		v2 = !strcmp(fstype, "cgroup2");
+		if (!v2 && (strcmp(fstype, "cgroup") || !has_option(opts, "cpuset")))
+			continue;
+		err = walk_cpusets(x, mnt, NULL, v2, &others, op);
+	}
+	fclose(f);
+	return err;
+}
+
+/* Parents before children, the reverse of the change. */
+static int restore_cpusets(struct schedstat_cpu_exit *x)
+{
+	int err = 0, e;
+
+	for (size_t i = x->nr_cpusets; i-- > 0;) {
+		e = write_text(x->cpusets[i].path, x->cpusets[i].list);
+		if (e && e != -ENOENT && !err)
+			err = e;
+	}
+	x->nr_cpusets = 0;
+	return err;
+}
+
 /* A task that must not run on an evacuated CPU: moved by us, or any task
  * that is not a kernel thread (a user task cpusets held there is one). */
 static bool must_leave(const struct schedstat_cpu_exit *x, int pid)
@@ -233,7 +390,7 @@ static bool must_leave(const struct schedstat_cpu_exit *x, int pid)
 		return false;
 	if (saved_has(x, pid))
 		return true;
-	return !task_stat(pid, &flags, &start) && !(flags & PF_KTHREAD);
+	return !exit_task_stat(pid, &flags, &start) && !(flags & PF_KTHREAD);
 }
 
 /*
@@ -286,7 +443,7 @@ static int add_step(struct schedstat_exit_op *op, const char *name, uint64_t ns)
 int schedstat_cpu_exit_evacuate(struct schedstat_cpu_exit *x,
 				struct schedstat_exit_op *op)
 {
-	uint64_t t0, t1, t2, gone;
+	uint64_t t0, t1, tc, t2, gone;
 	int err;
 
 	memset(op, 0, sizeof(*op));
@@ -302,6 +459,9 @@ int schedstat_cpu_exit_evacuate(struct schedstat_cpu_exit *x,
 	err = move_tasks(x, op);
 	t1 = mono_ns();
 	if (!err)
+		err = move_cpusets(x, op);
+	tc = mono_ns();
+	if (!err)
 		err = move_irqs(x, op);
 	t2 = mono_ns();
 	if (err)
@@ -311,8 +471,8 @@ int schedstat_cpu_exit_evacuate(struct schedstat_cpu_exit *x,
 	if (err)
 		goto cleanup;
 	gone = last_departure(x, t2, &op->tasks_left);
-	err = add_step(op, "tasks", t1 - t0) ?: add_step(op, "irqs", t2 - t1) ?:
-	      add_step(op, "drain", gone - t2);
+	err = add_step(op, "tasks", t1 - t0) ?: add_step(op, "cpusets", tc - t1) ?:
+	      add_step(op, "irqs", t2 - tc) ?: add_step(op, "drain", gone - t2);
 cleanup:
 	tracefs_event_disable(x->inst, "sched", "sched_switch");
 	return err;
@@ -320,18 +480,21 @@ cleanup:
 
 int evacuate_restore(struct schedstat_cpu_exit *x, struct schedstat_exit_op *op)
 {
-	uint64_t t0 = mono_ns(), t1;
-	int err = 0;
+	uint64_t t0 = mono_ns(), tc, t1;
+	int err, reset;
 
 	memset(op, 0, sizeof(*op));
 	op->back = true;
+	/* Cpusets first: the kernel resets their tasks' affinities then. */
+	err = restore_cpusets(x);
+	tc = mono_ns();
 	for (size_t i = 0; i < x->nr_tasks; i++) {
 		const struct saved_task *t = &x->tasks[i];
 		unsigned long long start;
 		unsigned int flags;
 
 		/* Gone, or its tid now another task's: nothing to put back. */
-		if (task_stat(t->tid, &flags, &start) || start != t->start)
+		if (exit_task_stat(t->tid, &flags, &start) || start != t->start)
 			continue;
 		if (sched_setaffinity(t->tid, sizeof(t->mask), &t->mask) &&
 		    errno != ESRCH && !err)
@@ -350,9 +513,12 @@ int evacuate_restore(struct schedstat_cpu_exit *x, struct schedstat_exit_op *op)
 	}
 	x->nr_tasks = x->nr_irqs = 0;
 	x->evacuated = false;
-	if (add_step(op, "tasks", t1 - t0) || add_step(op, "irqs", mono_ns() - t1))
+	/* Kept when something failed: a later --restore tries again. */
+	reset = err ? 0 : exit_state_reset(x);
+	if (add_step(op, "cpusets", tc - t0) || add_step(op, "tasks", t1 - tc) ||
+	    add_step(op, "irqs", mono_ns() - t1))
 		return err ?: -ENOMEM;
-	return err;
+	return err ?: reset;
 }
 
 int schedstat_cpu_exit_restore(struct schedstat_cpu_exit *x,

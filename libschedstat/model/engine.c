@@ -29,12 +29,27 @@ struct etask {
 	bool fair;
 	/* Its values came from the kernel's own PELT events. */
 	bool kernel_pelt;
+	/*
+	 * engine_task_clocks(): ran since it was last asked; its run time by
+	 * the events and by the kernel then; the lost time credited since.
+	 */
+	bool ran;
+	bool clock_known;
+	bool clock_unsure;		/* a switch of it was made up since */
+	uint64_t clock_events, clock_kernel;
+	int64_t clock_lost;
 };
 
 struct ecpu {
 	struct pelt_avg avg;		/* root cfs_rq */
 	struct st_cpu_state st;
 	struct st_hotplug hp;
+	/* A cpuhp_multi_enter waiting for its cpuhp_exit (engine_hotplug). */
+	struct {
+		uint64_t ts;
+		int32_t target, idx;
+		bool set;
+	} hp_multi;
 	uint64_t clock;			/* trace time of its last event */
 	uint64_t pelt;			/* rq_clock_pelt() at @clock */
 	bool started;
@@ -51,6 +66,9 @@ struct ecpu {
 	 */
 	uint64_t lag, lag_pending;
 	uint64_t accounted_at;
+	/* engine_lost_budget(): the last total, and what is left to credit. */
+	uint64_t lost_total, lost_budget;
+	bool lost_known;
 	/*
 	 * Its switches away from idle have gone missing from the trace
 	 * before (the 6.18 test VM's second CPU): a snapshot taken while it
@@ -412,6 +430,7 @@ static void switch_out(struct engine *e, struct ecpu *c, struct etask *t,
 	update_task(e, t, ts);
 	if (t->rec.on_cpu && ts > t->on_cpu_since)
 		t->rec.sum_exec_runtime += ts - t->on_cpu_since;
+	t->ran = true;
 	if (runnable) {
 		/* Still queued, waiting for its next turn. */
 		t->rec.nivcsw++;
@@ -523,6 +542,13 @@ int engine_switch(struct engine *e, uint64_t ts, int cpu,
 			 prev_state, prev_comm, next_pid, next_prio, next_comm);
 }
 
+/* Steal and irq time: the PELT clock skips it at the next busy time. */
+static void lost_time(struct ecpu *c, uint64_t ns)
+{
+	c->lag += ns;
+	c->lag_pending += ns;
+}
+
 void engine_runtime(struct engine *e, uint64_t ts, int cpu, int32_t pid,
 		    uint64_t runtime_ns)
 {
@@ -536,10 +562,69 @@ void engine_runtime(struct engine *e, uint64_t ts, int cpu, int32_t pid,
 	if (ts <= since)
 		return;
 	wall = ts - since;
-	if (runtime_ns < wall) {
-		c->lag += wall - runtime_ns;
-		c->lag_pending += wall - runtime_ns;
+	if (runtime_ns < wall)
+		lost_time(c, wall - runtime_ns);
+}
+
+void engine_task_clocks(struct engine *e)
+{
+	if (!e->hooks.task_clock)
+		return;
+	for (size_t i = 0; i < e->nr_tasks; i++) {
+		struct etask *t = &e->tasks[i];
+		struct ecpu *c = cpu_at(e, t->rec.cpu);
+		uint64_t kernel;
+		int64_t lost;
+
+		/* A running task's kernel count is as old as its last tick. */
+		if (!t->ran || t->dead || t->rec.on_cpu || !c)
+			continue;
+		t->ran = false;
+		if (e->hooks.task_clock(e->hooks.ctx, t->rec.pid, &kernel))
+			continue;
+		/*
+		 * A made-up switch is dated by a guess (engine_current()): its
+		 * run time says nothing about steal. Start again from here.
+		 */
+		if (!t->clock_known || t->clock_unsure ||
+		    /* It ran by the events, not by the kernel: not its events. */
+		    (kernel == t->clock_kernel &&
+		     t->rec.sum_exec_runtime != t->clock_events)) {
+			t->clock_known = true;
+			t->clock_unsure = false;
+			t->clock_lost = 0;
+			t->clock_events = t->rec.sum_exec_runtime;
+			t->clock_kernel = kernel;
+			continue;
+		}
+		lost = (int64_t)(t->rec.sum_exec_runtime - t->clock_events) -
+		       (int64_t)(kernel - t->clock_kernel);
+		/*
+		 * Switch times jitter either way against the kernel's clock
+		 * reads: only what grows beyond all that was credited counts.
+		 */
+		if (lost > t->clock_lost) {
+			uint64_t credit = lost - t->clock_lost;
+
+			if (credit > c->lost_budget)
+				credit = c->lost_budget;
+			c->lost_budget -= credit;
+			lost_time(c, credit);
+			t->clock_lost += credit;
+		}
 	}
+}
+
+void engine_lost_budget(struct engine *e, int cpu, uint64_t total_ns)
+{
+	struct ecpu *c = cpu_at(e, cpu);
+
+	if (!c)
+		return;
+	if (c->lost_known && total_ns > c->lost_total)
+		c->lost_budget += total_ns - c->lost_total;
+	c->lost_total = total_ns;
+	c->lost_known = true;
 }
 
 int engine_current(struct engine *e, uint64_t ts, int cpu, int32_t pid)
@@ -557,6 +642,10 @@ int engine_current(struct engine *e, uint64_t ts, int cpu, int32_t pid)
 	 */
 	e->implicit_switches++;
 	t = pid > 0 ? find(e, pid) : NULL;
+	if (t)
+		t->clock_unsure = true;
+	if (c->curr > 0 && find(e, c->curr))
+		find(e, c->curr)->clock_unsure = true;
 	/*
 	 * An idle CPU leaves idle at the first wakeup onto it, whichever of
 	 * the tasks woken then it picks (on some kernels tracefs drops exactly
@@ -727,19 +816,11 @@ void engine_idle(struct engine *e, uint64_t ts, int cpu, int32_t state)
 	c->st.cstate = -1;
 }
 
-void engine_hotplug(struct engine *e, uint64_t ts, int cpu, int32_t target,
-		    int32_t idx, bool enter)
+static void hotplug_step(struct ecpu *c, uint64_t ts, int32_t target,
+			 int32_t idx)
 {
-	struct ecpu *c = cpu_at(e, cpu);
 	uint32_t up = idx <= target;
 
-	if (!c)
-		return;
-	ts = check_time(e, ts);
-	if (!enter) {
-		c->hp.last = ts;
-		return;
-	}
 	/*
 	 * As in the BPF program: an operation is the run of steps in one
 	 * direction (a step runs state idx towards target: up while
@@ -751,6 +832,46 @@ void engine_hotplug(struct engine *e, uint64_t ts, int cpu, int32_t target,
 		c->hp.up = up;
 	}
 	c->hp.target = target;
+	c->hp.last = ts;
+}
+
+void engine_hotplug(struct engine *e, uint64_t ts, int cpu,
+		    int32_t target_or_state, int32_t idx,
+		    enum engine_hp_event ev)
+{
+	struct ecpu *c = cpu_at(e, cpu);
+
+	if (!c)
+		return;
+	ts = check_time(e, ts);
+	switch (ev) {
+	case ENGINE_HP_ENTER:
+		hotplug_step(c, ts, target_or_state, idx);
+		return;
+	case ENGINE_HP_MULTI_ENTER:
+		/*
+		 * Also runs when an instance is added or removed on a CPU
+		 * that stays as it is (each new tracefs instance adds one on
+		 * every CPU): its cpuhp_exit tells (on_cpuhp_multi_enter in
+		 * the BPF program says how).
+		 */
+		c->hp_multi.ts = ts;
+		c->hp_multi.target = target_or_state;
+		c->hp_multi.idx = idx;
+		c->hp_multi.set = true;
+		return;
+	case ENGINE_HP_EXIT:
+		if (c->hp_multi.set) {
+			c->hp_multi.set = false;
+			if (target_or_state != c->hp_multi.idx &&
+			    target_or_state != c->hp_multi.idx - 1)
+				return;
+			hotplug_step(c, c->hp_multi.ts, c->hp_multi.target,
+				     c->hp_multi.idx);
+		}
+		c->hp.last = ts;
+		return;
+	}
 }
 
 /*

@@ -27,6 +27,12 @@ struct engine_hooks {
 			int32_t orig_cpu, int32_t dest_cpu, uint64_t ts);
 	/* The process of a thread first seen; NULL or <= 0: its own pid. */
 	int32_t (*tgid)(void *ctx, int32_t pid);
+	/*
+	 * The kernel's own run time of @pid in ns (se.sum_exec_runtime, on
+	 * the task clock that skips steal and irq time), read now; 0 or
+	 * -errno (gone). Used by engine_task_clocks() only.
+	 */
+	int (*task_clock)(void *ctx, int32_t pid, uint64_t *ns);
 	void *ctx;
 };
 
@@ -58,6 +64,21 @@ int engine_seed(struct engine *e, const struct engine_seed *seed, uint64_t ts);
 void engine_runtime(struct engine *e, uint64_t ts, int cpu, int32_t pid,
 		    uint64_t runtime_ns);
 
+/*
+ * Where sched_stat_runtime is not read: each task that ran since the last
+ * call and is off its CPU now is asked its kernel run time (hooks.task_clock),
+ * and what its switches spanned beyond that (steal, irq) is lost time of its
+ * CPU, skipped by the PELT clock from then on, as engine_runtime() does.
+ */
+void engine_task_clocks(struct engine *e);
+/*
+ * What the kernel accounted to steal and irq on @cpu so far (/proc/stat),
+ * cumulative: the most that engine_task_clocks() credits there. A task
+ * whose switches were not all traced (some processes' never are, on some
+ * kernels) seems to have run longer than the kernel counted, with no steal.
+ */
+void engine_lost_budget(struct engine *e, int cpu, uint64_t total_ns);
+
 /* sched:sched_switch. @prev_state as the event reports it (0x100: preempted). */
 int engine_switch(struct engine *e, uint64_t ts, int cpu,
 		  int32_t prev_pid, int32_t prev_prio, uint64_t prev_state,
@@ -78,10 +99,12 @@ int engine_migrate(struct engine *e, uint64_t ts, int32_t pid, int32_t prio,
 int engine_exit(struct engine *e, uint64_t ts, int32_t pid, const char *comm);
 void engine_freq(struct engine *e, uint64_t ts, int cpu, uint32_t khz);
 void engine_idle(struct engine *e, uint64_t ts, int cpu, int32_t state);
-/* cpuhp_enter/cpuhp_multi_enter (@enter: step @idx towards @target) or
- * cpuhp_exit (@target, @idx unused). */
-void engine_hotplug(struct engine *e, uint64_t ts, int cpu, int32_t target,
-		    int32_t idx, bool enter);
+enum engine_hp_event { ENGINE_HP_ENTER, ENGINE_HP_MULTI_ENTER, ENGINE_HP_EXIT };
+/* cpuhp_enter/cpuhp_multi_enter (step @idx towards @target_or_state) or
+ * cpuhp_exit (step @idx left the CPU at state @target_or_state). */
+void engine_hotplug(struct engine *e, uint64_t ts, int cpu,
+		    int32_t target_or_state, int32_t idx,
+		    enum engine_hp_event ev);
 /*
  * The kernel's own PELT values of a task's entity or a CPU's root cfs_rq,
  * from a trace event that has them (EAS-era, Android and LISA's module):

@@ -570,15 +570,29 @@ void rec_codec_reset(struct rec_codec *cx)
 	cx->prev = NULL;
 }
 
+/*
+ * An activation fills the same nine slots as every event, so that readers
+ * of format 1.0 skip it whole (docs/record-format.md): the cpu slot holds
+ * its constraint, the last three its start, end and deadline as ns after
+ * its release (start -1: dropped).
+ */
 static void encode_event(struct rec_buf *b, const struct schedstat_event *ev,
 			 uint64_t ts)
 {
+	bool act = ev->type == SCHEDSTAT_EV_ACTIVATION;
+
 	rec_put_uvar(b, ev->type);
 	rec_put_svar(b, (int64_t)(ev->ts_ns - ts));
-	rec_put_svar(b, ev->cpu);
+	rec_put_svar(b, act ? ev->constraint : ev->cpu);
 	rec_put_svar(b, ev->pid);
 	rec_put_svar(b, ev->tgid);
 	rec_put_str(b, ev->comm);
+	if (act) {
+		rec_put_svar(b, ev->start_ns ? (int64_t)(ev->start_ns - ev->ts_ns) : -1);
+		rec_put_svar(b, ev->end_ns ? (int64_t)(ev->end_ns - ev->ts_ns) : -1);
+		rec_put_svar(b, (int64_t)(ev->deadline_ns - ev->ts_ns));
+		return;
+	}
 	rec_put_svar(b, ev->orig_cpu);
 	rec_put_svar(b, ev->dest_cpu);
 	rec_put_svar(b, ev->overutilized);
@@ -593,6 +607,16 @@ static void decode_event(struct rec_cur *c, struct schedstat_event *ev, uint64_t
 	ev->pid = rec_get_svar(c);
 	ev->tgid = rec_get_svar(c);
 	rec_get_str(c, ev->comm, sizeof(ev->comm));
+	if (ev->type == SCHEDSTAT_EV_ACTIVATION) {
+		int64_t start = rec_get_svar(c), end = rec_get_svar(c);
+
+		ev->constraint = ev->cpu;
+		ev->cpu = -1;
+		ev->start_ns = start >= 0 ? ev->ts_ns + start : 0;
+		ev->end_ns = end >= 0 ? ev->ts_ns + end : 0;
+		ev->deadline_ns = ev->ts_ns + rec_get_svar(c);
+		return;
+	}
 	ev->orig_cpu = rec_get_svar(c);
 	ev->dest_cpu = rec_get_svar(c);
 	ev->overutilized = rec_get_svar(c);

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <zlib.h>
 
+#include "energy_model.h"
 #include "record_format.h"
 
 struct chunk_ref {
@@ -48,6 +49,8 @@ struct schedstat_recording {
 	struct schedstat_pelt_update *pelt;
 	size_t pelt_nr, pelt_pos;
 	uint64_t pelt_dropped;
+	/* From the metadata: power is derived on read, as it was live. */
+	struct schedstat_energy_model *em;
 };
 
 /*
@@ -219,6 +222,14 @@ static int scan(struct schedstat_recording *r, uint64_t off)
 		if (err) {
 			next = resync(r, off + 1);
 			if (next >= r->size) {
+				/*
+				 * A torn write leaves a chunk cut short; a
+				 * whole one that fails its CRC was damaged.
+				 */
+				if (r->size - off >= REC_CHUNK_HDR_LEN &&
+				    !rec_chunk_hdr_decode(r->map + off, &h) &&
+				    r->size - off - REC_CHUNK_HDR_LEN >= h.stored_len)
+					r->info.bad_chunks++;
 				r->info.lost_bytes += r->size - off;
 				return 0;
 			}
@@ -395,6 +406,38 @@ static int check_file_header(const uint8_t *p, size_t size,
 	return 0;
 }
 
+/*
+ * An energy model the recorder stored. One that does not parse or fit the
+ * topology costs the estimate, not the recording.
+ */
+static void load_energy_model(struct schedstat_recording *r)
+{
+	const char **keys, **values;
+
+	keys = calloc(r->nr_meta + 1, sizeof(*keys));
+	values = calloc(r->nr_meta + 1, sizeof(*values));
+	if (keys && values) {
+		for (size_t i = 0; i < r->nr_meta; i++) {
+			keys[i] = r->meta[i].key;
+			values[i] = r->meta[i].value;
+		}
+		if (!energy_model_from_meta(&r->em, keys, values, r->nr_meta,
+					    schedstat_recording_meta(r, EM_META_ORIGIN)) &&
+		    schedstat_energy_model_bind(r->em, r->topo)) {
+			schedstat_energy_model_free(r->em);
+			r->em = NULL;
+		}
+	}
+	free(keys);
+	free(values);
+}
+
+const struct schedstat_energy_model *
+schedstat_recording_energy_model(const struct schedstat_recording *r)
+{
+	return r->em;
+}
+
 int schedstat_recording_open(struct schedstat_recording **out, int fd)
 {
 	struct schedstat_recording *r;
@@ -437,9 +480,13 @@ int schedstat_recording_open(struct schedstat_recording **out, int fd)
 	if (err)
 		goto fail;
 	if (!r->info.nr_samples) {
-		err = -SCHEDSTAT_ERR_REC_EMPTY;
+		/* Chunks were there but none read back: damage, not an
+		 * early stop. */
+		err = r->info.bad_chunks ? -SCHEDSTAT_ERR_REC_CORRUPT :
+			-SCHEDSTAT_ERR_REC_EMPTY;
 		goto fail;
 	}
+	load_energy_model(r);
 	r->info.first_ts_ns = r->chunks[0].first_ts;
 	/* The end is the last sample's own time: decode the last chunk. */
 	r->info.last_ts_ns = r->chunks[r->nr_chunks - 1].first_ts;
@@ -461,6 +508,7 @@ void schedstat_recording_close(struct schedstat_recording *r)
 	if (!r)
 		return;
 	drop_cache(r);
+	schedstat_energy_model_free(r->em);
 	free(r->evs);
 	if (r->map)
 		munmap((void *)r->map, r->size);
@@ -611,6 +659,7 @@ int schedstat_recording_sample(struct schedstat_recording *r, size_t idx,
 	*out = rec_snapshot_copy(r->snaps[i]);
 	if (!*out)
 		return -ENOMEM;
+	schedstat_snapshot_apply_energy(*out, r->em);
 	if (evs) {
 		*nr_evs = r->ev_start[i + 1] - r->ev_start[i];
 		*evs = *nr_evs ? r->evs + r->ev_start[i] : NULL;

@@ -58,7 +58,7 @@ enum { MG_PID, MG_PRIO, MG_ORIG_CPU, MG_DEST_CPU, MG_COMM };	/* sched_migrate_ta
 enum { EX_PID, EX_PRIO, EX_COMM };			/* sched_process_exit */
 enum { PW_STATE, PW_CPU_ID };				/* cpu_frequency, cpu_idle */
 enum { HP_CPU, HP_TARGET, HP_IDX };			/* cpuhp_enter, cpuhp_multi_enter */
-enum { HPX_CPU, HPX_STATE };				/* cpuhp_exit */
+enum { HPX_CPU, HPX_STATE, HPX_IDX };			/* cpuhp_exit */
 enum { RT_PID, RT_RUNTIME };				/* sched_stat_runtime */
 enum { PELT_PID, PELT_CPU, PELT_UTIL, PELT_LOAD,	/* vendor PELT events */
        PELT_RUNNABLE, PELT_PATH };
@@ -91,6 +91,7 @@ struct sched_events {
 	/* ftrace's print (trace_marker writes), for devlib's frequency lines. */
 	struct tep_event *print;
 	struct tep_format_field *print_buf;
+	bool native;		/* the events' byte order is ours */
 };
 
 /* Today's TASK_REPORT letters (the engine's layout), and 'x': dead. */
@@ -205,7 +206,7 @@ static const char *const field_names[NR_EV_KINDS][NR_F] = {
 	[EV_IDLE] = POWER_FIELDS,
 	[EV_HP_ENTER] = HP_ENTER_FIELDS,
 	[EV_HP_MULTI_ENTER] = HP_ENTER_FIELDS,
-	[EV_HP_EXIT] = { [HPX_CPU] = "cpu", [HPX_STATE] = "state" },
+	[EV_HP_EXIT] = { [HPX_CPU] = "cpu", [HPX_STATE] = "state", [HPX_IDX] = "idx" },
 	[EV_STAT_RUNTIME] = { [RT_PID] = "pid", [RT_RUNTIME] = "runtime" },
 };
 
@@ -248,6 +249,7 @@ int sched_events_new(struct sched_events **out, struct tep_handle *tep,
 		return -ENOMEM;
 	se->engine = engine;
 	se->tep = tep;
+	se->native = tep_is_file_bigendian(tep) == tep_is_local_bigendian(tep);
 	for (int k = 0; k < NR_EV_KINDS; k++) {
 		struct ev_fmt *ef = &se->ev[k];
 
@@ -294,6 +296,13 @@ void sched_events_free(struct sched_events *se)
 	free(se);
 }
 
+void sched_events_ignore(struct sched_events *se, const char *name)
+{
+	for (int k = 0; k < NR_EV_KINDS; k++)
+		if (!strcmp(sched_event_names[k].name, name))
+			se->ev[k].event = NULL;
+}
+
 bool sched_events_have(const struct sched_events *se, const char *name)
 {
 	for (int k = 0; k < NR_EV_KINDS; k++)
@@ -308,7 +317,7 @@ uint32_t sched_events_avail(const struct sched_events *se)
 	uint32_t avail = SCHEDSTAT_AVAIL_CFS | SCHEDSTAT_AVAIL_PELT_ESTIMATED |
 			 SCHEDSTAT_AVAIL_BUSY | SCHEDSTAT_AVAIL_PREEMPT;
 
-	if (se->ev[EV_WAKING].event)
+	if (se->ev[EV_WAKING].event || se->ev[EV_WAKEUP].event)
 		avail |= SCHEDSTAT_AVAIL_WAKEUPS;
 	if (se->ev[EV_HP_EXIT].event)
 		avail |= SCHEDSTAT_AVAIL_HOTPLUG;
@@ -322,13 +331,45 @@ uint32_t sched_events_avail(const struct sched_events *se)
 	return avail;
 }
 
-static int64_t num(const struct tep_format_field *f, const struct tep_record *rec)
+static int64_t num(const struct sched_events *se, const struct tep_format_field *f,
+		   const struct tep_record *rec)
 {
 	unsigned long long v = 0;
 
-	if (!f || tep_read_number_field((struct tep_format_field *)f, rec->data, &v))
+	if (!f)
 		return 0;
-	/* Sign-extend the 32-bit ints (pids, cpus, prios, -1 states). */
+	if (se->native && f->offset + f->size <= rec->size) {
+		/* The kernel's own byte order: a plain load, no library call. */
+		const char *p = (const char *)rec->data + f->offset;
+
+		switch (f->size) {
+		case 1:
+			return *(const uint8_t *)p;
+		case 2: {
+			uint16_t x;
+
+			memcpy(&x, p, 2);
+			return x;
+		}
+		case 4: {
+			uint32_t x;
+
+			memcpy(&x, p, 4);
+			/* Sign-extend the 32-bit ints (pids, cpus, prios, -1 states). */
+			if (f->flags & TEP_FIELD_IS_SIGNED)
+				return (int32_t)x;
+			return x;
+		}
+		case 8: {
+			uint64_t x;
+
+			memcpy(&x, p, 8);
+			return x;
+		}
+		}
+	}
+	if (tep_read_number_field((struct tep_format_field *)f, rec->data, &v))
+		return 0;
 	if (f->size == 4 && (f->flags & TEP_FIELD_IS_SIGNED))
 		return (int32_t)v;
 	return v;
@@ -414,8 +455,8 @@ bool sched_events_freq(const struct sched_events *se,
 		return marker_freq(se, rec, cpu, khz);
 	if (!ef->event || type != ef->event->id)
 		return false;
-	*cpu = num(ef->f[PW_CPU_ID], rec);
-	*khz = num(ef->f[PW_STATE], rec);
+	*cpu = num(se, ef->f[PW_CPU_ID], rec);
+	*khz = num(se, ef->f[PW_STATE], rec);
 	return true;
 }
 
@@ -434,11 +475,12 @@ static bool root_cfs_rq(const struct ev_fmt *ef, const struct tep_record *rec)
  * (a group entity's events have none, or pid -1), else a CPU's root
  * cfs_rq (path "/" where the event has one).
  */
-static int kernel_pelt(struct engine *e, const struct ev_fmt *ef, int k,
+static int kernel_pelt(const struct sched_events *se, struct engine *e,
+		       const struct ev_fmt *ef, int k,
 		       const struct tep_record *rec, uint64_t ts)
 {
-	uint64_t util = num(ef->f[PELT_UTIL], rec), load = num(ef->f[PELT_LOAD], rec),
-		 runnable = num(ef->f[PELT_RUNNABLE], rec);
+	uint64_t util = num(se, ef->f[PELT_UTIL], rec), load = num(se, ef->f[PELT_LOAD], rec),
+		 runnable = num(se, ef->f[PELT_RUNNABLE], rec);
 	struct engine_kernel_pelt kp = {
 		.util = &util,
 		.load = ef->f[PELT_LOAD] ? &load : NULL,
@@ -447,10 +489,10 @@ static int kernel_pelt(struct engine *e, const struct ev_fmt *ef, int k,
 	bool cfs = k == EV_PELT_CFS || k == EV_LOAD_AVG_CPU ||
 		   k == EV_LOAD_CFS_RQ || k == EV_LISA_PELT_CFS;
 
-	if (!cfs && ef->f[PELT_PID] && num(ef->f[PELT_PID], rec) > 0)
-		engine_kernel_task_pelt(e, ts, num(ef->f[PELT_PID], rec), &kp);
+	if (!cfs && ef->f[PELT_PID] && num(se, ef->f[PELT_PID], rec) > 0)
+		engine_kernel_task_pelt(e, ts, num(se, ef->f[PELT_PID], rec), &kp);
 	else if (cfs && ef->f[PELT_CPU] && root_cfs_rq(ef, rec))
-		engine_kernel_cpu_pelt(e, ts, num(ef->f[PELT_CPU], rec), &kp);
+		engine_kernel_cpu_pelt(e, ts, num(se, ef->f[PELT_CPU], rec), &kp);
 	return 0;
 }
 
@@ -491,49 +533,62 @@ int sched_events_handle(struct sched_events *se, struct tep_record *rec)
 	case EV_SWITCH:
 		str(ef->f[SW_PREV_COMM], rec, comm, sizeof(comm));
 		str(ef->f[SW_NEXT_COMM], rec, comm2, sizeof(comm2));
-		return engine_switch(e, ts, rec->cpu, num(ef->f[SW_PREV_PID], rec),
-				     num(ef->f[SW_PREV_PRIO], rec),
-				     prev_state(se, num(ef->f[SW_PREV_STATE], rec)),
-				     comm, num(ef->f[SW_NEXT_PID], rec),
-				     num(ef->f[SW_NEXT_PRIO], rec), comm2);
+		return engine_switch(e, ts, rec->cpu, num(se, ef->f[SW_PREV_PID], rec),
+				     num(se, ef->f[SW_PREV_PRIO], rec),
+				     prev_state(se, num(se, ef->f[SW_PREV_STATE], rec)),
+				     comm, num(se, ef->f[SW_NEXT_PID], rec),
+				     num(se, ef->f[SW_NEXT_PRIO], rec), comm2);
 	case EV_WAKING:
 		str(ef->f[WK_COMM], rec, comm, sizeof(comm));
-		return engine_waking(e, ts, num(ef->f[WK_PID], rec), comm);
+		return engine_waking(e, ts, num(se, ef->f[WK_PID], rec), comm);
 	case EV_WAKEUP:
-	case EV_WAKEUP_NEW:
+	case EV_WAKEUP_NEW: {
+		int32_t pid = num(se, ef->f[WK_PID], rec);
+		int err;
+
 		str(ef->f[WK_COMM], rec, comm, sizeof(comm));
-		return engine_wakeup(e, ts, num(ef->f[WK_PID], rec),
-				     num(ef->f[WK_PRIO], rec), num(ef->f[WK_TARGET_CPU], rec),
-				     comm, k == EV_WAKEUP_NEW);
+		err = engine_wakeup(e, ts, pid, num(se, ef->f[WK_PRIO], rec),
+				    num(se, ef->f[WK_TARGET_CPU], rec), comm,
+				    k == EV_WAKEUP_NEW);
+		/*
+		 * Without sched_waking a wakeup counts where it lands: every
+		 * sched_waking is followed by one sched_wakeup of the task.
+		 */
+		if (!err && k == EV_WAKEUP && !se->ev[EV_WAKING].event)
+			err = engine_waking(e, ts, pid, comm);
+		return err;
+	}
 	case EV_MIGRATE:
 		str(ef->f[MG_COMM], rec, comm, sizeof(comm));
-		return engine_migrate(e, ts, num(ef->f[MG_PID], rec),
-				      num(ef->f[MG_PRIO], rec), num(ef->f[MG_ORIG_CPU], rec),
-				      num(ef->f[MG_DEST_CPU], rec), comm);
+		return engine_migrate(e, ts, num(se, ef->f[MG_PID], rec),
+				      num(se, ef->f[MG_PRIO], rec), num(se, ef->f[MG_ORIG_CPU], rec),
+				      num(se, ef->f[MG_DEST_CPU], rec), comm);
 	case EV_EXIT:
 		str(ef->f[EX_COMM], rec, comm, sizeof(comm));
-		return engine_exit(e, ts, num(ef->f[EX_PID], rec), comm);
+		return engine_exit(e, ts, num(se, ef->f[EX_PID], rec), comm);
 	case EV_FREQ:
-		engine_freq(e, ts, num(ef->f[PW_CPU_ID], rec), num(ef->f[PW_STATE], rec));
+		engine_freq(e, ts, num(se, ef->f[PW_CPU_ID], rec), num(se, ef->f[PW_STATE], rec));
 		return 0;
 	case EV_IDLE:
 		/* PWR_EVENT_EXIT is (u32)-1: as a signed state, -1. */
-		engine_idle(e, ts, num(ef->f[PW_CPU_ID], rec),
-			    (int32_t)num(ef->f[PW_STATE], rec));
+		engine_idle(e, ts, num(se, ef->f[PW_CPU_ID], rec),
+			    (int32_t)num(se, ef->f[PW_STATE], rec));
 		return 0;
 	case EV_HP_ENTER:
 	case EV_HP_MULTI_ENTER:
-		engine_hotplug(e, ts, num(ef->f[HP_CPU], rec), num(ef->f[HP_TARGET], rec),
-			       num(ef->f[HP_IDX], rec), true);
+		engine_hotplug(e, ts, num(se, ef->f[HP_CPU], rec), num(se, ef->f[HP_TARGET], rec),
+			       num(se, ef->f[HP_IDX], rec),
+			       k == EV_HP_ENTER ? ENGINE_HP_ENTER : ENGINE_HP_MULTI_ENTER);
 		return 0;
 	case EV_HP_EXIT:
-		engine_hotplug(e, ts, num(ef->f[HPX_CPU], rec), 0, 0, false);
+		engine_hotplug(e, ts, num(se, ef->f[HPX_CPU], rec), num(se, ef->f[HPX_STATE], rec),
+			       num(se, ef->f[HPX_IDX], rec), ENGINE_HP_EXIT);
 		return 0;
 	case EV_STAT_RUNTIME:
-		engine_runtime(e, ts, rec->cpu, num(ef->f[RT_PID], rec),
-			       num(ef->f[RT_RUNTIME], rec));
+		engine_runtime(e, ts, rec->cpu, num(se, ef->f[RT_PID], rec),
+			       num(se, ef->f[RT_RUNTIME], rec));
 		return 0;
 	default:
-		return kernel_pelt(e, ef, k, rec, ts);
+		return kernel_pelt(se, e, ef, k, rec, ts);
 	}
 }

@@ -35,6 +35,11 @@ bool sched_events_freq(const struct sched_events *se,
 		       const struct tep_record *rec, int *cpu, uint32_t *khz);
 /* SCHEDSTAT_AVAIL_* bits the events found in @tep provide. */
 uint32_t sched_events_avail(const struct sched_events *se);
+/*
+ * @name will not be read (the live source leaves it off): what it gave
+ * comes from elsewhere (sched_wakeup counts the wakeups).
+ */
+void sched_events_ignore(struct sched_events *se, const char *name);
 bool sched_events_have(const struct sched_events *se, const char *name);
 
 #endif /* SCHEDSTAT_SCHED_EVENTS_H */

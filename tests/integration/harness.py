@@ -145,9 +145,10 @@ class RtApp:
         with open(self.path, "w") as f:
             json.dump(conf, f)
         self.names = list(tasks)
-        self.proc = subprocess.Popen(["rt-app", self.path],
-                                     stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.DEVNULL)
+        self.log = os.path.join(self.dir, "rt-app.out")
+        with open(self.log, "wb") as log:
+            self.proc = subprocess.Popen(["rt-app", self.path],
+                                         stdout=log, stderr=log)
         self.tids = self._find_threads()
 
     def _find_threads(self, timeout=10):
@@ -167,7 +168,13 @@ class RtApp:
                 return found
             time.sleep(0.02)
         self.stop()
-        raise AssertionError("rt-app threads %s did not start" % self.names)
+        with open(self.log, errors="replace") as f:
+            out = f.read()[-300:]
+        with open("/sys/devices/system/cpu/online") as f:
+            online = f.read().strip()
+        raise AssertionError("rt-app threads %s did not start (rt-app exit "
+                             "%s, CPUs online %s): %r" %
+                             (self.names, self.proc.returncode, online, out))
 
     def stop(self):
         if self.proc.poll() is None:
@@ -208,4 +215,37 @@ def bpf_progs_loaded(names, settle=0):
         found = sorted(n for n in names if n in loaded)
         if not found or time.monotonic() >= deadline:
             return found
+        time.sleep(0.05)
+
+
+def bpf_progs_of(pid):
+    """{id: name} of the BPF programs process PID holds (its fds' fdinfo
+    name them by prog_id: program and link fds alike)."""
+    ids = set()
+    d = "/proc/%d/fdinfo" % pid
+    for fd in os.listdir(d):
+        try:
+            with open(os.path.join(d, fd)) as f:
+                for line in f:
+                    if line.startswith("prog_id:"):
+                        ids.add(int(line.split()[1]))
+        except OSError:
+            continue
+    out = subprocess.run(["bpftool", "prog", "show", "--json"],
+                         capture_output=True, text=True, check=True).stdout
+    return {p["id"]: p.get("name") for p in json.loads(out) if p["id"] in ids}
+
+
+def bpf_progs_alive(ids, settle=0):
+    """Which of the BPF program ids are still loaded, waiting up to settle
+    seconds for them to go (the kernel frees a program after an RCU grace
+    period). By id, so that another schedtop running on the machine (other
+    tests, other users) cannot make it fail."""
+    deadline = time.monotonic() + settle
+    while True:
+        out = subprocess.run(["bpftool", "prog", "show", "--json"],
+                             capture_output=True, text=True, check=True).stdout
+        alive = sorted(p["id"] for p in json.loads(out) if p["id"] in ids)
+        if not alive or time.monotonic() >= deadline:
+            return alive
         time.sleep(0.05)

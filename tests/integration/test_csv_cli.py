@@ -5,8 +5,8 @@ import subprocess
 import sys
 import time
 
-from harness import (BIN, SRC, bpf_progs_loaded, check, mono_ns, parse_csv,
-                     run, schedtop, start_schedtop, test)
+from harness import (BIN, SRC, bpf_progs_alive, bpf_progs_of, check,
+                     mono_ns, parse_csv, run, schedtop, start_schedtop, test)
 
 TOPO = "LITTLE:0@512,big:1@1024"
 TASK_HEADER = ("ts_ns,pid,tgid,comm,cpu,cluster,state,util_avg,runnable_avg,"
@@ -298,7 +298,8 @@ def signals_end_cleanly_and_detach():
         p = start_schedtop("csv", "-t", "cluster", "-i", "100")
         try:
             time.sleep(0.6)
-            loaded = bpf_progs_loaded(OUR_PROGS + ITERS)
+            progs = bpf_progs_of(p.pid)
+            loaded = sorted(set(progs.values()))
         finally:
             p.send_signal(sig)
             out, err = p.communicate(timeout=10)
@@ -308,20 +309,30 @@ def signals_end_cleanly_and_detach():
         check(p.returncode == 0, "%s: exit %d %s" % (sig.name, p.returncode, err))
         check(out.endswith(b"\r\n") and len(parse_csv(out)) >= 3,
               "%s: output cut: %r" % (sig.name, out[-80:]))
-        check(bpf_progs_loaded(OUR_PROGS + ITERS, settle=3) == [],
+        check(bpf_progs_alive(progs, settle=3) == [],
               "%s: BPF programs still loaded after exit" % sig.name)
 
 
 @test(root=True)
 def closed_pipe_ends_cleanly():
-    t0 = time.monotonic()
-    r = subprocess.run(["bash", "-c", '"$0" csv -i 50 | head -n 2 >/dev/null;'
-                        ' echo "${PIPESTATUS[0]}"', BIN],
-                       capture_output=True, text=True, timeout=30)
+    p = start_schedtop("csv", "-i", "50")
+    try:
+        p.stdout.readline()
+        p.stdout.readline()
+        progs = bpf_progs_of(p.pid)
+        check(set(OUR_PROGS) <= set(progs.values()),
+              "programs loaded while running: %s" % progs)
+        t0 = time.monotonic()
+        p.stdout.close()		# as head(1) does once it has its lines
+        rc = p.wait(timeout=10)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
     check(time.monotonic() - t0 < 10, "schedtop kept running after EPIPE")
-    check(r.stdout.strip() == "0", "exit %s on a closed pipe: %s" %
-          (r.stdout.strip(), r.stderr))
-    check(bpf_progs_loaded(OUR_PROGS, settle=3) == [], "BPF programs left loaded")
+    err = p.stderr.read()
+    check(rc == 0, "exit %s on a closed pipe: %s" % (rc, err))
+    check(bpf_progs_alive(progs, settle=3) == [], "BPF programs left loaded")
 
 
 @test(root=True)

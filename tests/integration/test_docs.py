@@ -21,7 +21,8 @@ def man_page_documents_every_option():
     with open(os.path.join(SRC, "docs", "schedtop.1")) as f:
         man = f.read().replace("\\-", "-")
     for cmd in ((), ("csv",), ("topology",), ("record",), ("replay",),
-                ("report",), ("convert",), ("hotplug",), ("emulate",)):
+                ("report",), ("convert",), ("hotplug",), ("emulate",),
+                ("energy",), ("workload",)):
         for opt in sorted(help_options(*cmd)):
             check(opt in man, "schedtop %s: %s missing from docs/schedtop.1" %
                   (" ".join(cmd), opt))
@@ -37,6 +38,18 @@ def man_page_columns_are_generated():
     check(r.returncode == 0, r.stderr)
     check(got == r.stdout.decode(), "docs/schedtop.1 COLUMNS differ from "
           "'schedtop csv --list-columns=man': regenerate them")
+
+
+@test
+def man_page_workloads_are_generated():
+    with open(os.path.join(SRC, "docs", "schedtop.1")) as f:
+        man = f.read()
+    got = between(man, ".\\\" BEGIN GENERATED: schedtop workload --list=man\n",
+                  ".\\\" END GENERATED")
+    r = schedtop("workload", "--list=man")
+    check(r.returncode == 0, r.stderr)
+    check(got == r.stdout.decode(), "docs/schedtop.1 WORKLOADS differ from "
+          "'schedtop workload --list=man': regenerate them (make docs)")
 
 
 @test

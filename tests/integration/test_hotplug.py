@@ -6,7 +6,8 @@ import shutil
 import tempfile
 import time
 
-from harness import Skip, check, parse_csv, run, schedtop, start_schedtop, test
+from harness import (Skip, check, mono_ns, parse_csv, run, schedtop,
+                     start_schedtop, test)
 from tmux import Tmux, exited_cleanly, kill_server
 
 CPU1 = "/sys/devices/system/cpu/cpu1/online"
@@ -19,15 +20,25 @@ def set_online(on):
 
 
 def offline_cpu1_for_a_while():
-    """cpu1 goes offline 0.7 s from now, online 0.8 s later; 0.7 s more."""
+    """cpu1 goes offline 1 s from now, online 0.8 s later; 0.7 s more.
+
+    Returns [(to, start_ns, end_ns)] of the two writes (see plug_cycles).
+    """
+    ops = []
     try:
-        time.sleep(0.7)
-        set_online(False)
         time.sleep(0.8)
-        set_online(True)
-        time.sleep(0.7)
+        add_and_remove_instance_callbacks()
+        time.sleep(0.2)
+        for on, after in ((False, 0.8), (True, 0.7)):
+            t0 = mono_ns()
+            set_online(on)
+            ops.append(("online" if on else "offline", t0, mono_ns()))
+            time.sleep(after)
     finally:
         set_online(True)
+        if os.path.isdir(INSTANCE):
+            os.rmdir(INSTANCE)
+    return ops
 
 
 def need_hotplug():
@@ -35,36 +46,150 @@ def need_hotplug():
         raise Skip("cpu1 cannot be taken offline here")
 
 
-@test(root=True)
-def recording_keeps_hotplug_for_report_and_perfetto():
+CYCLES = 20
+# Between two operations: four 100 ms samples, so that no sample holds two
+# and each operation's row can be told by time.
+GAP_S = 0.4
+
+
+INSTANCE = "/sys/kernel/tracing/instances/schedtop-test-hp-%d" % os.getpid()
+
+
+def add_and_remove_instance_callbacks():
+    """Runs cpuhp multi-instance callbacks on every online CPU, which is no
+    hotplug operation: a new tracefs instance adds its ring buffer to
+    CPUHP_TRACE_RB_PREPARE (a step "up"), removing it tears it down (a
+    step "down"). Anyone's tracefs instance does this at any time."""
+    if not os.path.isdir(os.path.dirname(INSTANCE)):
+        return
+    os.mkdir(INSTANCE)
+    os.rmdir(INSTANCE)
+
+
+def plug_cycles():
+    """CYCLES offline/online cycles of cpu1, GAP_S apart; cpu1 online after.
+
+    Returns [(to, start_ns, end_ns)] per operation: the direction written
+    and CLOCK_MONOTONIC around the write, which returns only once the
+    kernel has run every cpuhp step of it.
+    """
+    ops = []
+    try:
+        for _ in range(CYCLES):
+            for on in (False, True):
+                t0 = mono_ns()
+                set_online(on)
+                ops.append(("online" if on else "offline", t0, mono_ns()))
+                time.sleep(GAP_S / 2)
+                if on:
+                    add_and_remove_instance_callbacks()
+                time.sleep(GAP_S / 2)
+    finally:
+        set_online(True)
+        if os.path.isdir(INSTANCE):
+            os.rmdir(INSTANCE)
+    return ops
+
+
+def hotplug_rows(csv_bytes, ops, what):
+    """The cpu1 rows that start an operation, each checked against ops.
+
+    Row i must say ops[i]'s direction, come after ops[i] began and before
+    ops[i+1] began (a sample before that cannot hold the next one), and its
+    operation, followed to the last row that still reports it, must take no
+    longer than the write that made it. Returns [(ts_ns, to, ns)].
+    """
+    rows = [r for r in parse_csv(csv_bytes) if r["cpu"] == "1"]
+    check(rows, "%s: no cpu1 rows" % what)
+    check(int(rows[0]["ts_ns"]) < ops[0][1],
+          "%s: first sample at %s, after the first operation at %d" %
+          (what, rows[0]["ts_ns"], ops[0][1]))
+    found = []
+    for r in rows:
+        n = int(r["hotplug_ops"] or 0)
+        if n:
+            check(n == 1, "%s: %d operations in one sample at %s" %
+                  (what, n, r["ts_ns"]))
+            found.append([int(r["ts_ns"]), r["hotplug_to"],
+                          int(r["hotplug_ns"])])
+        elif r["hotplug_to"] and found:
+            # The latest operation went on past its first sample.
+            found[-1][2] = int(r["hotplug_ns"])
+    dirs = [f[1] for f in found]
+    want = [o[0] for o in ops]
+    check(dirs == want, "%s: directions %s, operations made %s" %
+          (what, dirs, want))
+    for i, (ts, to, ns) in enumerate(found):
+        nxt = ops[i + 1][1] if i + 1 < len(ops) else float("inf")
+        check(ops[i][1] < ts < nxt,
+              "%s: operation %d (%s) at %d not between its start %d and "
+              "the next's %s" % (what, i, to, ts, ops[i][1], nxt))
+        check(0 < ns <= ops[i][2] - ops[i][1],
+              "%s: operation %d (%s) took %d ns, its write %d ns" %
+              (what, i, to, ns, ops[i][2] - ops[i][1]))
+    return [tuple(f) for f in found]
+
+
+def cycles_told_apart(source):
+    """Every one of CYCLES cycles, under SOURCE, in csv (live and --from
+    a recording of the same run), report and the Perfetto export."""
     need_hotplug()
     tmp = tempfile.mkdtemp(prefix="schedtop-hp-")
     rec, js = os.path.join(tmp, "hp.rec"), os.path.join(tmp, "hp.json")
-    p = start_schedtop("record", "-q", "-o", rec, "-i", "100", "--topology", TOPO)
+    cs = start_schedtop("csv", "-t", "cpu", "-i", "100", "--topology", TOPO,
+                        "--source", source, "--record", rec)
     try:
-        offline_cpu1_for_a_while()
+        time.sleep(1.5)  # it has taken a sample (checked below)
+        ops = plug_cycles()
+        time.sleep(0.3)
     finally:
-        p.send_signal(2)
-    _, err = p.communicate(timeout=20)
+        set_online(True)
+        cs.send_signal(2)
+    live, cerr = cs.communicate(timeout=30)
     try:
-        check(p.returncode == 0, "record exit %d: %s" % (p.returncode, err))
+        check(cs.returncode == 0, "csv exit %d: %s" % (cs.returncode, cerr))
+        hotplug_rows(live, ops, "csv")
+        r = schedtop("csv", "-t", "cpu", "--from", rec)
+        check(r.returncode == 0, "csv --from: %s" % r.stderr)
+        found = hotplug_rows(r.stdout, ops, "csv --from")
+
         r = schedtop("report", rec)
         check(r.returncode == 0, "report: %s" % r.stderr)
         out = r.stdout.decode()
-        ops = re.findall(r"cpu1 +(offline|online) +\d+ ops?, took ([\d.]+) ms", out)
-        check([o for o, _ in ops] == ["offline", "online"],
-              "report's hotplug lines: %s\n%s" % (ops, out))
+        lines = re.findall(r"cpu1 +(\S+) +(\d+) ops?, took ([\d.]+) ms", out)
+        check([(to, "1", "%.1f" % (ns / 1e6)) for _, to, ns in found] == lines,
+              "report's hotplug lines %s, the recording's operations %s" %
+              (lines, found))
+
         r = schedtop("convert", rec, "--perfetto", "-o", js)
         check(r.returncode == 0, "convert: %s" % r.stderr)
         with open(js) as f:
             evs = json.load(f)["traceEvents"]
-        names = [e["name"] for e in evs if e["ph"] == "i" and e["name"].startswith("cpu1")]
-        check(names == ["cpu1 offline", "cpu1 online"], "perfetto hotplug: %s" % names)
+        inst = [e for e in evs if e["ph"] == "i" and e["name"].startswith("cpu1 ")]
+        check([e["name"] for e in inst] == ["cpu1 " + to for _, to, _ in found],
+              "perfetto hotplug %s, the recording's %s" %
+              ([e["name"] for e in inst], found))
+        # Perfetto's time is in us from its own zero: the same distances.
+        for e, (ts, _, _) in zip(inst, found):
+            dt = e["ts"] - inst[0]["ts"]
+            check(abs(dt - (ts - found[0][0]) / 1e3) < 0.002,
+                  "perfetto %s at %.3f us, csv --from %d ns" % (e["name"], dt, ts))
         online = [e["args"]["online"] for e in evs
                   if e["ph"] == "C" and e["name"] == "cpu1 online"]
-        check(online[:3] == [1, 0, 1], "cpu1 online track: %s" % online)
+        check(online == [1] + [0, 1] * CYCLES,
+              "cpu1 online track: %s" % online)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+@test(root=True)
+def twenty_cycles_told_apart_bpf():
+    cycles_told_apart("bpf")
+
+
+@test(root=True)
+def twenty_cycles_told_apart_tracefs():
+    cycles_told_apart("tracefs")
 
 
 @test(root=True)
@@ -73,7 +198,7 @@ def csv_shows_offline_and_times_the_operations():
     st = start_schedtop("csv", "-t", "cpu", "-i", "100", "--topology", TOPO)
     cl = start_schedtop("csv", "-t", "cluster", "-i", "100", "--topology", TOPO)
     try:
-        offline_cpu1_for_a_while()
+        ops = offline_cpu1_for_a_while()
     finally:
         for p in (st, cl):
             p.send_signal(2)
@@ -82,18 +207,20 @@ def csv_shows_offline_and_times_the_operations():
     cout, err = cl.communicate(timeout=20)
     check(cl.returncode == 0, "cluster csv exit %d: %s" % (cl.returncode, err))
     rows = [r for r in parse_csv(out) if r["cpu"] == "1"]
-    states = [r["online"] for r in rows]
-    # online, then offline for a while, then online again
-    first_off = states.index("0")
-    back_on = states.index("1", first_off)
-    check(first_off > 0 and back_on - first_off >= 4, "online column %s" % states)
-    ops = [(int(r["hotplug_ops"]), int(r["hotplug_ns"])) for r in rows
-           if r["hotplug_ops"] not in ("", "0")]
-    check(sum(n for n, _ in ops) == 2, "hotplug operations counted: %s" % ops)
-    took = [int(r["hotplug_ns"]) for r in rows if r["hotplug_ns"] not in ("", "0")]
+    # Offline from the end of the first write to the start of the second,
+    # online before the first began and after the second ended.
+    (_, off0, off1), (_, on0, on1) = ops
+    for r in rows:
+        ts = int(r["ts_ns"])
+        want = "0" if off1 < ts < on0 else "1" if ts < off0 or ts > on1 else None
+        check(want in (None, r["online"]),
+              "cpu1 online=%s at %d; offline from %d to %d" %
+              (r["online"], ts, off1, on0))
+    check(sum(off1 < int(r["ts_ns"]) < on0 for r in rows) >= 4,
+          "fewer than four samples while cpu1 was offline")
+    found = hotplug_rows(out, ops, "csv")
     print("# hotplug operations on cpu1 took %s ms (the seed's target for "
-          "evacuating a CPU: 5 ms)" % [round(t / 1e6, 2) for t in took])
-    check(took and all(0 < t < 2e9 for t in took), "durations %s" % took)
+          "evacuating a CPU: 5 ms)" % [round(ns / 1e6, 2) for _, _, ns in found])
     big = [r for r in parse_csv(cout) if r["cluster"] == "big"]
     check(any(r["nr_online"] == "0" and r["capacity"] == "0" for r in big),
           "the big cluster never showed its CPU gone")

@@ -13,6 +13,9 @@ from harness import Skip, check, parse_csv, run, schedtop, start_schedtop, test
 
 CPU1 = "/sys/devices/system/cpu/cpu1/online"
 TRACING = "/sys/kernel/tracing"
+# Bringing a CPU up, two instances stamp one event this far apart (below).
+SLACK_MS = 1.0
+SLACK_OFFLINE_MS = 0.2
 
 
 def need_hotplug():
@@ -40,17 +43,21 @@ class CpuhpTrace:
         with open(os.path.join(self.dir, name), "w") as f:
             f.write(value)
 
-    def events(self):
-        """(ts, kind, idx, target) as the kernel printed them."""
+    def events(self, cpu=1):
+        """(ts, kind, idx, target) of @cpu's steps as the kernel printed
+        them, kind "enter", "multi_enter" or "exit"."""
         out = []
         with open(os.path.join(self.dir, "trace")) as f:
             for line in f:
-                m = re.search(r" ([\d.]+): cpuhp_(enter|multi_enter|exit): +cpu: 0001 +"
+                m = re.search(r" ([\d.]+): cpuhp_(enter|multi_enter|exit): +cpu: (\d+) +"
                               r"(?:target|state): *(\d+) step: *(\d+)", line)
-                if m:
-                    out.append((float(m.group(1)), m.group(2), int(m.group(4)),
-                                int(m.group(3))))
-        return sorted(out)
+                if m and int(m.group(3)) == cpu:
+                    out.append((float(m.group(1)), m.group(2), int(m.group(5)),
+                                int(m.group(4))))
+        # The file is merged in time order already; stamps print in whole
+        # microseconds, so an exit and the next enter often tie: keep the
+        # kernel's order (a sort by kind would enter before exiting).
+        return sorted(out, key=lambda e: e[0])
 
     def close(self):
         self.write("events/cpuhp/enable", "0")
@@ -67,32 +74,63 @@ def state_names():
 
 
 def group_ops(events, top):
-    """The kernel's events split into operations: [(up, events)], by the
-    target of each cpuhp_enter (CPUHP_ONLINE, the highest state, is up)."""
-    ops = []
+    """The kernel's events split into operations: [(up, events)].
+
+    An operation starts with a plain cpuhp_enter (offline with
+    cpuhp_kick_ap_work at the top state, online with the first prepare
+    state), whose target tells the way: CPUHP_ONLINE (the highest state)
+    is up. Creating a tracefs instance (schedtop's own, at start, or
+    anyone's) adds a ring buffer instance to the multi-instance state
+    trace/RB:prepare, which runs its callback for every online CPU: a lone
+    cpuhp_multi_enter/cpuhp_exit pair, part of no operation. Counted as
+    one, it made seven operations of six. Such pairs come when no operation
+    is open: an online one ends with the exit that reaches the top state
+    (bringup's, on the control CPU), and while the CPU is offline no
+    instance callback runs for it."""
+    ops, open_ = [], False
     for e in events:
-        if e[1] != "exit":
-            up = e[3] == top
-            if not ops or ops[-1][0] != up:
-                ops.append((up, []))
-        if ops:
-            ops[-1][1].append(e)
+        ts, kind, idx, target = e
+        if kind == "enter" and (not ops or not open_ or ops[-1][0] != (target == top)):
+            ops.append((target == top, []))
+            open_ = True
+        if not open_:
+            continue
+        ops[-1][1].append(e)
+        if ops[-1][0] and kind == "exit" and target == top:
+            open_ = False
     return ops
 
 
 def leaf_durations(op_events, names):
-    """ms of each state the kernel entered once with nothing nested."""
-    out, seen = {}, {}
+    """ms of each state the kernel entered once, with no other step of the
+    CPU in between (on any CPU), by its unique name."""
+    count = {}
+    for ts, kind, idx, _ in op_events:
+        if kind != "exit":
+            count[idx] = count.get(idx, 0) + 1
+    unique = {n for n in names.values() if list(names.values()).count(n) == 1}
+    out = {}
     for i, (ts, kind, idx, _) in enumerate(op_events[:-1]):
-        if kind == "exit":
-            continue
-        seen[idx] = seen.get(idx, 0) + 1
         nxt = op_events[i + 1]
-        if nxt[1] == "exit" and nxt[2] == idx and idx in names:
+        if (kind != "exit" and count[idx] == 1 and nxt[1] == "exit" and
+                nxt[2] == idx and names.get(idx) in unique):
             out[names[idx]] = (nxt[0] - ts) * 1e3
-    return {k: v for k, v in out.items()
-            if list(names.values()).count(k) == 1 and seen.get(
-                [i for i, n in names.items() if n == k][0]) == 1}
+    return out
+
+
+def kernel_inside(op_events):
+    """ms of the kernel's operation with some step of it open (on any
+    CPU), and its span, first event to last."""
+    depth, inside, last = [], 0.0, op_events[0][0]
+    for ts, kind, idx, _ in op_events:
+        if depth:
+            inside += ts - last
+        last = ts
+        if kind != "exit":
+            depth.append(idx)
+        elif idx in depth:
+            del depth[len(depth) - 1 - depth[::-1].index(idx):]
+    return inside * 1e3, (op_events[-1][0] - op_events[0][0]) * 1e3
 
 
 @test(root=True)
@@ -103,7 +141,7 @@ def hotplug_cycles_are_timed_per_state():
     trace = CpuhpTrace()
     try:
         r = schedtop("hotplug", "1", "-n", "3", "--csv")
-        trace.events()
+        kernel = group_ops(trace.events(), max(names))
     finally:
         trace.close()
     check(r.returncode == 0, "exit %d: %s" % (r.returncode, r.stderr))
@@ -115,15 +153,57 @@ def hotplug_cycles_are_timed_per_state():
     check([(c, o) for c, o, _ in totals] ==
           [("1", "offline"), ("1", "online"), ("2", "offline"), ("2", "online"),
            ("3", "offline"), ("3", "online")], "operations: %s" % totals)
+    # The kernel's own account: six operations, down and up in turn.
+    check([up for up, _ in kernel] == [False, True] * 3,
+          "the kernel's operations (up?): %s" % [up for up, _ in kernel])
     for k, (cycle, op, total) in enumerate(totals):
         steps = {x["state"]: float(x["ms"]) for x in rows
                  if x["cycle"] == cycle and x["op"] == op and x["state"] != "total"}
         n = len(steps)
         check(abs(sum(steps.values()) - total) <= 0.0005 * n + 0.001,
               "%s %s: steps sum to %.3f, total %.3f" % (cycle, op, sum(steps.values()), total))
-        inside = total - sum(v for s, v in steps.items() if s.startswith("("))
-        print("# cycle %s %s: total %.3f ms, in states %.3f (%.0f%%)%.0s"
-              "" % (cycle, op, total, inside, 100 * inside / total, 0))
+        gaps = {s: v for s, v in steps.items() if s.startswith("(")}
+        inside = total - sum(gaps.values())
+        k_inside, k_span = kernel_inside(kernel[k][1])
+        print("# cycle %s %s: total %.3f ms; in cpuhp states %.3f (%.0f%%), kernel "
+              "%.3f; kernel first to last step %.3f; before %.3f, between %.3f, "
+              "after %.3f" % (cycle, op, total, inside, 100 * inside / total, k_inside,
+                             k_span, gaps.get("(before first state)", 0),
+                             gaps.get("(between states)", 0),
+                             gaps.get("(after last state)", 0)))
+        # The write encloses the kernel's operation; what lies outside its
+        # first and last step is what schedtop calls before and after.
+        # Each instance stamps an event on its own, one after the other.
+        # Taking a CPU down, the stamps mostly agree within microseconds (an
+        # interrupt between the two writes once moved one by 0.08 ms). Bringing
+        # it up, they came 0.05-0.5 ms apart on the events of the new CPU
+        # (trace/RB:prepare gives every instance fresh buffer pages for it,
+        # first written there; and an interrupt on the control CPU as the
+        # new one comes alive moved the exit of cpu:kick_ap by 0.2-0.4 ms):
+        # there, each step agrees within SLACK_MS.
+        slack = SLACK_MS if op == "online" else SLACK_OFFLINE_MS
+        check(k_span <= total + slack, "%s %s: the kernel's steps span %.3f ms, "
+              "more than the write's %.3f" % (cycle, op, k_span, total))
+        outer = total - gaps.get("(before first state)", 0) - gaps.get("(after last state)", 0)
+        check(abs(outer - k_span) <= slack + 0.01 * k_span,
+              "%s %s: first to last step %.3f ms, the kernel's %.3f"
+              "" % (cycle, op, outer, k_span))
+        check(abs(inside - k_inside) <= slack + 0.01 * k_inside,
+              "%s %s: in states %.3f ms, the kernel's %.3f" % (cycle, op, inside, k_inside))
+        leaves = leaf_durations(kernel[k][1], names)
+        check(len(leaves) >= 5, "%s %s: only %d leaf states" % (cycle, op, len(leaves)))
+        off = {}
+        for name, want in leaves.items():
+            got = steps.get(name)
+            check(got is not None, "%s %s: no step %s (the kernel's took %.3f ms)"
+                  "" % (cycle, op, name, want))
+            if abs(got - want) > 0.005 + 0.01 * want:
+                off[name] = (round(want, 3), got)
+        if off:
+            print("# %s %s: stamped apart (kernel, schedtop ms): %s" % (cycle, op, off))
+        check(all(abs(g - w) <= slack for w, g in off.values()),
+              "%s %s: leaf states the kernel timed otherwise (kernel ms, schedtop "
+              "ms): %s" % (cycle, op, off))
 
 
 @test(root=True)
@@ -218,11 +298,191 @@ def evacuate_moves_every_user_task_and_restores_exactly():
             p.kill()
 
 
+STATE = "/run/schedtop/cpu-exit.state"
+
+
+def cpuset_root():
+    """(mount point, v2?) of a hierarchy with cpusets, or Skip."""
+    with open("/proc/self/mountinfo") as f:
+        for line in f:
+            left, right = line.split(" - ")
+            mnt, (fstype, _, opts) = left.split()[4], right.split()[:3]
+            if fstype == "cgroup" and "cpuset" in opts.split(","):
+                return mnt, False
+            if fstype == "cgroup2" and os.path.exists(mnt + "/cgroup.subtree_control"):
+                with open(mnt + "/cgroup.subtree_control") as c:
+                    if "cpuset" in c.read().split():
+                        return mnt, True
+    raise Skip("no cpuset hierarchy is mounted")
+
+
+def cpusets():
+    """{path: cpuset.cpus} of every cgroup of every cpuset hierarchy."""
+    out = {}
+    with open("/proc/self/mountinfo") as f:
+        mounts = [l.split(" - ")[0].split()[4] for l in f
+                  if l.split(" - ")[1].split()[0] in ("cgroup", "cgroup2")]
+    for mnt in mounts:
+        for d, _, files in os.walk(mnt):
+            if "cpuset.cpus" in files:
+                with open(d + "/cpuset.cpus") as c:
+                    out[d] = c.read().strip()
+    return out
+
+
+class HeldCpuset:
+    """A cpuset of the test's own that holds a busy loop on cpu1 only:
+    no affinity change can move it, only the cpuset."""
+
+    def __init__(self):
+        import subprocess
+        root, v2 = cpuset_root()
+        self.dir = "%s/test-hp-%d" % (root, os.getpid())
+        os.mkdir(self.dir)
+        if not v2:
+            with open(root + "/cpuset.mems") as f:
+                mems = f.read().strip()
+            with open(self.dir + "/cpuset.mems", "w") as f:
+                f.write(mems)
+        with open(self.dir + "/cpuset.cpus", "w") as f:
+            f.write("1")
+        self.loop = subprocess.Popen(["sh", "-c", "while :; do :; done"])
+        with open(self.dir + "/cgroup.procs", "w") as f:
+            f.write(str(self.loop.pid))
+
+    def cpus(self):
+        with open(self.dir + "/cpuset.cpus") as f:
+            return f.read().strip()
+
+    def close(self):
+        self.loop.kill()
+        self.loop.wait()
+        for _ in range(50):
+            try:
+                os.rmdir(self.dir)
+                return
+            except OSError:
+                time.sleep(0.05)	# the killed loop leaves the cgroup
+
+
+@test(root=True)
+def evacuate_rewrites_the_cpuset_that_holds_a_task_and_restores_it():
+    need_hotplug()
+    held = HeldCpuset()
+    p = None
+    try:
+        time.sleep(0.3)
+        check(processor(held.loop.pid) == 1 and held.cpus() == "1",
+              "the cpuset's loop is not on cpu1")
+        before_sets, (before_tasks, before_irqs) = cpusets(), affinities()
+        p = start_schedtop("hotplug", "1", "-n", "2", "--via", "evacuate", "--csv")
+        seen = []
+        for line in p.stdout:
+            if b",evacuate,total," in line:
+                seen.append((processor(held.loop.pid), held.cpus(),
+                             sorted(os.sched_getaffinity(held.loop.pid))))
+        out, err = p.communicate(timeout=30)
+        check(p.returncode == 0, "exit %d: %s" % (p.returncode, err))
+        check(len(seen) == 2, "evacuations seen: %d" % len(seen))
+        for cpu, cpus, mask in seen:
+            check(cpu != 1 and "1" not in cpus.split(",") and 1 not in mask,
+                  "during evacuation: the cpuset's loop on cpu %d, cpuset.cpus "
+                  "'%s', affinity %s" % (cpu, cpus, mask))
+        after_sets, (after_tasks, after_irqs) = cpusets(), affinities()
+        check(after_sets == before_sets, "cpusets not restored: %s" %
+              {k: (v, after_sets.get(k)) for k, v in before_sets.items()
+               if after_sets.get(k) != v})
+        changed = [(t, sorted(m), sorted(after_tasks[t])) for t, m in before_tasks.items()
+                   if t in after_tasks and after_tasks[t] != m]
+        check(not changed, "affinities not restored: %s" % changed[:5])
+        check(after_irqs == before_irqs, "IRQ affinities not restored")
+        check(os.sched_getaffinity(held.loop.pid) == {1},
+              "the cpuset's loop: affinity %s" % os.sched_getaffinity(held.loop.pid))
+        check(not os.path.exists(STATE), "%s left after a clean exit" % STATE)
+    finally:
+        if p and p.poll() is None:
+            p.kill()
+        held.close()
+
+
+@test(root=True)
+def sigkill_during_evacuation_is_undone_by_restore():
+    need_hotplug()
+    import subprocess
+    pinned = subprocess.Popen(["taskset", "-c", "1", "sh", "-c", "while :; do :; done"])
+    held = HeldCpuset()
+    p = None
+    try:
+        time.sleep(0.3)
+        before_sets, (before_tasks, before_irqs) = cpusets(), affinities()
+        p = start_schedtop("hotplug", "1", "-n", "50", "--via", "evacuate", "--csv")
+        for line in p.stdout:
+            if line.startswith(b"1,evacuate,total,"):
+                p.kill()
+                break
+        p.wait(timeout=30)
+        check(os.path.exists(STATE), "no %s after SIGKILL" % STATE)
+        check(1 not in os.sched_getaffinity(pinned.pid) and held.cpus() != "1",
+              "the kill came after the restore: nothing to undo")
+        r = schedtop("hotplug", "--restore")
+        check(r.returncode == 0 and b"put back" in r.stderr,
+              "--restore: exit %d: %s" % (r.returncode, r.stderr))
+        after_sets, (after_tasks, after_irqs) = cpusets(), affinities()
+        check(after_sets == before_sets, "cpusets not restored: %s" %
+              {k: (v, after_sets.get(k)) for k, v in before_sets.items()
+               if after_sets.get(k) != v})
+        changed = [(t, sorted(m), sorted(after_tasks[t])) for t, m in before_tasks.items()
+                   if t in after_tasks and after_tasks[t] != m]
+        check(not changed, "affinities not restored: %s" % changed[:5])
+        check(after_irqs == before_irqs, "IRQ affinities not restored: %s" %
+              {k: (v, after_irqs.get(k)) for k, v in before_irqs.items()
+               if after_irqs.get(k) != v})
+        check(not os.path.exists(STATE), "%s left after --restore" % STATE)
+        r = schedtop("hotplug", "--restore")
+        check(r.returncode == 0 and not r.stderr, "a second --restore: exit %d: %s"
+              % (r.returncode, r.stderr))
+    finally:
+        if p and p.poll() is None:
+            p.kill()
+        pinned.kill()
+        pinned.wait()
+        held.close()
+
+
+@test(root=True)
+def sigkill_while_offline_is_undone_at_the_next_start():
+    need_hotplug()
+    p = start_schedtop("hotplug", "1", "-n", "50", "--csv")
+    try:
+        n = 0
+        for line in p.stdout:
+            n += 1
+            # The next operation starts 100 ms after this one's end.
+            if line.startswith(b"1,offline,total,"):
+                p.kill()
+                break
+        p.wait(timeout=30)
+        check(not online(), "cpu1 online right after the kill: nothing to undo "
+              "(%d lines, exit %d, %s)" % (n, p.returncode, p.stderr.read()))
+        r = schedtop("hotplug", "1", "-n", "1", "--csv")
+        check(r.returncode == 0 and b"put back" in r.stderr,
+              "the next run: exit %d: %s" % (r.returncode, r.stderr))
+        check(online(), "cpu1 left offline by the next run")
+        check(not os.path.exists(STATE), "%s left" % STATE)
+    finally:
+        if p.poll() is None:
+            p.kill()
+        if not online():
+            with open(CPU1, "w") as f:
+                f.write("1")
+
+
 @test
 def bad_arguments_get_one_line():
     for args, want in ((["hotplug"], "which CPU"), (["hotplug", "x"], "bad CPU"),
                        (["hotplug", "1", "--via", "nope"], "bad --via"),
-                       (["hotplug", "1", "-n", "0"], "bad --cycles")):
+                       (["hotplug", "1", "-n", "0"], "bad --cycles"),
+                       (["hotplug", "--restore", "1"], "takes no CPU")):
         r = schedtop(*args)
         check(r.returncode == 2 and want in r.stderr.decode(),
               "%s: exit %d, %s" % (args, r.returncode, r.stderr))

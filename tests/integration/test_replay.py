@@ -7,7 +7,8 @@ import tempfile
 import os
 import time
 
-from harness import RtApp, check, periodic, run, schedtop, test
+from harness import (Inconclusive, RtApp, check, parse_csv, periodic, run, schedstat,
+                     schedtop, steal_ns, test)
 from tmux import Tmux, exited_cleanly, kill_server, task_rows
 
 TOPO = "LITTLE:0@446,big:1@1024"
@@ -24,13 +25,19 @@ def replay_steps_seeks_and_shows_the_recorded_tasks():
     tmp = tempfile.mkdtemp(prefix="schedtop-replay-")
     rec = os.path.join(tmp, "r.rec")
     rt = RtApp({"replayed": periodic(1, 0.5, name="replayed")}, duration=6)
+    tid = rt.tids["replayed"]
     try:
         time.sleep(0.5)
+        (s1, w1, _), t1, st1 = schedstat(tid), time.monotonic_ns(), steal_ns(1)
         r = schedtop("record", "-q", "-o", rec, "-i", "100", "-d", "4",
                      "--topology", TOPO)
+        (s2, w2, _), t2, st2 = schedstat(tid), time.monotonic_ns(), steal_ns(1)
         check(r.returncode == 0, "record failed: %s" % r.stderr)
     finally:
         rt.stop()
+    # What replay shows is what was recorded: csv --from's last sample.
+    last = [row for row in parse_csv(schedtop("csv", "--from", rec).stdout)
+            if row["pid"] == str(tid)][-1]
     t = Tmux(["replay", "-s", "x0.25", rec], width=150, height=40)
     try:
         s = t.wait_for(r"REPLAY 1/40 ")
@@ -40,8 +47,9 @@ def replay_steps_seeks_and_shows_the_recorded_tasks():
         s = t.wait_for(r"REPLAY 40/40 ")
         rows = [row for row in task_rows(s) if row["COMM"] == "replayed"]
         check(rows, "the rt-app task is not on screen:\n" + s)
-        util = int(rows[0]["UTIL"])
-        check(300 <= util <= 700, "replayed util %d for a 50%% task" % util)
+        check(rows[0]["UTIL"] == last["util_avg"],
+              "replay shows util %s at the last sample, csv --from %s" %
+              (rows[0]["UTIL"], last["util_avg"]))
         check(rows[0]["CLUSTER"] == "big", "replayed is not on big: %s" % rows[0])
         t.keys(",")
         t.wait_for(r"REPLAY 39/40 ")
@@ -70,6 +78,28 @@ def replay_steps_seeks_and_shows_the_recorded_tasks():
     finally:
         t.close()
         shutil.rmtree(tmp, ignore_errors=True)
+    # And what was recorded is the kernel's util of a task of this duty
+    # (its own schedstat run time over the recording): a 16 ms square wave
+    # of duty d holds PELT util between u_min and u_max, with a = d*P on and
+    # b = P - a off, in 1024 us periods: u_max = 1024 (1 - y^a) / (1 - y^P),
+    # u_min = u_max y^b; 16 more (LISA's 5% of 1024 less this ripple's
+    # half-width at 50%) for the duty measured over 4 s, not each period.
+    # PELT's clock skips time the hypervisor stole from cpu1.
+    d = (s2 - s1) / (t2 - t1 - (st2 - st1))
+    wait = (w2 - w1) / (t2 - t1)
+    if wait > 0.05:
+        # Another load held its CPU: it ran late, not as a square wave.
+        raise Inconclusive("the rt-app task waited on the runqueue %.0f%% "
+                           "of the recording (schedstat run_delay)" % (100 * wait))
+    y, period = 0.5 ** (1 / 32), 16000 / 1024
+    a, b = d * period, (1 - d) * period
+    u_max = 1024 * (1 - y ** a) / (1 - y ** period)
+    u_min = u_max * y ** b
+    print("# recorded util %s, duty %.3f (run_delay %.1f%%): PELT band %.0f..%.0f"
+          % (last["util_avg"], d, 100 * wait, u_min, u_max))
+    check(u_min - 16 <= int(last["util_avg"]) <= u_max + 16,
+          "recorded util %s for duty %.3f: PELT holds it in %.0f..%.0f" %
+          (last["util_avg"], d, u_min, u_max))
 
 
 @test

@@ -42,6 +42,13 @@ def mine(pid):
     return "schedtop-%d" % pid in ours()
 
 
+def enabled(pid, event):
+    """Whether sched:EVENT is on in schedtop PID's instance."""
+    with open(os.path.join(INSTANCES, "schedtop-%d" % pid, "events", "sched",
+                           event, "enable")) as f:
+        return f.read().strip() == "1"
+
+
 def stop(proc, sig=2):
     proc.send_signal(sig)
     out, err = proc.communicate(timeout=20)
@@ -169,6 +176,14 @@ def csv_from_tracefs_end_to_end():
         time.sleep(1.0)
         check(mine(st.pid) and mine(cpu.pid),
               "no private instance: %s" % ours())
+        # Only what the engine needs is on: sched_waking and
+        # sched_stat_runtime each fire about as often as sched_switch.
+        on = {ev: enabled(st.pid, ev) for ev in
+              ("sched_switch", "sched_wakeup", "sched_waking",
+               "sched_stat_runtime")}
+        check(on == {"sched_switch": True, "sched_wakeup": True,
+                     "sched_waking": False, "sched_stat_runtime": False},
+              "events enabled in schedtop-%d: %s" % (st.pid, on))
         s1, t1 = schedstat(tid), mono_ns()
         time.sleep(2.5)
         s2, t2 = schedstat(tid), mono_ns()

@@ -29,10 +29,10 @@
 	"load_avg,blocked_util,blocked_load,rt_util,dl_util,irq_util,nr_running"
 #define CPU_EXTRA "capacity_cfs,util_est,hw_pressure,busy_ns,nr_switches," \
 	"nr_preempt,dropped,hotplug_ops,hotplug_ns,hotplug_to,freq_khz,freq_avg_khz," \
-	"idle0_ns,idle1_ns,idle2_ns,idle3_ns,pelt_estimated"
+	"idle0_ns,idle1_ns,idle2_ns,idle3_ns,pelt_estimated,power_mw,eas_power_mw"
 #define CLUSTER_HEADER "ts_ns,cluster,cpus,capacity,util_pct,nr_running," \
 	"overutilized"
-#define CLUSTER_EXTRA "nr_online,overutilized_ns,busy_pct,misfit_tasks,up_migrations,down_migrations,freq_khz,freq_avg_khz"
+#define CLUSTER_EXTRA "nr_online,overutilized_ns,busy_pct,misfit_tasks,up_migrations,down_migrations,freq_khz,freq_avg_khz,power_mw,eas_power_mw,energy_uj"
 
 #define ALL_AVAIL 0xffffu
 
@@ -302,19 +302,19 @@ static void cpu_rows(void **state)
 	assert_row(&cpu_table, ALL_AVAIL, &c,
 		   "123456789012,6,big,1,1024,501,640,2100,120,300,11,2,9,3,"
 		   "980,520,30,812345678,4000,250,0,2,4100000,offline,1800000,1500000,"
-		   "1000,20000000,0,5,0\r\n");
+		   "1000,20000000,0,5,0,,\r\n");
 
 	/* Only the root cfs_rq and busy time: every other signal is empty. */
 	c.online = false;
 	c.cluster = 0;
 	assert_row(&cpu_table, SCHEDSTAT_AVAIL_CFS | SCHEDSTAT_AVAIL_BUSY, &c,
 		   "123456789012,6,LITTLE,0,1024,501,640,2100,120,300,,,,3,"
-		   ",,,812345678,4000,,0,,,,,,,,,,0\r\n");
+		   ",,,812345678,4000,,0,,,,,,,,,,0,,\r\n");
 
 	/* And without them: those go too, the kernel's counters stay. */
 	assert_row(&cpu_table, 0, &c,
 		   "123456789012,6,LITTLE,0,1024,,,,,,,,,3,"
-		   ",,,,4000,,0,,,,,,,,,,0\r\n");
+		   ",,,,4000,,0,,,,,,,,,,0,,\r\n");
 }
 
 static const struct schedstat_cluster cluster_row = {
@@ -333,6 +333,9 @@ static const struct schedstat_cluster cluster_row = {
 	.down_migrations = 2,
 	.freq_khz = 2000000,
 	.freq_avg_khz = 1900000,
+	.power_mw = 579,
+	.eas_power_mw = 161.4414,
+	.energy_uj = 1158000,
 };
 
 static void cluster_rows(void **state)
@@ -340,32 +343,36 @@ static void cluster_rows(void **state)
 	struct schedstat_cluster c = cluster_row;
 
 	assert_row(&cluster_table, ALL_AVAIL, &c,
-		   "123456789012,LITTLE,\"0-3,6\",2560,37.46,4,1,5,2500000,42.50,1,3,2,2000000,1900000\r\n");
+		   "123456789012,LITTLE,\"0-3,6\",2560,37.46,4,1,5,2500000,42.50,1,3,2,2000000,1900000,,,\r\n");
+
+	/* With an energy model: power, EAS power, energy. */
+	assert_row(&cluster_table, ALL_AVAIL | SCHEDSTAT_AVAIL_ENERGY, &c,
+		   "123456789012,LITTLE,\"0-3,6\",2560,37.46,4,1,5,2500000,42.50,1,3,2,2000000,1900000,579.00,161.44,1158000.00\r\n");
 
 	c.overutilized = 0;
 	c.util_pct = 100;
 	assert_row(&cluster_table, ALL_AVAIL, &c,
-		   "123456789012,LITTLE,\"0-3,6\",2560,100.00,4,0,5,2500000,42.50,1,3,2,2000000,1900000\r\n");
+		   "123456789012,LITTLE,\"0-3,6\",2560,100.00,4,0,5,2500000,42.50,1,3,2,2000000,1900000,,,\r\n");
 
 	/* Not reported, by the value or by the mask: empty either way. */
 	c.overutilized = -1;
 	assert_row(&cluster_table, ALL_AVAIL, &c,
-		   "123456789012,LITTLE,\"0-3,6\",2560,100.00,4,,5,2500000,42.50,1,3,2,2000000,1900000\r\n");
+		   "123456789012,LITTLE,\"0-3,6\",2560,100.00,4,,5,2500000,42.50,1,3,2,2000000,1900000,,,\r\n");
 	c.overutilized = 1;
 	assert_row(&cluster_table, ALL_AVAIL & ~SCHEDSTAT_AVAIL_OVERUTILIZED, &c,
-		   "123456789012,LITTLE,\"0-3,6\",2560,100.00,4,,5,2500000,42.50,1,3,2,2000000,1900000\r\n");
+		   "123456789012,LITTLE,\"0-3,6\",2560,100.00,4,,5,2500000,42.50,1,3,2,2000000,1900000,,,\r\n");
 	/* The derived columns go with what they are made of. */
 	assert_row(&cluster_table, ALL_AVAIL & ~(SCHEDSTAT_AVAIL_CFS |
 						 SCHEDSTAT_AVAIL_BUSY |
 						 SCHEDSTAT_AVAIL_OVERUTILIZED_NS), &c,
-		   "123456789012,LITTLE,\"0-3,6\",2560,,4,1,5,,,1,3,2,2000000,1900000\r\n");
+		   "123456789012,LITTLE,\"0-3,6\",2560,,4,1,5,,,1,3,2,2000000,1900000,,,\r\n");
 
 	/* No online CPU, no capacity: no percentage either. */
 	c.capacity = 0;
 	c.nr_online = 0;
 	c.util_pct = NAN;
 	assert_row(&cluster_table, ALL_AVAIL, &c,
-		   "123456789012,LITTLE,\"0-3,6\",0,,4,1,0,2500000,42.50,1,3,2,2000000,1900000\r\n");
+		   "123456789012,LITTLE,\"0-3,6\",0,,4,1,0,2500000,42.50,1,3,2,2000000,1900000,,,\r\n");
 }
 
 /* A reader that went away must come back as -EPIPE, not as silence. */

@@ -4,6 +4,7 @@
  * ___update_load_sum/avg, and the event engine (engine.c) fed synthetic
  * sched_switch/wakeup/migrate streams.
  */
+#include <errno.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -116,6 +117,9 @@ struct fixture {
 	struct engine *e;
 	struct model_input in;
 	int exits, migrations;
+	/* The kernel's run time of pid 70 as /proc/70/schedstat would say. */
+	uint64_t kernel_run;
+	int clock_asks;
 };
 
 static void on_exit_hook(void *ctx, const struct st_task_rec *rec, uint64_t ts)
@@ -129,11 +133,23 @@ static void on_migrate_hook(void *ctx, const struct st_task_rec *rec,
 	((struct fixture *)ctx)->migrations++;
 }
 
+static int task_clock_hook(void *ctx, int32_t pid, uint64_t *ns)
+{
+	struct fixture *f = ctx;
+
+	f->clock_asks++;
+	if (pid != 70)
+		return -ENOENT;
+	*ns = f->kernel_run;
+	return 0;
+}
+
 static int setup(void **state)
 {
 	static struct fixture f;
 	struct engine_hooks hooks = {
-		.exit = on_exit_hook, .migrate = on_migrate_hook, .ctx = &f,
+		.exit = on_exit_hook, .migrate = on_migrate_hook,
+		.task_clock = task_clock_hook, .ctx = &f,
 	};
 
 	memset(&f, 0, sizeof(f));
@@ -402,6 +418,59 @@ static void stolen_time_does_not_count(void **state)
 	assert_true(fabs(rec->util_avg - want) <= 0.03 * 1024);
 }
 
+/*
+ * Steal learned from the task clock (no sched_stat_runtime): a task's
+ * switches spanned 8 ms but the kernel counted 4 ms of run time. Once idle,
+ * the kernel's PELT clock is its task clock (update_idle_rq_clock_pelt()),
+ * 4 ms behind trace time: the sleeping task's util decays over 28 ms of
+ * the 32 that follow, not 32. A task on its CPU is not asked; and no more
+ * is credited than /proc/stat's steal and irq allow.
+ */
+static void lost_time_from_task_clock(void **state)
+{
+	struct fixture *f = *state;
+	uint64_t t = 1000 * MS, end;
+	double u, got, want;
+	int asks;
+
+	/* /proc/stat: 4 ms of steal and irq on cpu1 meanwhile. */
+	engine_lost_budget(f->e, 1, 100 * MS);
+	end = periodic(f, 1, 70, t, 8, 16, 1);
+	f->kernel_run = 8 * MS;
+	engine_lost_budget(f->e, 1, 104 * MS);
+	engine_task_clocks(f->e);
+	assert_int_equal(f->clock_asks, 1);
+	end = periodic(f, 1, 70, end + 8 * MS, 8, 16, 1);
+	f->kernel_run = 12 * MS;
+	engine_task_clocks(f->e);
+	u = task_at(f, end, 70)->util_avg;
+	got = task_at(f, end + 32 * MS, 70)->util_avg;
+	want = u * pow(Y, 28.0 * MS / PERIOD);
+	print_message("# util %.0f at sleep, %.0f 32 ms later (want %.0f, "
+		      "uncorrected %.0f)\n", u, got, want,
+		      u * pow(Y, 32.0 * MS / PERIOD));
+	/* Decay steps at period boundaries: within one period of it. */
+	assert_true(got >= want * Y - 1 && got <= want / Y + 1);
+	asks = f->clock_asks;
+	assert_int_equal(engine_wakeup(f->e, end + 40 * MS, 70, 120, 1, "rt", false), 0);
+	assert_int_equal(engine_switch(f->e, end + 40 * MS, 1, 0, 120, 0, "swapper",
+				       70, 120, "rt"), 0);
+	engine_task_clocks(f->e);
+	assert_int_equal(f->clock_asks, asks);
+	/* 4 ms more by the task clock, 1 ms by /proc/stat: 1 ms is lost. */
+	assert_int_equal(engine_switch(f->e, end + 48 * MS, 1, 70, 120, 1, "rt",
+				       0, 120, "swapper"), 0);
+	f->kernel_run += 4 * MS;
+	engine_lost_budget(f->e, 1, 105 * MS);
+	engine_task_clocks(f->e);
+	u = task_at(f, end + 48 * MS, 70)->util_avg;
+	got = task_at(f, end + 80 * MS, 70)->util_avg;
+	want = u * pow(Y, 31.0 * MS / PERIOD);
+	print_message("# util %.0f at sleep, %.0f 32 ms later (want %.0f)\n",
+		      u, got, want);
+	assert_true(got >= want * Y - 1 && got <= want / Y + 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -419,6 +488,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(switch_after_exit, setup, teardown),
 		cmocka_unit_test_setup_teardown(dropped_idle_switches_are_dated_back, setup, teardown),
 		cmocka_unit_test_setup_teardown(stolen_time_does_not_count, setup, teardown),
+		cmocka_unit_test_setup_teardown(lost_time_from_task_clock, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -262,6 +262,69 @@ static void selection_survives_new_snapshot(void **state)
 	assert_true(f->view.selected < f->view.nr_rows);
 }
 
+/* A new sample where @utils[i] is the util of pids 10, 11, 20, 30. */
+static void resample(struct fixture *f, uint64_t ts_ms, const unsigned int *utils)
+{
+	struct st_task_rec tasks[] = {
+		rec(10, 10, "alpha", utils[0], 30 * MS),
+		rec(11, 10, "alpha-worker", utils[1], 30 * MS),
+		rec(20, 20, "beta", utils[2], 30 * MS),
+		rec(30, 30, "gamma", utils[3], 30 * MS),
+	};
+	struct st_cpu_state cpus[2] = {};
+	struct st_global_state g = {};
+	struct cpuset online = {};
+	struct model_input in = {
+		.ts_ns = ts_ms * MS, .tasks = tasks, .nr_tasks = 4, .cpus = cpus,
+		.nr_cpus = 2, .online = &online, .global = &g,
+	};
+	struct schedstat_snapshot *next = NULL;
+
+	cpuset_set(&online, 0);
+	cpuset_set(&online, 1);
+	assert_int_equal(model_update(f->model, &in, &next), 0);
+	schedstat_snapshot_free(f->snap);
+	f->snap = next;
+	assert_int_equal(view_update(&f->view, f->snap), 0);
+	assert_int_equal(view_rows(&f->view, f->snap,
+				   schedstat_snapshot_ts_ns(f->snap)), 0);
+}
+
+/*
+ * Untouched, the view shows the top of the sorted list: a task that becomes
+ * the busiest is on the first row, selected, whatever was first before
+ * (issue 11: the view scrolled after the task first in the list). Once the
+ * user moves the selection it follows its task, as in htop; Home goes back.
+ */
+static void top_stays_in_view_until_selection_moves(void **state)
+{
+	struct fixture *f = *state;
+	const unsigned int gamma_busiest[] = { 100, 10, 400, 900 };
+	const unsigned int beta_busiest[] = { 100, 10, 950, 900 };
+	const unsigned int alpha_busiest[] = { 990, 10, 950, 900 };
+
+	assert_int_equal(f->view.rows[0].task->pid, 11);
+	resample(f, 300, gamma_busiest);
+	assert_int_equal(f->view.rows[0].task->pid, 30);
+	assert_int_equal(f->view.selected, 0);
+	assert_int_equal(f->view.selected_pid, 30);
+	assert_int_equal(f->view.scroll, 0);
+
+	view_key(&f->view, VK_DOWN, 10);		/* beta, pid 20 */
+	assert_int_equal(f->view.selected_pid, 20);
+	resample(f, 400, beta_busiest);
+	assert_int_equal(f->view.rows[0].task->pid, 20);
+	assert_int_equal(f->view.selected_pid, 20);	/* followed to row 0 */
+	resample(f, 500, gamma_busiest);
+	assert_int_equal(f->view.selected_pid, 20);
+	assert_int_equal(f->view.selected, 1);
+
+	view_key(&f->view, VK_HOME, 10);
+	resample(f, 600, alpha_busiest);
+	assert_int_equal(f->view.selected, 0);
+	assert_int_equal(f->view.selected_pid, 10);
+}
+
 static void type(struct view *v, const char *text)
 {
 	for (; *text; text++)
@@ -329,6 +392,7 @@ int main(void)
 		T(pause_tree_groups_interval),
 		T(history_survives_pid_churn),
 		T(selection_survives_new_snapshot),
+		T(top_stays_in_view_until_selection_moves),
 		T(replay_keys),
 	};
 

@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: GPL-2.0
+/* schedtop energy: the energy model in use, where it came from, its OPPs. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cli.h"
+#include "energy_opt.h"
+
+static const char energy_usage[] =
+"Usage: schedtop energy [OPTIONS]\n"
+"Print the energy model schedtop uses for its power estimate and where it\n"
+"came from: per domain, each OPP's clock, power, performance (capacity at\n"
+"that clock) and the kernel's cost.\n"
+"\n"
+CLI_USAGE_ENERGY_MODEL
+CLI_USAGE_TOPOLOGY
+"  -h, --help             show this help\n"
+"\n"
+"Without a model (no --energy-model, none in debugfs) the power columns are\n"
+"empty. See docs/signals.md for both estimates.\n";
+
+const struct option energy_long_opts[] = {
+	CLI_OPT_ENERGY_MODEL,
+	CLI_OPT_TOPOLOGY,
+	{ "help", no_argument, NULL, 'h' },
+	{}
+};
+
+int cmd_energy(int argc, char **argv)
+{
+	struct schedstat_energy_model *em = NULL;
+	struct schedstat_topology *topo = NULL;
+	const char *path = NULL, *topology = NULL;
+	char *spec = NULL;
+	int c, err, ret = EXIT_FAIL;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:h", energy_long_opts, NULL)) != -1) {
+		switch (c) {
+		case OPT_ENERGY_MODEL:
+			path = optarg;
+			break;
+		case OPT_TOPOLOGY:
+			topology = optarg;
+			break;
+		case 'h':
+			fputs(energy_usage, stdout);
+			return EXIT_OK;
+		default:
+			return cli_bad_option("energy", c, argv);
+		}
+	}
+	if (optind < argc)
+		return cli_usage_error("energy", "unexpected argument '%s'", argv[optind]);
+	if (energy_opt_load(path, &em))
+		return EXIT_USAGE;
+	if (!em) {
+		cli_error("no energy model: the kernel has none in /sys/kernel/debug/energy_model (no EAS here, or debugfs not mounted); give --energy-model FILE");
+		return EXIT_FAIL;
+	}
+	if (topology) {
+		spec = cli_topology_spec(topology);
+		if (!spec) {
+			ret = EXIT_USAGE;
+			goto cleanup;
+		}
+		err = schedstat_topology_parse(&topo, spec, NULL);
+	} else {
+		err = schedstat_topology_detect(&topo, NULL);
+	}
+	if (err) {
+		cli_error("%s", schedstat_strerror(err));
+		goto cleanup;
+	}
+	err = schedstat_energy_model_bind(em, topo);
+	if (err) {
+		cli_error("%s", schedstat_strerror(err));
+		goto cleanup;
+	}
+	energy_opt_print(stdout, em);
+	ret = fflush(stdout) ? EXIT_FAIL : EXIT_OK;
+cleanup:
+	schedstat_topology_free(topo);
+	schedstat_energy_model_free(em);
+	free(spec);
+	return ret;
+}
