@@ -75,7 +75,8 @@ TRACECMD ?= $(shell $(PKG_CONFIG) --exists libtracecmd && echo 1 || echo 0)
 endif
 ifeq ($(TRACECMD),1)
 LIB_INC += -DHAVE_TRACECMD -I/usr/include/trace-cmd
-LDLIBS += -ltracecmd
+# trace_file_check.c inflates compressed trace.dat sections as libtracecmd does.
+LDLIBS += -ltracecmd -lzstd
 endif
 LDLIBS += -ltracefs -ltraceevent -lbpf -lelf -lz $(NCURSES_LIBS) -ldl
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -Ibpf \
@@ -227,6 +228,25 @@ $(OUT)/fuzz/fuzz_recording: tests/fuzz/fuzz_recording.c $(FUZZ_LIB_SRCS) $(LIB_H
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_LIB_SRCS) -lz
 
 fuzz: $(OUT)/fuzz/fuzz_recording
+
+# The trace-file source under libFuzzer: libtracecmd and libtraceevent are
+# the system's (not instrumented), schedtop's code from the sources is.
+FUZZ_TRACE_SRCS := $(filter $(addprefix %/,trace_file_source.c trace_file_check.c \
+	sched_events.c engine.c engine_sink.c model.c pelt.c hash.c snapshot.c \
+	util.c errors.c comm.c),$(LIB_SRCS)) $(wildcard libschedstat/topology/*.c)
+FUZZ_TRACE_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined \
+	-fno-sanitize-recover=all -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION \
+	-std=gnu11 -D_GNU_SOURCE $(LIB_INC)
+
+$(OUT)/fuzz/fuzz_trace_file: tests/fuzz/fuzz_trace_file.c $(FUZZ_TRACE_SRCS) $(LIB_HDRS) $(wildcard include/*.h)
+	$(call msg,FUZZ,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CLANG) $(FUZZ_TRACE_CFLAGS) -o $@ $< $(FUZZ_TRACE_SRCS) \
+		-ltracecmd -ltracefs -ltraceevent -lzstd -lz
+
+ifeq ($(TRACECMD),1)
+fuzz: $(OUT)/fuzz/fuzz_trace_file
+endif
 
 # tests/run tests the build in $(OUT), not build/.
 check: all unit fuzz

@@ -58,6 +58,7 @@ enum schedstat_error {
 	SCHEDSTAT_ERR_NO_HOTPLUG,	/* the CPU has no online file */
 	SCHEDSTAT_ERR_HOTPLUG_FAILED,	/* a cpuhp callback refused */
 	SCHEDSTAT_ERR_TOPOLOGY_TRACE,	/* --topology leaves out a trace's CPUs */
+	SCHEDSTAT_ERR_TRACE_DAMAGED,	/* a trace-cmd file cut short or damaged */
 	SCHEDSTAT_ERR_NO_PELT_TP,	/* no pelt_*_tp BTF tracepoints (5.10) */
 	SCHEDSTAT_ERR_PELT_SOURCE,	/* --pelt-trace without the BPF source */
 	SCHEDSTAT_ERR_EM_TOPOLOGY,	/* an energy model domain matches no cluster */
@@ -455,6 +456,19 @@ enum schedstat_source {
 	SCHEDSTAT_SOURCE_TRACEFS,
 };
 
+/*
+ * How schedtop's engine computes PELT from a trace (docs/signals.md,
+ * "Invariance before and after 5.0").
+ */
+enum schedstat_pelt_scheme {
+	/* By the kernel release the trace names; 5.0's when it names none. */
+	SCHEDSTAT_PELT_AUTO = 0,
+	/* From 5.0: the PELT clock runs at capacity x cur/max frequency. */
+	SCHEDSTAT_PELT_SCALED_CLOCK,
+	/* Before 5.0: each contribution scaled, on the task clock. */
+	SCHEDSTAT_PELT_SCALED_CONTRIB,
+};
+
 struct schedstat_session_opts {
 	size_t sz;			/* sizeof(struct schedstat_session_opts) */
 	const char *topology;		/* override spec, or NULL to detect */
@@ -479,6 +493,8 @@ struct schedstat_session_opts {
 	 */
 	const char *trace_file;
 	uint64_t trace_interval_ns;
+	/* A trace file's PELT scheme; AUTO: by the kernel it names. */
+	enum schedstat_pelt_scheme pelt_scheme;
 	/*
 	 * PELT at every update (BPF source only): tasks whose pid or tgid is
 	 * in @pelt_pids (at most 64) and whose comm is @pelt_comm (either may
@@ -532,6 +548,24 @@ const char *schedstat_session_source(const struct schedstat_session *s);
 
 const struct schedstat_topology *
 schedstat_session_topology(const struct schedstat_session *s);
+
+/* What a trace file's session computed PELT with, and why. */
+struct schedstat_pelt_info {
+	enum schedstat_pelt_scheme scheme;	/* never AUTO */
+	/* The kernel release the trace names ("" if none: assumed). */
+	char release[65];
+	bool chosen;		/* given by opts->pelt_scheme */
+	/* CPUs whose maximum frequency is the highest the trace shows. */
+	uint64_t max_freq_from_trace;	/* bit per CPU, first 64 */
+};
+
+/*
+ * schedstat_session_pelt_info - how a trace file's PELT was computed
+ *
+ * 0, or -EOPNOTSUPP for sessions that do not read a trace file.
+ */
+int schedstat_session_pelt_info(const struct schedstat_session *s,
+				struct schedstat_pelt_info *info);
 /* A file descriptor that becomes readable when events are pending. */
 int schedstat_session_event_fd(const struct schedstat_session *s);
 /*

@@ -257,6 +257,24 @@ int cli_parse_source(const char *arg, enum schedstat_source *out)
 	return -EINVAL;
 }
 
+const char *const cli_pelt_scheme_names[] = {
+	[SCHEDSTAT_PELT_AUTO] = "auto",
+	[SCHEDSTAT_PELT_SCALED_CLOCK] = "5.0",
+	[SCHEDSTAT_PELT_SCALED_CONTRIB] = "4.x",
+};
+const size_t cli_nr_pelt_scheme_names = ARRAY_SIZE(cli_pelt_scheme_names);
+
+int cli_parse_pelt_scheme(const char *arg, enum schedstat_pelt_scheme *out)
+{
+	for (size_t i = 0; i < cli_nr_pelt_scheme_names; i++) {
+		if (!strcmp(arg, cli_pelt_scheme_names[i])) {
+			*out = i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
 int cli_session_arg(const char *cmd, int c, const char *arg,
 		    struct cli_session_args *a)
 {

@@ -136,6 +136,12 @@ extern const size_t cli_nr_source_names;
 /* "auto", "bpf" or "tracefs"; -EINVAL otherwise. */
 int cli_parse_source(const char *arg, enum schedstat_source *out);
 
+/* The --pelt-scheme values, indexed by enum schedstat_pelt_scheme. */
+extern const char *const cli_pelt_scheme_names[];
+extern const size_t cli_nr_pelt_scheme_names;
+/* "auto", "5.0" or "4.x"; -EINVAL otherwise. */
+int cli_parse_pelt_scheme(const char *arg, enum schedstat_pelt_scheme *out);
+
 /*
  * Opens a session with @opts (the caller's choices; logging is filled in
  * here). The caller reports a failure: the live view must first give the

@@ -418,7 +418,9 @@ int cmd_convert(int argc, char **argv)
 			out = optarg;
 			break;
 		case OPT_INPUT_TOPOLOGY:
-			input_opt(c, optarg, &input);
+		case OPT_INPUT_PELT_SCHEME:
+			if (input_opt("convert", c, optarg, &input))
+				return EXIT_USAGE;
 			break;
 		case 'h':
 			fputs(convert_usage, stdout);

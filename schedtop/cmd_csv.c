@@ -36,6 +36,7 @@ struct csv_opts {
 	const char *from;		/* a recording to read instead */
 	const char *record;		/* a recording to make alongside */
 	const char *trace_file;
+	struct input_opts input;	/* --pelt-scheme (topology: above) */
 	bool pelt_trace;		/* --pelt-trace, or -t pelt live */
 	const char *pelt_cpus;		/* --pelt-cpus LIST */
 };
@@ -73,6 +74,7 @@ CLI_USAGE_EXACT_WAKEUPS
 CLI_USAGE_SOURCE
 "      --trace FILE       read a trace-cmd recording (trace-cmd record -e sched)\n"
 "                         instead of the live kernel; -i is in trace time\n"
+PELT_SCHEME_USAGE
 "      --list-columns[=markdown|man]\n"
 "                         describe every column of every table and exit\n"
 "  -v, --verbose          show libbpf debug output\n"
@@ -100,6 +102,7 @@ const struct option csv_long_opts[] = {
 	CLI_OPT_SOURCE,
 	{ "trace", required_argument, NULL, OPT_TRACE },
 	CLI_OPT_EMULATE,
+	{ "pelt-scheme", required_argument, NULL, OPT_INPUT_PELT_SCHEME },
 	{ "pelt-trace", no_argument, NULL, OPT_PELT_TRACE },
 	{ "pelt-cpus", required_argument, NULL, OPT_PELT_CPUS },
 	CLI_OPT_ENERGY_MODEL,
@@ -185,6 +188,10 @@ static int parse_csv_opts(int argc, char **argv, struct csv_opts *o)
 		case OPT_TRACE:
 			o->trace_file = optarg;
 			break;
+		case OPT_INPUT_PELT_SCHEME:
+			if (input_opt("csv", c, optarg, &o->input))
+				return EXIT_USAGE;
+			break;
 		case OPT_PELT_TRACE:
 			o->pelt_trace = true;
 			break;
@@ -228,6 +235,8 @@ static int parse_csv_opts(int argc, char **argv, struct csv_opts *o)
 		return cli_usage_error("csv", "--from and --trace do not go together");
 	if (o->from && (o->record || o->session.sysfs_root || o->session.exact_wakeups))
 		return cli_usage_error("csv", "--from reads what was recorded: no --record, --sysfs-root or --exact-wakeups with it");
+	if (o->input.pelt_scheme_set && !o->from && !o->trace_file)
+		return cli_usage_error("csv", "--pelt-scheme is for trace files: with --trace FILE or --from FILE");
 	if (o->session.emulate && (o->from || o->trace_file))
 		return cli_usage_error("csv", "--emulate changes the live machine: not with --from or --trace");
 	if (o->session.emulate && o->session.topology)
@@ -478,7 +487,9 @@ static int run_from(struct csv_run *r)
 	int fd, err, ret = EXIT_FAIL;
 
 	fd = open_recording(r->o->from, r->o->interval_set ? r->o->interval_ms : 0,
-			    &(struct input_opts){ .topology = r->o->session.topology }, &rec);
+			    &(struct input_opts){ .topology = r->o->session.topology,
+				.pelt_scheme = r->o->input.pelt_scheme,
+				.pelt_scheme_set = r->o->input.pelt_scheme_set }, &rec);
 	if (fd < 0)
 		return EXIT_FAIL;
 	schedstat_recording_info(rec, &info);
@@ -578,6 +589,7 @@ int cmd_csv(int argc, char **argv)
 	run.rec.em = em;
 	sopts.trace_file = o.trace_file;
 	sopts.trace_interval_ns = o.interval_ms * 1000000ULL;
+	sopts.pelt_scheme = o.input.pelt_scheme;
 	if (o.record) {
 		sopts.on_event = recording_out_event;
 		sopts.event_ctx = &run.rec;
@@ -602,6 +614,8 @@ int cmd_csv(int argc, char **argv)
 	}
 	if (o.trace_file && !o.session.sysfs_root)
 		trace_topology_note(o.trace_file, s);
+	if (o.trace_file)
+		trace_pelt_note(o.trace_file, s);
 	run.s = s;
 	if (o.record && recording_out_open(&run.rec, o.record,
 					   schedstat_session_topology(s),

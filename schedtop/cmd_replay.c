@@ -314,7 +314,9 @@ int cmd_replay(int argc, char **argv)
 			filter = optarg;
 			break;
 		case OPT_INPUT_TOPOLOGY:
-			input_opt(c, optarg, &in);
+		case OPT_INPUT_PELT_SCHEME:
+			if (input_opt("replay", c, optarg, &in))
+				return EXIT_USAGE;
 			break;
 		case 'h':
 			fputs(replay_usage, stdout);

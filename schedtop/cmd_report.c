@@ -19,7 +19,7 @@
 #include "workload.h"
 
 static const char report_usage[] =
-"Usage: schedtop report [-n N] [--topology SPEC] FILE\n"
+"Usage: schedtop report [-n N] [--topology SPEC] [--pelt-scheme S] FILE\n"
 "Summarize a recording or a trace.dat: clusters, overutilization, busiest tasks, migrations,\n"
 "hotplug, dropped events and anything lost.\n"
 "\n"
@@ -472,7 +472,9 @@ int cmd_report(int argc, char **argv)
 				return cli_usage_error("report", "bad count '%s'", optarg);
 			break;
 		case OPT_INPUT_TOPOLOGY:
-			input_opt(c, optarg, &in);
+		case OPT_INPUT_PELT_SCHEME:
+			if (input_opt("report", c, optarg, &in))
+				return EXIT_USAGE;
 			break;
 		case 'h':
 			fputs(report_usage, stdout);

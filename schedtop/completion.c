@@ -20,6 +20,7 @@ enum arg_kind {
 	ARG_DIR,
 	ARG_TABLE,	/* a column table name */
 	ARG_SOURCE,	/* a --source name */
+	ARG_PELT_SCHEME,	/* a --pelt-scheme name */
 };
 
 /* What the value of a required_argument option is, by long name. */
@@ -34,6 +35,7 @@ static const struct {
 	{ "sysfs-root", ARG_DIR },
 	{ "table", ARG_TABLE },
 	{ "source", ARG_SOURCE },
+	{ "pelt-scheme", ARG_PELT_SCHEME },
 };
 
 static enum arg_kind arg_kind(const char *name)
@@ -129,6 +131,11 @@ static const char *source_name(size_t i)
 	return cli_source_names[i];
 }
 
+static const char *pelt_scheme_name(size_t i)
+{
+	return cli_pelt_scheme_names[i];
+}
+
 static const char *command_name(size_t i)
 {
 	return cli_commands[i].name;
@@ -157,6 +164,9 @@ int cli_write_bash_completion(void)
 			 join(buf, sizeof(buf), table_name, column_nr_tables));
 	print_value_case(ARG_SOURCE, NULL,
 			 join(buf, sizeof(buf), source_name, cli_nr_source_names));
+	print_value_case(ARG_PELT_SCHEME, NULL,
+			 join(buf, sizeof(buf), pelt_scheme_name,
+			      cli_nr_pelt_scheme_names));
 	/* Values with nothing to offer: numbers, pids, names, specs. */
 	print_value_case(ARG_NONE, NULL, NULL);
 	printf("\tesac\n\tcase $cmd in\n");

@@ -218,12 +218,62 @@ static bool is_trace_dat(int fd)
  * recordings reads trace.dat alike. Returns the recording's descriptor or
  * -1 after saying why not.
  */
-bool input_opt(int c, const char *arg, struct input_opts *o)
+int input_opt(const char *cmd, int c, const char *arg, struct input_opts *o)
 {
-	if (c != OPT_INPUT_TOPOLOGY)
-		return false;
-	o->topology = arg;
-	return true;
+	if (c == OPT_INPUT_TOPOLOGY) {
+		o->topology = arg;
+		return 0;
+	}
+	if (cli_parse_pelt_scheme(arg, &o->pelt_scheme))
+		return cli_usage_error(cmd, "unknown PELT scheme '%s': 4.x, 5.0 or auto", arg);
+	o->pelt_scheme_set = true;
+	return 0;
+}
+
+/* "0,3-5" of the first 64 CPUs in @mask. */
+static void mask_text(uint64_t mask, char *buf, size_t size)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (int cpu = 0; cpu < 64 && len < size; cpu++) {
+		int last = cpu;
+
+		if (!(mask >> cpu & 1))
+			continue;
+		while (last < 63 && (mask >> (last + 1) & 1))
+			last++;
+		if (last > cpu)
+			len += snprintf(buf + len, size - len, "%s%d-%d",
+					len ? "," : "", cpu, last);
+		else
+			len += snprintf(buf + len, size - len, "%s%d",
+					len ? "," : "", cpu);
+		cpu = last;
+	}
+}
+
+void trace_pelt_note(const char *path, struct schedstat_session *s)
+{
+	struct schedstat_pelt_info info;
+	char cpus[128];
+
+	bool assumed;
+
+	if (schedstat_session_pelt_info(s, &info))
+		return;
+	assumed = !info.chosen && !info.release[0];
+	if (!assumed && !info.max_freq_from_trace)
+		return;
+	mask_text(info.max_freq_from_trace, cpus, sizeof(cpus));
+	/* One line for both: what was assumed about the kernel's PELT. */
+	fprintf(stderr, "schedtop: note: %s: PELT estimated %s%s%s%s\n", path,
+		assumed ? "as kernels from 5.1 compute it (the trace names no "
+			  "kernel; for an older one give --pelt-scheme 4.x)" : "",
+		assumed && info.max_freq_from_trace ? ", " : "",
+		info.max_freq_from_trace ? "with each CPU's maximum frequency "
+					   "the highest the trace shows, on CPUs " : "",
+		cpus);
 }
 
 void trace_topology_note(const char *path, struct schedstat_session *s)
@@ -240,12 +290,13 @@ void trace_topology_note(const char *path, struct schedstat_session *s)
 }
 
 static int record_trace(const char *path, unsigned long interval_ms,
-			const char *topology)
+			const char *topology, enum schedstat_pelt_scheme scheme)
 {
 	struct schedstat_session_opts sopts = {
 		.trace_file = path,
 		.trace_interval_ns = interval_ms * 1000000ULL,
 		.topology = topology,
+		.pelt_scheme = scheme,
 	};
 	struct recording_out o = { .fd = -1, .path = path };
 	struct schedstat_session *s = NULL;
@@ -267,6 +318,7 @@ static int record_trace(const char *path, unsigned long interval_ms,
 	err = cli_session_open(&s, &sopts);
 	if (!err) {
 		trace_topology_note(path, s);
+		trace_pelt_note(path, s);
 		o.topo = schedstat_session_topology(s);
 		err = schedstat_recorder_open(&o.rec, fd, o.topo, meta);
 	}
@@ -313,7 +365,7 @@ int open_recording(const char *path, unsigned long trace_interval_ms,
 			}
 		}
 		fd = record_trace(path, trace_interval_ms ? trace_interval_ms : 100,
-				  spec);
+				  spec, in ? in->pelt_scheme : SCHEDSTAT_PELT_AUTO);
 		free(spec);
 		if (fd < 0)
 			return -1;
@@ -322,6 +374,11 @@ int open_recording(const char *path, unsigned long trace_interval_ms,
 		cli_error("%s: a schedtop recording keeps the topology it was "
 			  "recorded with: --topology applies to trace.dat files "
 			  "(record again with --topology to change it)", path);
+		close(fd);
+		return -1;
+	} else if (in && in->pelt_scheme_set) {
+		cli_error("%s: a schedtop recording keeps the PELT values it "
+			  "recorded: --pelt-scheme applies to trace.dat files", path);
 		close(fd);
 		return -1;
 	}

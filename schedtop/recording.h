@@ -57,20 +57,32 @@ int recording_out_close(struct recording_out *o);
  * (report, replay, convert; csv --from has its own --topology, parsed into
  * the same struct): one getopt entry, one help text, one parser.
  */
-enum { OPT_INPUT_TOPOLOGY = 0x1000 };
+enum { OPT_INPUT_TOPOLOGY = 0x1000, OPT_INPUT_PELT_SCHEME };
 #define INPUT_LONG_OPTS \
-	{ "topology", required_argument, NULL, OPT_INPUT_TOPOLOGY }
+	{ "topology", required_argument, NULL, OPT_INPUT_TOPOLOGY }, \
+	{ "pelt-scheme", required_argument, NULL, OPT_INPUT_PELT_SCHEME }
 #define INPUT_OPTS_USAGE \
 "      --topology SPEC    the recording machine's clusters, as\n" \
 "                         NAME:CPULIST[@CAPACITY],... or @FILE: a trace.dat\n" \
-"                         does not hold them\n"
+"                         does not hold them\n" \
+PELT_SCHEME_USAGE
+#define PELT_SCHEME_USAGE \
+"      --pelt-scheme S    how a trace.dat's kernel computed PELT: 4.x\n" \
+"                         (contributions scaled by frequency and capacity;\n" \
+"                         kernels before 5.1), 5.0 (the scaled PELT clock;\n" \
+"                         5.1 on) or auto (by the kernel the file names)\n"
 
 struct input_opts {
 	const char *topology;	/* as given: a spec or @FILE */
+	enum schedstat_pelt_scheme pelt_scheme;
+	bool pelt_scheme_set;
 };
 
-/* Takes getopt's @c into @o; false if it is none of the input options. */
-bool input_opt(int c, const char *arg, struct input_opts *o);
+/*
+ * Takes getopt's @c (one of OPT_INPUT_*) into @o: 0, or EXIT_USAGE after
+ * saying what is wrong with @arg (@cmd names the command).
+ */
+int input_opt(const char *cmd, int c, const char *arg, struct input_opts *o);
 
 /*
  * Opens @path as a recording; returns its descriptor (close it after the
@@ -87,6 +99,12 @@ int open_recording(const char *path, unsigned long trace_interval_ms,
  * saying that its CPUs form one cluster and how to give the real ones.
  */
 void trace_topology_note(const char *path, struct schedstat_session *s);
+/*
+ * After a trace-file session opened: a line on stderr when the PELT scheme
+ * was assumed (the file names no kernel), and one when maximum frequencies
+ * come from the trace.
+ */
+void trace_pelt_note(const char *path, struct schedstat_session *s);
 /* A line on standard error when the recording is incomplete or damaged. */
 void recording_warn_lost(const char *path,
 			 const struct schedstat_recording_info *info);

@@ -64,6 +64,9 @@ static const char *const messages[SCHEDSTAT_ERR_END - SCHEDSTAT_ERR_START] = {
 	[SCHEDSTAT_ERR_TOPOLOGY_TRACE - SCHEDSTAT_ERR_START] =
 		"the topology leaves out CPUs that the trace has: name every CPU "
 		"of the trace in --topology (trace-cmd report --stat shows them)",
+	[SCHEDSTAT_ERR_TRACE_DAMAGED - SCHEDSTAT_ERR_START] =
+		"a damaged or truncated trace-cmd file (a length, offset or header in it "
+		"that cannot be right): copy it again, or record it again",
 	[SCHEDSTAT_ERR_NO_PELT_TP - SCHEDSTAT_ERR_START] =
 		"this kernel's BTF has no pelt_*_tp tracepoints (Debian's 5.10 "
 		"has none, docs/kernel-matrix.md): the --pelt-trace stream is "

@@ -136,6 +136,14 @@ schedstat_session_topology(const struct schedstat_session *s)
 	return s->ops->topology(s->src);
 }
 
+int schedstat_session_pelt_info(const struct schedstat_session *s,
+				struct schedstat_pelt_info *info)
+{
+	if (!s->ops->pelt_info)
+		return -EOPNOTSUPP;
+	return s->ops->pelt_info(s->src, info);
+}
+
 int source_topology(const struct schedstat_session_opts *opts,
 		    struct schedstat_topology **topo)
 {

@@ -21,6 +21,8 @@ struct source_ops {
 	uint64_t (*pelt_dropped)(const void *src);
 	int (*event_fd)(const void *src);
 	const struct schedstat_topology *(*topology)(const void *src);
+	/* Trace files only (NULL otherwise). */
+	int (*pelt_info)(const void *src, struct schedstat_pelt_info *info);
 };
 
 /* The clusters @opts asks for: its --topology spec, else sysfs. */

@@ -27,10 +27,8 @@ struct etask {
 	int32_t attached;		/* CPU whose cfs_rq holds its sums, -1 */
 	bool dead;
 	bool fair;
-	/* Values from the kernel's own PELT events, when it has them. */
+	/* Its values came from the kernel's own PELT events. */
 	bool kernel_pelt;
-	uint32_t k_util, k_runnable;
-	uint64_t k_load;
 	/*
 	 * engine_task_clocks(): ran since it was last asked; its run time by
 	 * the events and by the kernel then; the lost time credited since.
@@ -81,9 +79,9 @@ struct ecpu {
 	uint64_t load;			/* their weights */
 	uint32_t capacity;
 	uint32_t max_khz;
-	bool kernel_pelt;
-	uint32_t k_util, k_runnable;
-	uint64_t k_load;
+	/* Before 5.0: contributions scaled, the clock is the task clock. */
+	bool scaled_contrib;
+	bool kernel_pelt;	/* from the kernel's own PELT events */
 };
 
 struct engine {
@@ -100,7 +98,9 @@ struct engine {
 	uint64_t implicit_switches;
 	/* Output of engine_fill(). */
 	struct st_task_rec *recs;
-	size_t cap_recs;
+	uint8_t *recs_kernel;		/* kernel PELT values, per recs[] */
+	size_t cap_recs, cap_recs_kernel;
+	uint8_t *cpu_kernel;
 	struct st_cpu_state *cpu_out;
 	struct st_hotplug *hp_out;
 	struct model_freq_time *freqs;
@@ -180,6 +180,28 @@ static struct ecpu *cpu_at(struct engine *e, int cpu)
 }
 
 /*
+ * arch_scale_freq_capacity(): cur/max of 1024, full when either is
+ * unknown (the kernel's default without a cpufreq driver that sets it).
+ */
+static uint32_t freq_scale(const struct ecpu *c)
+{
+	if (!c->st.freq_khz || !c->max_khz || c->st.freq_khz >= c->max_khz)
+		return PELT_SCALE_ONE;
+	return (uint64_t)c->st.freq_khz * PELT_SCALE_ONE / c->max_khz;
+}
+
+/* pelt_update() as the CPU's kernel did it: scaled clock or contributions. */
+static bool cpu_pelt_update(const struct ecpu *c, struct pelt_avg *sa,
+			    uint64_t now, uint64_t load, uint64_t runnable,
+			    int running, uint64_t weight)
+{
+	if (!c->scaled_contrib)
+		return pelt_update(sa, now, load, runnable, running, weight);
+	return pelt_update_scaled(sa, now, load, runnable, running, weight,
+				  freq_scale(c), c->capacity);
+}
+
+/*
  * rq_clock_pelt(): while the CPU works, time counts at its capacity and
  * clock (a LITTLE core at half speed accrues half as much); once idle,
  * the kernel resyncs it with the task clock (update_idle_rq_clock_pelt()).
@@ -198,7 +220,8 @@ static void advance_clock(struct ecpu *c, uint64_t ts)
 		return;
 	d = ts - c->clock;
 	c->clock = ts;
-	if (c->curr == 0) {
+	/* Before 5.0, rq_clock_task(): scaling happens in pelt.c. */
+	if (c->curr == 0 || c->scaled_contrib) {
 		/* The task clock, which lags trace time by what was lost. */
 		if (ts - c->lag > c->pelt)
 			c->pelt = ts - c->lag;
@@ -220,7 +243,8 @@ static void advance_clock(struct ecpu *c, uint64_t ts)
 static void update_cpu(struct ecpu *c, uint64_t ts)
 {
 	advance_clock(c, ts);
-	pelt_update(&c->avg, c->pelt, c->load, c->nr_queued, c->curr_fair, 1);
+	cpu_pelt_update(c, &c->avg, c->pelt, c->load, c->nr_queued,
+			c->curr_fair, 1);
 }
 
 /*
@@ -242,8 +266,8 @@ static void update_task(struct engine *e, struct etask *t, uint64_t ts)
 		now = c->pelt > c->clock - ts ? c->pelt - (c->clock - ts) : 0;
 	if (now < t->avg.last_update_time)
 		now = t->avg.last_update_time;
-	pelt_update(&t->avg, now, queued, queued, t->rec.on_cpu,
-		    pelt_prio_weight(t->rec.prio));
+	cpu_pelt_update(c, &t->avg, now, queued, queued, t->rec.on_cpu,
+			pelt_prio_weight(t->rec.prio));
 }
 
 static void sub_clamped(uint64_t *v, uint64_t by)
@@ -322,7 +346,9 @@ static void init_new(struct engine *e, struct etask *t, int cpu, uint64_t ts)
 		return;
 	update_cpu(c, ts);
 	t->avg.load_avg = weight;
-	cap = ((int64_t)c->capacity - (int64_t)c->avg.util_avg) / 2;
+	/* Before 5.0 the share was of SCHED_CAPACITY_SCALE, on every CPU. */
+	cap = ((int64_t)(c->scaled_contrib ? PELT_SCALE_ONE : c->capacity) -
+	       (int64_t)c->avg.util_avg) / 2;
 	if (cap > 0) {
 		if (c->avg.util_avg) {
 			t->avg.util_avg = c->avg.util_avg * weight /
@@ -734,6 +760,18 @@ void engine_freq(struct engine *e, uint64_t ts, int cpu, uint32_t khz)
 	ts = check_time(e, ts);
 	/* The time so far ran at the old clock. */
 	update_cpu(c, ts);
+	/*
+	 * Before 5.0 the kernel scaled what accrued since an entity's last
+	 * update by the frequency at the update: the running task's ticks
+	 * (every 1-10 ms) applied the old one to nearly all of its run so far.
+	 * The engine sees no ticks: it updates the task here instead.
+	 */
+	if (c->scaled_contrib && c->curr > 0) {
+		struct etask *t = find(e, c->curr);
+
+		if (t && !t->dead)
+			update_task(e, t, ts);
+	}
 	if (c->st.seen & ST_SEEN_FREQ) {
 		uint64_t spent = ts - c->st.freq_ts;
 		size_t i;
@@ -836,30 +874,85 @@ void engine_hotplug(struct engine *e, uint64_t ts, int cpu,
 	}
 }
 
+/*
+ * @sa, just brought to now, takes the kernel's averages; its sums follow
+ * them as attach_entity_load_avg() rebuilds sums from averages, so that
+ * the next update decays and accrues from the kernel's values.
+ */
+static void take_kernel_avg(struct pelt_avg *sa, const struct engine_kernel_pelt *k,
+			    uint64_t weight)
+{
+	uint32_t divider = PELT_MIN_DIVIDER + sa->period_contrib;
+
+	if (k->util) {
+		sa->util_avg = *k->util;
+		sa->util_sum = sa->util_avg * divider;
+	}
+	if (k->runnable) {
+		sa->runnable_avg = *k->runnable;
+		sa->runnable_sum = sa->runnable_avg * divider;
+	}
+	if (k->load) {
+		sa->load_avg = *k->load;
+		sa->load_sum = weight ? sa->load_avg * divider / weight : 0;
+	}
+}
+
 void engine_kernel_task_pelt(struct engine *e, uint64_t ts, int32_t pid,
-			     uint32_t util, uint64_t load, uint32_t runnable)
+			     const struct engine_kernel_pelt *k)
 {
 	struct etask *t = find(e, pid);
+	struct ecpu *c;
 
-	if (!t || t->dead)
+	if (!t || t->dead || !t->fair)
 		return;
+	ts = check_time(e, ts);
+	c = cpu_at(e, t->attached);
+	if (c) {
+		/* Detached from the CPU's sums as it was, attached as it is. */
+		update_task(e, t, ts);
+		sub_clamped(&c->avg.util_avg, t->avg.util_avg);
+		sub_clamped(&c->avg.runnable_avg, t->avg.runnable_avg);
+		sub_clamped(&c->avg.load_avg, t->avg.load_avg);
+	}
+	take_kernel_avg(&t->avg, k, pelt_prio_weight(t->rec.prio));
+	if (c && !c->kernel_pelt) {
+		c->avg.util_avg += t->avg.util_avg;
+		c->avg.runnable_avg += t->avg.runnable_avg;
+		c->avg.load_avg += t->avg.load_avg;
+	}
 	t->kernel_pelt = true;
-	t->k_util = util;
-	t->k_load = load;
-	t->k_runnable = runnable;
 }
 
 void engine_kernel_cpu_pelt(struct engine *e, uint64_t ts, int cpu,
-			    uint32_t util, uint64_t load, uint32_t runnable)
+			    const struct engine_kernel_pelt *k)
 {
 	struct ecpu *c = cpu_at(e, cpu);
 
 	if (!c)
 		return;
+	update_cpu(c, check_time(e, ts));
+	take_kernel_avg(&c->avg, k, 1);
 	c->kernel_pelt = true;
-	c->k_util = util;
-	c->k_load = load;
-	c->k_runnable = runnable;
+}
+
+void engine_set_pelt_scheme(struct engine *e, bool scaled_contrib)
+{
+	for (int i = 0; i < e->nr_cpus; i++)
+		e->cpus[i].scaled_contrib = scaled_contrib;
+}
+
+void engine_set_max_freq(struct engine *e, int cpu, uint32_t khz)
+{
+	struct ecpu *c = cpu_at(e, cpu);
+
+	if (c && khz)
+		c->max_khz = khz;
+}
+
+uint32_t engine_max_freq(const struct engine *e, int cpu)
+{
+	return cpu >= 0 && cpu < e->nr_cpus ? e->cpus[cpu].max_khz : 0;
 }
 
 void engine_set_dropped(struct engine *e, int cpu, uint64_t dropped)
@@ -916,11 +1009,6 @@ static void cpu_out(struct engine *e, struct ecpu *c, uint64_t ts,
 	out->cfs_h_nr = copy.nr_queued;
 	out->capacity = c->capacity;
 	out->seen |= ST_SEEN_CFS;
-	if (c->kernel_pelt) {
-		out->cfs_util = c->k_util;
-		out->cfs_runnable = c->k_runnable;
-		out->cfs_load = c->k_load;
-	}
 }
 
 static void task_out(struct engine *e, struct etask *t, uint64_t ts,
@@ -950,8 +1038,8 @@ static void task_out(struct engine *e, struct etask *t, uint64_t ts,
 		struct pelt_avg a = t->avg;
 
 		update_cpu(&cc, ts);
-		pelt_update(&a, cc.pelt, t->rec.on_rq, t->rec.on_rq,
-			    on_cpu, pelt_prio_weight(t->rec.prio));
+		cpu_pelt_update(&cc, &a, cc.pelt, t->rec.on_rq, t->rec.on_rq,
+				on_cpu, pelt_prio_weight(t->rec.prio));
 		out->util_avg = a.util_avg;
 		out->runnable_avg = a.runnable_avg;
 		out->load_avg = a.load_avg;
@@ -962,11 +1050,6 @@ static void task_out(struct engine *e, struct etask *t, uint64_t ts,
 		out->util_avg = t->avg.util_avg;
 		out->runnable_avg = t->avg.runnable_avg;
 		out->load_avg = t->avg.load_avg;
-	}
-	if (t->kernel_pelt) {
-		out->util_avg = t->k_util;
-		out->runnable_avg = t->k_runnable;
-		out->load_avg = t->k_load;
 	}
 }
 
@@ -984,14 +1067,21 @@ int engine_fill(struct engine *e, uint64_t ts, struct model_input *in)
 			return -ENOMEM;
 	}
 	if (array_reserve((void **)&e->recs, &e->cap_recs, e->nr_tasks + 1,
-			  sizeof(*e->recs)))
+			  sizeof(*e->recs)) ||
+	    array_reserve((void **)&e->recs_kernel, &e->cap_recs_kernel,
+			  e->nr_tasks + 1, sizeof(*e->recs_kernel)))
 		return -ENOMEM;
 	for (int i = 0; i < e->nr_cpus; i++) {
 		cpu_out(e, &e->cpus[i], ts, &e->cpu_out[i]);
 		e->hp_out[i] = e->cpus[i].hp;
+		e->cpu_kernel[i] = e->cpus[i].kernel_pelt;
 	}
-	for (size_t i = 0; i < e->nr_tasks; i++)
+	for (size_t i = 0; i < e->nr_tasks; i++) {
+		e->recs_kernel[n] = e->tasks[i].kernel_pelt;
 		task_out(e, &e->tasks[i], ts, e->cpu_out, &e->recs[n++]);
+	}
+	in->task_kernel_pelt = e->recs_kernel;
+	in->cpu_kernel_pelt = e->cpu_kernel;
 	in->ts_ns = ts;
 	in->tasks = e->recs;
 	in->nr_tasks = n;
@@ -1025,7 +1115,8 @@ int engine_new(struct engine **out, const struct schedstat_topology *topo,
 	e->cpus = calloc(e->nr_cpus ? e->nr_cpus : 1, sizeof(*e->cpus));
 	e->cpu_out = calloc(e->nr_cpus ? e->nr_cpus : 1, sizeof(*e->cpu_out));
 	e->hp_out = calloc(e->nr_cpus ? e->nr_cpus : 1, sizeof(*e->hp_out));
-	if (!e->cpus || !e->cpu_out || !e->hp_out)
+	e->cpu_kernel = calloc(e->nr_cpus ? e->nr_cpus : 1, sizeof(*e->cpu_kernel));
+	if (!e->cpus || !e->cpu_out || !e->hp_out || !e->cpu_kernel)
 		goto cleanup;
 	for (int i = 0; i < e->nr_cpus; i++) {
 		struct ecpu *c = &e->cpus[i];
@@ -1058,6 +1149,8 @@ void engine_free(struct engine *e)
 	free(e->cpus);
 	free(e->cpu_out);
 	free(e->hp_out);
+	free(e->cpu_kernel);
+	free(e->recs_kernel);
 	free(e->tasks);
 	schedstat_hash_free(e->pids);
 	free(e->recs);

@@ -106,13 +106,32 @@ void engine_hotplug(struct engine *e, uint64_t ts, int cpu,
 		    int32_t target_or_state, int32_t idx,
 		    enum engine_hp_event ev);
 /*
- * Kernel PELT values of a task from an EAS-era trace event: they replace
- * the engine's own until the task's next update.
+ * The kernel's own PELT values of a task's entity or a CPU's root cfs_rq,
+ * from a trace event that has them (EAS-era, Android and LISA's module):
+ * the engine's state takes them as of @ts and goes on from there, so a
+ * sample between two such events shows them brought forward as the kernel
+ * would. A value the event does not give (NULL) stays the engine's.
+ * From then on the rows are not marked pelt_estimated.
  */
+struct engine_kernel_pelt {
+	const uint64_t *util, *load, *runnable;
+};
 void engine_kernel_task_pelt(struct engine *e, uint64_t ts, int32_t pid,
-			     uint32_t util, uint64_t load, uint32_t runnable);
+			     const struct engine_kernel_pelt *k);
 void engine_kernel_cpu_pelt(struct engine *e, uint64_t ts, int cpu,
-			    uint32_t util, uint64_t load, uint32_t runnable);
+			    const struct engine_kernel_pelt *k);
+/*
+ * Before the first event. @scaled_contrib: PELT as kernels before 5.0 did
+ * it (each contribution scaled by cur/max frequency and, for util, by the
+ * CPU's capacity; the task clock), else 5.0's scaled PELT clock (default).
+ */
+void engine_set_pelt_scheme(struct engine *e, bool scaled_contrib);
+/*
+ * @cpu's highest frequency, the 1024 of frequency invariance (default: the
+ * topology's, else none: no frequency scaling). 0 leaves it as it is.
+ */
+void engine_set_max_freq(struct engine *e, int cpu, uint32_t khz);
+uint32_t engine_max_freq(const struct engine *e, int cpu);
 /* Ring buffer records the kernel overwrote on @cpu, cumulative. */
 void engine_set_dropped(struct engine *e, int cpu, uint64_t dropped);
 

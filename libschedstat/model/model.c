@@ -283,7 +283,9 @@ static void count_moves(struct model *m, struct schedstat_snapshot *s)
 		else if (m->moves[k].dir < 0)
 			cl->down_migrations++;
 	}
-	qsort(m->moves, m->nr_moves, sizeof(*m->moves), cmp_move);
+	/* qsort() wants an array even for none. */
+	if (m->nr_moves)
+		qsort(m->moves, m->nr_moves, sizeof(*m->moves), cmp_move);
 	for (size_t i = 0; i < s->nr_tasks; i++) {
 		struct schedstat_task *t = &s->tasks[i];
 
@@ -563,7 +565,8 @@ static void fill_cpus(struct model *m, const struct model_input *in,
 			o->util_est = c->cfs_util_est;
 		}
 		o->avail = cpu_avail(in->avail, c->seen);
-		o->pelt_estimated = in->avail & SCHEDSTAT_AVAIL_PELT_ESTIMATED;
+		o->pelt_estimated = (in->avail & SCHEDSTAT_AVAIL_PELT_ESTIMATED) &&
+				    !(in->cpu_kernel_pelt && in->cpu_kernel_pelt[i]);
 		fill_freq(m, in, o, c, p, interval);
 		for (int k = 0; (o->avail & SCHEDSTAT_AVAIL_IDLE) && k < ST_IDLE_STATES; k++) {
 			uint64_t now = cstate_total(c, k, in->ts_ns);
@@ -882,6 +885,8 @@ int model_update(struct model *m, const struct model_input *in,
 			m->prev_matched[j] = true;
 		}
 		fill_task(m, in, &s->tasks[n], r, base);
+		if (in->task_kernel_pelt && in->task_kernel_pelt[i])
+			s->tasks[n].pelt_estimated = false;
 		if (r->cpu < s->nr_cpus) {
 			if (is_runnable(r))
 				s->cpus[r->cpu].nr_running++;

@@ -56,6 +56,13 @@ struct model_input {
 	const struct cpuset *online;
 	const struct st_global_state *global;
 	uint32_t avail;				/* signals whose programs attached */
+	/*
+	 * With SCHEDSTAT_AVAIL_PELT_ESTIMATED: which tasks (by index into
+	 * @tasks) and CPUs have the kernel's own PELT values from its trace
+	 * events instead of the estimate (non-zero); NULL: none has.
+	 */
+	const uint8_t *task_kernel_pelt;
+	const uint8_t *cpu_kernel_pelt;
 	/* Group entities, cpu/depth/values/age filled; cluster is ours. */
 	const struct schedstat_group *groups;
 	size_t nr_groups;

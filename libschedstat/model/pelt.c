@@ -52,9 +52,16 @@ static uint32_t accumulate_segments(uint64_t periods, uint32_t d1, uint32_t d3)
 	return c1 + c2 + d3;
 }
 
-/* accumulate_sum(): @delta in the kernel's 1024 ns "us". */
+/*
+ * accumulate_sum(): @delta in the kernel's 1024 ns "us". Before 5.0 the
+ * kernel scaled the contribution here (v4.14..v4.20 kernel/sched/fair.c):
+ * by arch_scale_freq_capacity() (cur/max frequency, of 1024) for every sum,
+ * and util by arch_scale_cpu_capacity() too. From 5.0 the PELT clock is
+ * scaled instead and both scales are 1024 here, which changes nothing.
+ */
 static uint64_t accumulate_sum(uint64_t delta, struct pelt_avg *sa,
-			       uint64_t load, uint64_t runnable, int running)
+			       uint64_t load, uint64_t runnable, int running,
+			       uint32_t scale_freq, uint32_t scale_cpu)
 {
 	uint32_t contrib = (uint32_t)delta;	/* no boundary: delta < 1024 */
 	uint64_t periods;
@@ -73,17 +80,31 @@ static uint64_t accumulate_sum(uint64_t delta, struct pelt_avg *sa,
 						      delta);
 	}
 	sa->period_contrib = delta;
+	/* cap_scale(contrib, scale_freq) */
+	contrib = (uint64_t)contrib * scale_freq >> 10;
 	if (load)
 		sa->load_sum += load * contrib;
+	/*
+	 * 4.x had no runnable_avg of today's meaning: scaled as util is, so
+	 * that it stays at least util (5.0+ scales both by the clock).
+	 */
 	if (runnable)
-		sa->runnable_sum += runnable * contrib << 10;
+		sa->runnable_sum += runnable * contrib * scale_cpu;
 	if (running)
-		sa->util_sum += contrib << 10;
+		sa->util_sum += contrib * scale_cpu;
 	return periods;
 }
 
 bool pelt_update_sum(struct pelt_avg *sa, uint64_t now, uint64_t load,
 		     uint64_t runnable, int running)
+{
+	return pelt_update_sum_scaled(sa, now, load, runnable, running,
+				      PELT_SCALE_ONE, PELT_SCALE_ONE);
+}
+
+bool pelt_update_sum_scaled(struct pelt_avg *sa, uint64_t now, uint64_t load,
+			    uint64_t runnable, int running,
+			    uint32_t scale_freq, uint32_t scale_cpu)
 {
 	uint64_t delta;
 
@@ -99,7 +120,8 @@ bool pelt_update_sum(struct pelt_avg *sa, uint64_t now, uint64_t load,
 	/* A dequeued entity that is still curr: nothing runs on its behalf. */
 	if (!load)
 		runnable = running = 0;
-	return accumulate_sum(delta, sa, load, runnable, running) != 0;
+	return accumulate_sum(delta, sa, load, runnable, running, scale_freq,
+			      scale_cpu) != 0;
 }
 
 void pelt_update_avg(struct pelt_avg *sa, uint64_t load)
@@ -114,7 +136,16 @@ void pelt_update_avg(struct pelt_avg *sa, uint64_t load)
 bool pelt_update(struct pelt_avg *sa, uint64_t now, uint64_t load,
 		 uint64_t runnable, int running, uint64_t weight)
 {
-	if (!pelt_update_sum(sa, now, load, runnable, running))
+	return pelt_update_scaled(sa, now, load, runnable, running, weight,
+				  PELT_SCALE_ONE, PELT_SCALE_ONE);
+}
+
+bool pelt_update_scaled(struct pelt_avg *sa, uint64_t now, uint64_t load,
+			uint64_t runnable, int running, uint64_t weight,
+			uint32_t scale_freq, uint32_t scale_cpu)
+{
+	if (!pelt_update_sum_scaled(sa, now, load, runnable, running,
+				    scale_freq, scale_cpu))
 		return false;
 	pelt_update_avg(sa, weight);
 	return true;

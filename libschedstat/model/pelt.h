@@ -13,6 +13,9 @@
 /* Largest sum a always-running entity reaches: 1024 * sum(y^n). */
 #define PELT_LOAD_AVG_MAX	47742
 
+/* SCHED_CAPACITY_SCALE: full frequency, the biggest CPU. */
+#define PELT_SCALE_ONE		1024
+
 /* get_pelt_divider() of an entity whose current period is empty. */
 #define PELT_MIN_DIVIDER	(PELT_LOAD_AVG_MAX - 1024)
 
@@ -40,11 +43,22 @@ struct pelt_avg {
  */
 bool pelt_update_sum(struct pelt_avg *sa, uint64_t now, uint64_t load,
 		     uint64_t runnable, int running);
+/*
+ * The same before 5.0, when contributions were scaled rather than the
+ * clock (@now is then the task clock): @scale_freq is cur/max frequency and
+ * @scale_cpu the CPU's capacity, both of PELT_SCALE_ONE (docs/signals.md).
+ */
+bool pelt_update_sum_scaled(struct pelt_avg *sa, uint64_t now, uint64_t load,
+			    uint64_t runnable, int running,
+			    uint32_t scale_freq, uint32_t scale_cpu);
 /* ___update_load_avg(): averages from sums; @load is the entity's weight. */
 void pelt_update_avg(struct pelt_avg *sa, uint64_t load);
 /* Both, as __update_load_avg_se() and update_cfs_rq_load_avg() do. */
 bool pelt_update(struct pelt_avg *sa, uint64_t now, uint64_t load,
 		 uint64_t runnable, int running, uint64_t weight);
+bool pelt_update_scaled(struct pelt_avg *sa, uint64_t now, uint64_t load,
+			uint64_t runnable, int running, uint64_t weight,
+			uint32_t scale_freq, uint32_t scale_cpu);
 /* sched_prio_to_weight[] for a fair task's prio (100..139; nice 0 = 1024). */
 uint64_t pelt_prio_weight(int prio);
 

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "array_size.h"
@@ -17,7 +18,7 @@ enum ev_kind {
 	EV_STAT_RUNTIME,
 	/* EAS-era kernels and vendor modules: the kernel's own PELT values. */
 	EV_PELT_SE, EV_PELT_CFS, EV_LOAD_SE, EV_LOAD_AVG_TASK, EV_LOAD_AVG_CPU,
-	EV_LOAD_CFS_RQ, NR_EV_KINDS,
+	EV_LOAD_CFS_RQ, EV_LISA_PELT_SE, EV_LISA_PELT_CFS, NR_EV_KINDS,
 };
 
 const struct sched_event_name sched_event_names[] = {
@@ -39,6 +40,9 @@ const struct sched_event_name sched_event_names[] = {
 	[EV_LOAD_AVG_TASK] = { "sched", "sched_load_avg_task" },
 	[EV_LOAD_AVG_CPU] = { "sched", "sched_load_avg_cpu" },
 	[EV_LOAD_CFS_RQ] = { "sched", "sched_load_cfs_rq" },
+	/* LISA's kernel module (lisa/_assets/kmodules/lisa/ftrace_events.h). */
+	[EV_LISA_PELT_SE] = { "lisa", "lisa__sched_pelt_se" },
+	[EV_LISA_PELT_CFS] = { "lisa", "lisa__sched_pelt_cfs" },
 	[NR_EV_KINDS] = { NULL, NULL },
 };
 
@@ -84,6 +88,9 @@ struct sched_events {
 	struct state_bit state_bits[16];
 	int nr_state_bits;
 	uint64_t preempt_mask;	/* 0: the format did not say; as given */
+	/* ftrace's print (trace_marker writes), for devlib's frequency lines. */
+	struct tep_event *print;
+	struct tep_format_field *print_buf;
 	bool native;		/* the events' byte order is ours */
 };
 
@@ -203,7 +210,11 @@ static const char *const field_names[NR_EV_KINDS][NR_F] = {
 	[EV_STAT_RUNTIME] = { [RT_PID] = "pid", [RT_RUNTIME] = "runtime" },
 };
 
-/* Vendor PELT events: first of each list that the format has. */
+/*
+ * Kernel PELT events: first of each list that the format has. Not
+ * "rbl_load": before 5.7 that is runnable_load_avg, a load, not today's
+ * runnable_avg; such events give util and load only.
+ */
 static const char *const pelt_pid[] = { "pid", NULL };
 static const char *const pelt_cpu[] = { "cpu", NULL };
 static const char *const pelt_util[] = { "util", "util_avg", NULL };
@@ -271,6 +282,11 @@ int sched_events_new(struct sched_events **out, struct tep_handle *tep,
 	}
 	if (se->ev[EV_SWITCH].event)
 		read_state_format(se, se->ev[EV_SWITCH].event);
+	se->print = tep_find_event_by_name(tep, "ftrace", "print");
+	if (se->print)
+		se->print_buf = tep_find_field(se->print, "buf");
+	if (!se->print_buf)
+		se->print = NULL;
 	*out = se;
 	return 0;
 }
@@ -307,9 +323,11 @@ uint32_t sched_events_avail(const struct sched_events *se)
 		avail |= SCHEDSTAT_AVAIL_HOTPLUG;
 	if (se->ev[EV_IDLE].event)
 		avail |= SCHEDSTAT_AVAIL_IDLE;
-	for (int k = EV_PELT_SE; k < NR_EV_KINDS; k++)
-		if (se->ev[k].event && se->ev[k].f[PELT_PID])
-			avail &= ~SCHEDSTAT_AVAIL_PELT_ESTIMATED;
+	/*
+	 * A kernel PELT event's format in the file says nothing about whether
+	 * it fired (EAS kernels' trace.dat lists all their events): the rows
+	 * whose values came from one say so themselves (engine_fill()).
+	 */
 	return avail;
 }
 
@@ -388,6 +406,60 @@ static void str(const struct tep_format_field *f, const struct tep_record *rec,
 	buf[len] = '\0';
 }
 
+/*
+ * A trace_marker line of devlib (ARM LISA's target library), which writes
+ * each CPU's frequency when tracing starts, as cpufreq emits no event
+ * until it next changes it: "cpu_frequency: state=KHZ cpu_id=CPU", later
+ * "cpu_frequency_devlib: ...". LISA reads them as cpu_frequency events.
+ */
+static bool marker_freq(const struct sched_events *se,
+			const struct tep_record *rec, int *cpu, uint32_t *khz)
+{
+	const struct tep_format_field *f = se->print_buf;
+	char buf[96];
+	unsigned int off = f->offset, len, k, c;
+	const char *p;
+
+	/* buf is char[] to the record's end (older) or a __data_loc string. */
+	if (f->flags & TEP_FIELD_IS_DYNAMIC) {
+		str(f, rec, buf, sizeof(buf));
+	} else {
+		if (off >= (unsigned int)rec->size)
+			return false;
+		len = rec->size - off;
+		if (len >= sizeof(buf))
+			len = sizeof(buf) - 1;
+		memcpy(buf, (const char *)rec->data + off, len);
+		buf[len] = '\0';
+	}
+	if (strncmp(buf, "cpu_frequency", 13))
+		return false;
+	p = buf + 13;
+	if (!strncmp(p, "_devlib", 7))
+		p += 7;
+	if (*p != ':' || !(p = strstr(p, "state=")) ||
+	    sscanf(p, "state=%u cpu_id=%u", &k, &c) != 2 || c >= SCHEDSTAT_MAX_CPUS)
+		return false;
+	*cpu = c;
+	*khz = k;
+	return true;
+}
+
+bool sched_events_freq(const struct sched_events *se,
+		       const struct tep_record *rec, int *cpu, uint32_t *khz)
+{
+	const struct ev_fmt *ef = &se->ev[EV_FREQ];
+	int type = tep_data_type(se->tep, (struct tep_record *)rec);
+
+	if (se->print && type == se->print->id)
+		return marker_freq(se, rec, cpu, khz);
+	if (!ef->event || type != ef->event->id)
+		return false;
+	*cpu = num(se, ef->f[PW_CPU_ID], rec);
+	*khz = num(se, ef->f[PW_STATE], rec);
+	return true;
+}
+
 static bool root_cfs_rq(const struct ev_fmt *ef, const struct tep_record *rec)
 {
 	char path[64];
@@ -396,6 +468,32 @@ static bool root_cfs_rq(const struct ev_fmt *ef, const struct tep_record *rec)
 		return true;
 	str(ef->f[PELT_PATH], rec, path, sizeof(path));
 	return !strcmp(path, "/") || !path[0];
+}
+
+/*
+ * The kernel's PELT values: a task's entity when the event names a pid
+ * (a group entity's events have none, or pid -1), else a CPU's root
+ * cfs_rq (path "/" where the event has one).
+ */
+static int kernel_pelt(const struct sched_events *se, struct engine *e,
+		       const struct ev_fmt *ef, int k,
+		       const struct tep_record *rec, uint64_t ts)
+{
+	uint64_t util = num(se, ef->f[PELT_UTIL], rec), load = num(se, ef->f[PELT_LOAD], rec),
+		 runnable = num(se, ef->f[PELT_RUNNABLE], rec);
+	struct engine_kernel_pelt kp = {
+		.util = &util,
+		.load = ef->f[PELT_LOAD] ? &load : NULL,
+		.runnable = ef->f[PELT_RUNNABLE] ? &runnable : NULL,
+	};
+	bool cfs = k == EV_PELT_CFS || k == EV_LOAD_AVG_CPU ||
+		   k == EV_LOAD_CFS_RQ || k == EV_LISA_PELT_CFS;
+
+	if (!cfs && ef->f[PELT_PID] && num(se, ef->f[PELT_PID], rec) > 0)
+		engine_kernel_task_pelt(e, ts, num(se, ef->f[PELT_PID], rec), &kp);
+	else if (cfs && ef->f[PELT_CPU] && root_cfs_rq(ef, rec))
+		engine_kernel_cpu_pelt(e, ts, num(se, ef->f[PELT_CPU], rec), &kp);
+	return 0;
 }
 
 int sched_events_handle(struct sched_events *se, struct tep_record *rec)
@@ -412,6 +510,14 @@ int sched_events_handle(struct sched_events *se, struct tep_record *rec)
 			ef = &se->ev[k];
 			break;
 		}
+	}
+	if (!ef && se->print && type == se->print->id) {
+		int cpu;
+		uint32_t khz;
+
+		if (marker_freq(se, rec, &cpu, &khz))
+			engine_freq(e, ts, cpu, khz);
+		return 0;
 	}
 	if (!ef)
 		return 0;
@@ -483,19 +589,6 @@ int sched_events_handle(struct sched_events *se, struct tep_record *rec)
 			       num(se, ef->f[RT_RUNTIME], rec));
 		return 0;
 	default:
-		/* Kernel PELT: a task's entity when it names a pid. */
-		if (ef->f[PELT_PID] && num(se, ef->f[PELT_PID], rec) > 0)
-			engine_kernel_task_pelt(e, ts, num(se, ef->f[PELT_PID], rec),
-						num(se, ef->f[PELT_UTIL], rec),
-						num(se, ef->f[PELT_LOAD], rec),
-						num(se, ef->f[PELT_RUNNABLE], rec));
-		else if (ef->f[PELT_CPU] && root_cfs_rq(ef, rec) &&
-			 (k == EV_PELT_CFS || k == EV_LOAD_AVG_CPU ||
-			  k == EV_LOAD_CFS_RQ))
-			engine_kernel_cpu_pelt(e, ts, num(se, ef->f[PELT_CPU], rec),
-					       num(se, ef->f[PELT_UTIL], rec),
-					       num(se, ef->f[PELT_LOAD], rec),
-					       num(se, ef->f[PELT_RUNNABLE], rec));
-		return 0;
+		return kernel_pelt(se, e, ef, k, rec, ts);
 	}
 }

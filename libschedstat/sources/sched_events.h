@@ -27,6 +27,12 @@ int sched_events_new(struct sched_events **out, struct tep_handle *tep,
 void sched_events_free(struct sched_events *se);
 /* Feed one record to the engine; unknown events are ignored. */
 int sched_events_handle(struct sched_events *se, struct tep_record *rec);
+/*
+ * Whether @rec sets a CPU's frequency (power:cpu_frequency, or devlib's
+ * trace_marker line of it); then its @cpu and @khz.
+ */
+bool sched_events_freq(const struct sched_events *se,
+		       const struct tep_record *rec, int *cpu, uint32_t *khz);
 /* SCHEDSTAT_AVAIL_* bits the events found in @tep provide. */
 uint32_t sched_events_avail(const struct sched_events *se);
 /*

@@ -7,16 +7,27 @@
  */
 #ifdef HAVE_TRACECMD
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <trace-cmd.h>
+
+/*
+ * The UNAME option of the file ("sysname nodename release version
+ * machine", as trace-cmd record writes it), NULL if it has none: exported
+ * by libtracecmd but declared only in its private header.
+ */
+const char *tracecmd_get_uname(struct tracecmd_input *handle);
 
 #include "model.h"
 #include "engine_sink.h"
 #include "sched_events.h"
 #include "sched_kernel.h"
 #include "source.h"
+#include "trace_file_check.h"
 
 struct trace_file_source {
 	struct tracecmd_input *handle;
@@ -32,6 +43,7 @@ struct trace_file_source {
 	uint64_t interval;
 	uint32_t avail;
 	bool done;
+	struct schedstat_pelt_info pelt;
 };
 
 /* The trace CPU whose next record is the earliest, or -1 at the end. */
@@ -101,6 +113,14 @@ static int trace_file_poll(void *src)
 static int trace_file_event_fd(const void *src)
 {
 	return -1;
+}
+
+static int trace_file_pelt_info(const void *src, struct schedstat_pelt_info *info)
+{
+	const struct trace_file_source *s = src;
+
+	*info = s->pelt;
+	return 0;
 }
 
 static const struct schedstat_topology *trace_file_topology(const void *src)
@@ -213,12 +233,73 @@ static int trace_topology(const struct schedstat_session_opts *opts,
 	return 0;
 }
 
+/*
+ * The release the trace names, and the scheme its kernel used: contributions
+ * scaled until the scaled PELT clock came (v5.1, commit 23127296889f
+ * "sched/fair: Update scale invariance of PELT"); without a release, or
+ * one that does not parse, today's scheme is assumed.
+ */
+static void pick_pelt_scheme(struct trace_file_source *s,
+			     enum schedstat_pelt_scheme want)
+{
+	const char *uname = tracecmd_get_uname(s->handle);
+	unsigned int major = 0, minor = 0;
+
+	s->pelt.scheme = SCHEDSTAT_PELT_SCALED_CLOCK;
+	/* The third word: the release. */
+	if (uname && sscanf(uname, "%*s %*s %64s", s->pelt.release) == 1 &&
+	    sscanf(s->pelt.release, "%u.%u", &major, &minor) == 2 &&
+	    (major < 5 || (major == 5 && minor < 1)))
+		s->pelt.scheme = SCHEDSTAT_PELT_SCALED_CONTRIB;
+	if (!major)
+		s->pelt.release[0] = '\0';
+	if (want != SCHEDSTAT_PELT_AUTO) {
+		s->pelt.scheme = want;
+		s->pelt.chosen = true;
+	}
+	engine_set_pelt_scheme(s->engine,
+			       s->pelt.scheme == SCHEDSTAT_PELT_SCALED_CONTRIB);
+}
+
+/*
+ * Frequency invariance needs each CPU's maximum: the topology's when it
+ * gives one, else the highest the trace shows (cpufreq's own events, or
+ * devlib's markers), read in a first pass over the buffer, which then
+ * starts again from each CPU's first record.
+ */
+static void scan_max_freq(struct trace_file_source *s)
+{
+	uint32_t seen[SCHEDSTAT_MAX_CPUS] = {};
+	struct tep_record *rec;
+	uint32_t khz;
+	int cpu;
+
+	for (int c = 0; c < s->nr_trace_cpus; c++) {
+		tracecmd_free_record(s->next[c]);
+		for (rec = tracecmd_read_cpu_first(s->buffer, c); rec;
+		     rec = tracecmd_read_data(s->buffer, c)) {
+			if (sched_events_freq(s->events, rec, &cpu, &khz) &&
+			    cpu >= 0 && cpu < SCHEDSTAT_MAX_CPUS && khz > seen[cpu])
+				seen[cpu] = khz;
+			tracecmd_free_record(rec);
+		}
+		s->next[c] = tracecmd_read_cpu_first(s->buffer, c);
+	}
+	for (cpu = 0; cpu < s->nr_trace_cpus; cpu++) {
+		if (engine_max_freq(s->engine, cpu) || !seen[cpu])
+			continue;
+		engine_set_max_freq(s->engine, cpu, seen[cpu]);
+		if (cpu < 64)
+			s->pelt.max_freq_from_trace |= 1ULL << cpu;
+	}
+}
+
 static int trace_file_open(void **out, const struct schedstat_session_opts *opts)
 {
 	struct engine_hooks hooks = {};
 	struct schedstat_snapshot *none;
 	struct trace_file_source *s;
-	int first, err;
+	int first, fd, err;
 
 	*out = NULL;
 	s = calloc(1, sizeof(*s));
@@ -229,9 +310,19 @@ static int trace_file_open(void **out, const struct schedstat_session_opts *opts
 	s->interval = opts->trace_interval_ns ? opts->trace_interval_ns :
 		      1000000000ULL;
 	hooks.ctx = s;
+	fd = open(opts->trace_file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		goto cleanup;
+	}
+	/* libtracecmd trusts the lengths in the file: check them first. */
+	err = trace_file_check(fd);
+	close(fd);
+	if (err)
+		goto cleanup;
 	s->handle = tracecmd_open(opts->trace_file, 0);
 	if (!s->handle) {
-		err = -errno && errno != EINVAL ? -errno : -SCHEDSTAT_ERR_TRACE_FILE;
+		err = -SCHEDSTAT_ERR_TRACE_DAMAGED;
 		goto cleanup;
 	}
 	s->tep = tracecmd_get_tep(s->handle);
@@ -255,9 +346,11 @@ static int trace_file_open(void **out, const struct schedstat_session_opts *opts
 		err = -ENOMEM;
 		goto cleanup;
 	}
+	pick_pelt_scheme(s, opts->pelt_scheme);
 	err = pick_buffer(s);
 	if (err)
 		goto cleanup;
+	scan_max_freq(s);
 	first = earliest(s);
 	/* Baseline at the first event: the first sample is one interval on. */
 	s->now = s->next[first]->ts - s->interval;
@@ -279,5 +372,6 @@ const struct source_ops trace_file_source_ops = {
 	.poll = trace_file_poll,
 	.event_fd = trace_file_event_fd,
 	.topology = trace_file_topology,
+	.pelt_info = trace_file_pelt_info,
 };
 #endif /* HAVE_TRACECMD */

@@ -8,10 +8,18 @@ events in them are the ones the kernel wrote.
 
   trace_dat_excerpt.py IN OUT --systems sched,power --from TS --to TS
   trace_dat_excerpt.py IN --pages        # list each CPU's pages (start ts)
+  trace_dat_excerpt.py IN OUT --uname "Linux host 4.14.0 #1 SMP aarch64"
+
+--uname sets the file's UNAME option (as trace-cmd record stores uname(2):
+sysname nodename release version machine), for a test of what a reader does
+with the kernel release a file names.
 """
 import argparse
 import struct
 import sys
+
+# trace-cmd's enum tracecmd_file_options
+OPTION_UNAME = 5
 
 
 class Reader:
@@ -135,6 +143,7 @@ def main():
     ap.add_argument("--from", dest="start", type=float, default=0)
     ap.add_argument("--to", dest="end", type=float, default=float("inf"))
     ap.add_argument("--pages", action="store_true")
+    ap.add_argument("--uname")
     a = ap.parse_args()
     try:
         with open(a.input, "rb") as fh:
@@ -150,6 +159,9 @@ def main():
     keep = set(s.encode() for s in a.systems.split(","))
     f["systems"] = [(n, e) for n, e in f["systems"] if n in keep]
     f["kallsyms"] = b""
+    if a.uname is not None:
+        f["options"] = [(o, v) for o, v in f["options"] if o != OPTION_UNAME]
+        f["options"].append((OPTION_UNAME, a.uname.encode() + b"\0"))
     lo, hi = a.start * 1e9, a.end * 1e9
     for cpu in range(f["cpus"]):
         ps = pages(f, cpu)

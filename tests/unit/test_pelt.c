@@ -67,6 +67,46 @@ static void running_task_converges(void **state)
 	}
 }
 
+/*
+ * Before 5.1, contributions were scaled: a task running flat out on a CPU
+ * of capacity C at frequency ratio F/1024 tends to C * F / 1024 (the
+ * v4.x util cap), as 1024 (1 - y^n) * C/1024 * F/1024 after n periods,
+ * and its load (not scaled by capacity) to weight * F / 1024. Updated
+ * once a period as the tick does, on the task clock.
+ */
+static void scaled_contributions_cap_util(void **state)
+{
+	const double y = pow(0.5, 1.0 / 32);
+	struct pelt_avg sa = {};
+	const uint32_t cap = 446, freq = 700 * 1024 / 850;
+
+	for (int n = 1; n <= 400; n++) {
+		double want = 1024.0 * (1 - pow(y, n)) * cap / 1024 * freq / 1024;
+
+		pelt_update_scaled(&sa, (uint64_t)n * PELT_PERIOD_NS, 1, 1, 1,
+				   1024, freq, cap);
+		assert_true(fabs((double)sa.util_avg - want) <= 1024 * 0.01);
+		assert_true(sa.util_avg <= sa.runnable_avg + 1);
+	}
+	assert_in_range(sa.util_avg, cap * freq / 1024 - 2, cap * freq / 1024);
+	assert_in_range(sa.load_avg, freq - 2, freq);
+}
+
+/* At full scale the 4.x arithmetic is today's, bit for bit. */
+static void full_scale_is_the_scaled_clock(void **state)
+{
+	struct pelt_avg a = {}, b = {};
+	uint64_t now = 0;
+
+	for (int i = 0; i < 300; i++) {
+		now += 137777 + (uint64_t)i * 9173;
+		pelt_update(&a, now, i % 3 != 0, i % 3 != 0, i % 2, 1024);
+		pelt_update_scaled(&b, now, i % 3 != 0, i % 3 != 0, i % 2, 1024,
+				   PELT_SCALE_ONE, PELT_SCALE_ONE);
+		assert_memory_equal(&a, &b, sizeof(a));
+	}
+}
+
 static void periods_since_counts_kernel_us(void **state)
 {
 	/* The kernel's "us" is 1024 ns and a period 1024 of them. */
@@ -86,6 +126,8 @@ int main(void)
 		cmocka_unit_test(load_avg_max_is_47742),
 		cmocka_unit_test(running_task_converges),
 		cmocka_unit_test(periods_since_counts_kernel_us),
+		cmocka_unit_test(scaled_contributions_cap_util),
+		cmocka_unit_test(full_scale_is_the_scaled_clock),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef SCHEDSTAT_TRACE_FILE_CHECK_H
+#define SCHEDSTAT_TRACE_FILE_CHECK_H
+
+#include "schedstat.h"
+
+/*
+ * Whether the trace-cmd file on @fd (version 6 or 7) keeps every length
+ * and offset it declares inside itself: 0, -SCHEDSTAT_ERR_TRACE_DAMAGED if
+ * not (cut short, damaged), -SCHEDSTAT_ERR_TRACE_FILE if it is no trace-cmd
+ * file of those versions, or a negative errno.
+ */
+int trace_file_check(int fd);
+
+#endif /* SCHEDSTAT_TRACE_FILE_CHECK_H */
