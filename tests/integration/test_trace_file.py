@@ -35,7 +35,9 @@ def trace_cmd_switches(with_ts=False):
                 sec, frac = m.group(2).split(".")
                 sw = (int(sec) * 10**9 + int(frac.ljust(9, "0")),) + sw
             out.append(sw)
-    check(len(out) > 200, "trace-cmd decoded only %d switches" % len(out))
+    check(len(out) > 200, "trace-cmd decoded only %d switches; it printed "
+          "%d lines, first %r, stderr %r" % (len(out), len(r.stdout.splitlines()),
+                                            r.stdout.splitlines()[:3], r.stderr[-300:]))
     return out
 
 
