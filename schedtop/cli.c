@@ -40,6 +40,11 @@ CLI_USAGE_EXACT_WAKEUPS
 CLI_USAGE_SOURCE
 CLI_USAGE_EMULATE
 CLI_USAGE_ENERGY_MODEL
+"      --pelt-trace       also take every PELT update of the tasks of -p/-c\n"
+"                         (and the CPUs of --pelt-cpus) through BPF ring\n"
+"                         buffers: the task detail (Enter) draws the last 2 s\n"
+"                         of them, each update, with its time axis\n"
+CLI_USAGE_PELT_SELECT
 "  -v, --verbose          show libbpf debug output\n"
 "  -V, --version          print the version and exit\n"
 "      --list-keys[=man]  print the live view's keys (troff for the man page)\n"

@@ -72,6 +72,8 @@ enum {
 	OPT_SOURCE,
 	OPT_EMULATE,
 	OPT_ENERGY_MODEL,
+	OPT_PELT_TRACE,
+	OPT_PELT_CPUS,
 };
 
 #define CLI_OPT_TOPOLOGY	{ "topology", required_argument, NULL, OPT_TOPOLOGY }
@@ -80,6 +82,11 @@ enum {
 #define CLI_OPT_SOURCE		{ "source", required_argument, NULL, OPT_SOURCE }
 #define CLI_OPT_EMULATE		{ "emulate", required_argument, NULL, OPT_EMULATE }
 #define CLI_OPT_ENERGY_MODEL	{ "energy-model", required_argument, NULL, OPT_ENERGY_MODEL }
+/* --pelt-trace and its selection (-p, -c: each command's own letters). */
+#define CLI_OPT_PELT_TRACE	{ "pelt-trace", no_argument, NULL, OPT_PELT_TRACE }
+#define CLI_OPT_PID		{ "pid", required_argument, NULL, 'p' }
+#define CLI_OPT_COMM		{ "comm", required_argument, NULL, 'c' }
+#define CLI_OPT_PELT_CPUS	{ "pelt-cpus", required_argument, NULL, OPT_PELT_CPUS }
 
 #define CLI_USAGE_TOPOLOGY \
 "      --topology SPEC    clusters as NAME:CPULIST[@CAPACITY],..., or @FILE\n" \
@@ -104,6 +111,12 @@ enum {
 #define CLI_USAGE_ENERGY_MODEL \
 "      --energy-model FILE  OPPs as CLUSTER KHZ MW lines (CLUSTER idle MW for\n" \
 "                         an idle CPU); default: the kernel's, from debugfs\n"
+
+#define CLI_USAGE_PELT_SELECT \
+"  -p, --pid PID[,PID]    the tasks --pelt-trace traces (thread or process id,\n" \
+"                         at most 64)\n" \
+"  -c, --comm COMM        the tasks --pelt-trace traces, by exact name\n" \
+"      --pelt-cpus LIST   CPUs whose cfs, rt, dl and irq updates are traced\n"
 
 /* What those options were given as. */
 struct cli_session_args {

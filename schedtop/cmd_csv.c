@@ -82,8 +82,7 @@ PELT_SCHEME_USAGE
 "\n"
 "Empty fields mean \"not available on this kernel\". See docs/csv.md.\n";
 
-enum { OPT_LIST_COLUMNS = 256, OPT_FROM, OPT_RECORD, OPT_TRACE,
-       OPT_PELT_TRACE, OPT_PELT_CPUS };
+enum { OPT_LIST_COLUMNS = 256, OPT_FROM, OPT_RECORD, OPT_TRACE };
 
 const struct option csv_long_opts[] = {
 	{ "output", required_argument, NULL, 'o' },
@@ -93,8 +92,8 @@ const struct option csv_long_opts[] = {
 	{ "table", required_argument, NULL, 't' },
 	CLI_OPT_TOPOLOGY,
 	CLI_OPT_SYSFS_ROOT,
-	{ "pid", required_argument, NULL, 'p' },
-	{ "comm", required_argument, NULL, 'c' },
+	CLI_OPT_PID,
+	CLI_OPT_COMM,
 	{ "list-columns", optional_argument, NULL, OPT_LIST_COLUMNS },
 	CLI_OPT_EXACT_WAKEUPS,
 	{ "from", required_argument, NULL, OPT_FROM },
@@ -103,8 +102,8 @@ const struct option csv_long_opts[] = {
 	{ "trace", required_argument, NULL, OPT_TRACE },
 	CLI_OPT_EMULATE,
 	{ "pelt-scheme", required_argument, NULL, OPT_INPUT_PELT_SCHEME },
-	{ "pelt-trace", no_argument, NULL, OPT_PELT_TRACE },
-	{ "pelt-cpus", required_argument, NULL, OPT_PELT_CPUS },
+	CLI_OPT_PELT_TRACE,
+	CLI_OPT_PELT_CPUS,
 	CLI_OPT_ENERGY_MODEL,
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },

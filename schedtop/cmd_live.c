@@ -36,6 +36,10 @@ const struct option live_long_opts[] = {
 	CLI_OPT_SOURCE,
 	CLI_OPT_EMULATE,
 	CLI_OPT_ENERGY_MODEL,
+	CLI_OPT_PELT_TRACE,
+	CLI_OPT_PID,
+	CLI_OPT_COMM,
+	CLI_OPT_PELT_CPUS,
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "version", no_argument, NULL, 'V' },
 	{ "list-keys", optional_argument, NULL, OPT_LIST_KEYS },
@@ -53,7 +57,21 @@ struct live {
 	struct loop loop;
 	struct recording_out rec;	/* --record, while it works */
 	bool recording;
+	struct tui_pelt pelt;		/* --pelt-trace: the tasks' updates */
+	int pelt_err;			/* the first failure to keep one */
 };
+
+/* The session's on_pelt: the detail screen's copy, and --record's. */
+static void on_pelt(const struct schedstat_pelt_update *u, void *ctx)
+{
+	struct live *lv = ctx;
+	int err = tui_pelt_add(&lv->pelt, u);
+
+	if (err && !lv->pelt_err)
+		lv->pelt_err = err;
+	if (lv->recording)
+		recording_out_pelt(u, &lv->rec);
+}
 
 static void redraw(void *ctx)
 {
@@ -73,6 +91,15 @@ static int sample(void *ctx)
 
 	if (err)
 		return err;
+	if (lv->pelt_err) {
+		schedstat_snapshot_free(snap);
+		return lv->pelt_err;
+	}
+	if (lv->view.pelt) {
+		lv->view.pelt_lost = schedstat_session_pelt_dropped(lv->session);
+		if (lv->recording)
+			recording_out_pelt_dropped(&lv->rec, lv->view.pelt_lost);
+	}
 	/* A recording that fails stops; the view goes on and says why. */
 	if (lv->recording && recording_out_sample(&lv->rec, snap)) {
 		lv->recording = false;
@@ -146,6 +173,12 @@ struct live_opts {
 	const char *filter;
 	const char *record;		/* --record FILE */
 	struct cli_session_args session;	/* --topology, --source, ... */
+	/* --pelt-trace and its selection */
+	bool pelt_trace;
+	int *pids;
+	size_t nr_pids;
+	const char *comm;
+	const char *pelt_cpus;
 	bool done;			/* -h, -V or --list-keys: nothing more to do */
 };
 
@@ -157,7 +190,7 @@ static int parse_live_opts(int argc, char **argv, struct live_opts *o)
 	o->interval_ms = 1000;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:i:f:vVh", live_long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:i:f:p:c:vVh", live_long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			if (parse_ulong(optarg, 10, 3600000, &o->interval_ms))
@@ -170,6 +203,23 @@ static int parse_live_opts(int argc, char **argv, struct live_opts *o)
 			break;
 		case OPT_RECORD:
 			o->record = optarg;
+			break;
+		case OPT_PELT_TRACE:
+			o->pelt_trace = true;
+			break;
+		case 'p':
+			free(o->pids);
+			o->pids = NULL;
+			if (parse_pid_list(optarg, &o->pids, &o->nr_pids))
+				return cli_usage_error(NULL, "bad pid list '%s': e.g. 1234 or 1234,5678", optarg);
+			break;
+		case 'c':
+			if (!*optarg || strlen(optarg) >= SCHEDSTAT_COMM_LEN)
+				return cli_usage_error(NULL, "bad comm '%s': 1 to 15 characters", optarg);
+			o->comm = optarg;
+			break;
+		case OPT_PELT_CPUS:
+			o->pelt_cpus = optarg;
 			break;
 		case 'v':
 			global_opts.verbose = true;
@@ -199,6 +249,12 @@ static int parse_live_opts(int argc, char **argv, struct live_opts *o)
 	}
 	if (optind < argc)
 		return cli_usage_error(NULL, "unknown command '%s'", argv[optind]);
+	if ((o->pids || o->comm || o->pelt_cpus) && !o->pelt_trace)
+		return cli_usage_error(NULL, "-p, -c and --pelt-cpus select what --pelt-trace traces: add --pelt-trace");
+	if (o->pelt_trace && !o->pids && !o->comm && !o->pelt_cpus)
+		return cli_usage_error(NULL, "--pelt-trace traces what you name: add -p PID, -c COMM or --pelt-cpus LIST");
+	if (o->nr_pids > SCHEDSTAT_PELT_MAX_PIDS)
+		return cli_usage_error(NULL, "--pelt-trace takes at most %d pids", SCHEDSTAT_PELT_MAX_PIDS);
 	return EXIT_OK;
 }
 
@@ -214,14 +270,19 @@ int cmd_live(int argc, char **argv)
 	int err, ret;
 
 	ret = parse_live_opts(argc, argv, &o);
-	if (ret != EXIT_OK || o.done)
+	if (ret != EXIT_OK || o.done) {
+		free(o.pids);
 		return ret;
+	}
 	ret = EXIT_FAIL;
-	if (cli_session_args_apply(NULL, &o.session, &sopts, &spec))
+	if (cli_session_args_apply(NULL, &o.session, &sopts, &spec)) {
+		free(o.pids);
 		return EXIT_USAGE;
+	}
 	/* Before the terminal is taken: its errors are plain lines. */
 	if (energy_opt_load(o.session.energy_model, &em)) {
 		free(spec);
+		free(o.pids);
 		return EXIT_USAGE;
 	}
 	sopts.energy_model = em;
@@ -229,12 +290,14 @@ int cmd_live(int argc, char **argv)
 	if (o.session.emulate) {
 		if (emulation_parse(&emul, o.session.emulate, sopts.sysfs_root)) {
 			schedstat_energy_model_free(em);
+			free(o.pids);
 			return EXIT_USAGE;
 		}
 		sopts.topology = emul.topology_spec;
 		if (emulation_start(&emul, EMULATE_AUTO)) {
 			emulation_free(&emul);
 			schedstat_energy_model_free(em);
+			free(o.pids);
 			return EXIT_FAIL;
 		}
 		lv.rec.emulation = emulation_describe(&emul, desc, sizeof(desc));
@@ -251,6 +314,16 @@ int cmd_live(int argc, char **argv)
 	/* libbpf must not scribble over the screen: it only logs with -v. */
 	if (global_opts.verbose)
 		endwin();
+	if (o.pelt_trace) {
+		sopts.pelt_trace = true;
+		sopts.pelt_pids = o.pids;
+		sopts.nr_pelt_pids = o.nr_pids;
+		sopts.pelt_comm = o.comm;
+		sopts.pelt_cpus = o.pelt_cpus;
+		sopts.on_pelt = on_pelt;
+		sopts.pelt_ctx = &lv;
+		lv.view.pelt = &lv.pelt;
+	}
 	if (o.record) {
 		lv.rec.defer_errors = true;
 		sopts.on_event = recording_out_event;
@@ -285,6 +358,8 @@ cleanup:
 		ret = EXIT_FAIL;
 	}
 	view_free(&lv.view);
+	tui_pelt_free(&lv.pelt);
+	free(o.pids);
 	free(spec);
 	close_terminal();
 	if (emulation_stop(&emul))

@@ -33,10 +33,7 @@ CLI_USAGE_EXACT_WAKEUPS
 "      --pelt-trace       also record every PELT update of the tasks of -p/-c\n"
 "                         and the CPUs of --pelt-cpus, through BPF ring\n"
 "                         buffers (csv --from FILE -t pelt reads them back)\n"
-"  -p, --pid PID[,PID]    the tasks --pelt-trace traces (thread or process id,\n"
-"                         at most 64)\n"
-"  -c, --comm COMM        the tasks --pelt-trace traces, by exact name\n"
-"      --pelt-cpus LIST   CPUs whose cfs, rt, dl and irq updates are traced\n"
+CLI_USAGE_PELT_SELECT
 CLI_USAGE_ENERGY_MODEL
 "  -q, --quiet            no summary on standard error at the end\n"
 "  -v, --verbose          show libbpf debug output\n"
@@ -44,8 +41,6 @@ CLI_USAGE_ENERGY_MODEL
 "\n"
 "Runs until -d/-n is reached or SIGINT/SIGTERM/SIGHUP, which finish the file.\n"
 "A recorder killed outright loses at most the last second.\n";
-
-enum { OPT_PELT_TRACE = 256, OPT_PELT_CPUS };
 
 const struct option record_long_opts[] = {
 	{ "output", required_argument, NULL, 'o' },
@@ -56,10 +51,10 @@ const struct option record_long_opts[] = {
 	CLI_OPT_SYSFS_ROOT,
 	CLI_OPT_EXACT_WAKEUPS,
 	CLI_OPT_EMULATE,
-	{ "pelt-trace", no_argument, NULL, OPT_PELT_TRACE },
-	{ "pid", required_argument, NULL, 'p' },
-	{ "comm", required_argument, NULL, 'c' },
-	{ "pelt-cpus", required_argument, NULL, OPT_PELT_CPUS },
+	CLI_OPT_PELT_TRACE,
+	CLI_OPT_PID,
+	CLI_OPT_COMM,
+	CLI_OPT_PELT_CPUS,
 	CLI_OPT_ENERGY_MODEL,
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },

@@ -140,6 +140,72 @@ static void sparkline(int y, int x, int width, const uint16_t *ring,
 	}
 }
 
+/* A line from tui_pelt_layout(): -1 (no update yet) stays blank. */
+static void draw_cols(int y, int x, const int *cols, int width, double max,
+		      const struct tui_style *st)
+{
+	static const char *const blocks[] = {
+		" ", "\u2581", "\u2582", "\u2583", "\u2584", "\u2585", "\u2586",
+		"\u2587", "\u2588",
+	};
+	static const char ascii[] = " .:-=+*#%@";
+
+	for (int i = 0; i < width; i++) {
+		double f = cols[i] / max;
+
+		if (cols[i] < 0)
+			continue;
+		if (f > 1)
+			f = 1;
+		if (st->utf8)
+			mvaddstr(y, x + i, blocks[(int)(f * 8 + 0.5)]);
+		else
+			mvaddch(y, x + i, ascii[(int)(f * 9 + 0.5)]);
+	}
+}
+
+/*
+ * The task's every PELT update (--pelt-trace) over the last
+ * PELT_WINDOW_NS up to the sample shown, with the time axis under it.
+ * Returns the next free line.
+ */
+static int draw_pelt_stream(int y, const struct pelt_task *pt, uint64_t now_ns,
+			    int w, const struct tui_style *st)
+{
+	static const struct {
+		const char *name;
+		enum pelt_signal sig;
+	} lines[] = {
+		{ "util  (all)", PELT_UTIL },
+		{ "runn  (all)", PELT_RUNNABLE },
+		{ "u_est (all)", PELT_UTIL_EST },
+	};
+	double secs = PELT_WINDOW_NS / 1e9;
+	int cols[512];
+	size_t shown = 0;
+	char s[128];
+
+	if (w > (int)ARRAY_SIZE(cols))
+		w = ARRAY_SIZE(cols);
+	for (size_t i = 0; i < ARRAY_SIZE(lines); i++) {
+		shown = tui_pelt_layout(pt, lines[i].sig, now_ns, PELT_WINDOW_NS,
+					w, cols);
+		put(y, 0, C_NORMAL, lines[i].name);
+		draw_cols(y++, 14, cols, w, SCHEDSTAT_CAPACITY_SCALE, st);
+	}
+	/* The axis: the window's start, its middle and the sample shown. */
+	snprintf(s, sizeof(s), "-%.1fs", secs);
+	put(y, 14, C_DIM, s);
+	snprintf(s, sizeof(s), "-%.1fs", secs / 2);
+	if (w > 24)
+		put(y, 14 + w / 2 - (int)strlen(s) / 2, C_DIM, s);
+	put(y++, 14 + w - 3, C_DIM, "now");
+	snprintf(s, sizeof(s), "(%zu PELT updates in the last %.1f s, each drawn; "
+		 "a column shows its peak)", shown, secs);
+	put(y++, 14, C_DIM, s);
+	return y;
+}
+
 static int count_cpu_lines(const struct schedstat_snapshot *snap)
 {
 	size_t nc, nu;
@@ -404,7 +470,7 @@ static void draw_group_table(int y, const struct schedstat_snapshot *snap,
 static void draw_status(const struct view *v, const struct schedstat_snapshot *snap)
 {
 	const struct column *sort = view_sort_column(v);
-	char s[256];
+	char s[256], pelt[48];
 	size_t nt;
 
 	fill_line(LINES - 1, C_STATUS);
@@ -420,10 +486,14 @@ static void draw_status(const struct view *v, const struct schedstat_snapshot *s
 		return;
 	}
 	schedstat_snapshot_tasks(snap, &nt);
-	snprintf(s, sizeof(s), "%s%s%lu ms | %zu tasks | dropped %llu%s | sort %s%s%s%s%s"
+	pelt[0] = '\0';
+	if (v->pelt)
+		snprintf(pelt, sizeof(pelt), " | PELT lost %llu",
+			 (unsigned long long)v->pelt_lost);
+	snprintf(s, sizeof(s), "%s%s%lu ms | %zu tasks | dropped %llu%s%s | sort %s%s%s%s%s"
 		 " | h help  q quit", v->replay_status, v->replay ? " | " : " ",
 		 v->interval_ms, nt,
-		 (unsigned long long)schedstat_snapshot_dropped(snap),
+		 (unsigned long long)schedstat_snapshot_dropped(snap), pelt,
 		 schedstat_snapshot_avail(snap) & SCHEDSTAT_AVAIL_PELT_ESTIMATED ?
 		 " | PELT estimated (no BPF)" : "", sort->title,
 		 (sort->sort_desc != v->sort_invert) ? " v" : " ^",
@@ -480,6 +550,7 @@ static void draw_detail(const struct view *v, const struct schedstat_snapshot *s
 {
 	const struct schedstat_task *t = find_task(v, snap);
 	const struct task_hist *h = view_hist(v, v->detail_pid);
+	const struct pelt_task *pt;
 	int w = COLS - 16, y = 0;
 	char s[256], cell[64];
 	uint64_t total = 0;
@@ -493,6 +564,11 @@ static void draw_detail(const struct view *v, const struct schedstat_snapshot *s
 		 t->state, t->cpu);
 	put(y++, 0, C_NORMAL, s);
 	y++;
+	pt = tui_pelt_find(v->pelt, v->detail_pid);
+	if (pt) {
+		y = draw_pelt_stream(y, pt, schedstat_snapshot_ts_ns(snap), w, st);
+		y++;
+	}
 	put(y, 0, C_NORMAL, "util_avg");
 	sparkline(y++, 14, w, h->util, NULL, h->n, h->head, SCHEDSTAT_CAPACITY_SCALE, st);
 	put(y, 0, C_NORMAL, "runnable");

@@ -16,6 +16,7 @@
 #include "columns.h"
 #include "schedstat.h"
 #include "tui_keys.h"
+#include "tui_pelt.h"
 
 enum view_screen {
 	SCREEN_MAIN,
@@ -85,6 +86,13 @@ struct view {
 	unsigned int speed_x4;		/* replay speed times 4: 1 (x0.25) .. 64 (x16) */
 	double seek_s;			/* ACT_SEEK_BY: seconds; ACT_SEEK_TO: from start */
 	char replay_status[96];		/* position and time, drawn on the status line */
+
+	/*
+	 * --pelt-trace: the traced tasks' updates (the command's; NULL without
+	 * a stream) and the updates lost so far, shown on the status line.
+	 */
+	const struct tui_pelt *pelt;
+	uint64_t pelt_lost;
 
 	/* Rows of the current frame, sorted and filtered. */
 	struct view_row *rows;
