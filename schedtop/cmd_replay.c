@@ -56,6 +56,11 @@ struct replay {
 	uint64_t play_ts;			/* the replay clock, recording time */
 	bool have_wall;
 	int64_t wall_minus_mono;		/* realtime - monotonic, ns */
+	/* --pelt-trace recordings: the updates up to the sample shown. */
+	struct tui_pelt pelt;
+	struct schedstat_pelt_update next;	/* read, not yet due */
+	bool have_next;
+	uint64_t pelt_ts;			/* updates taken up to this */
 };
 
 /*
@@ -83,6 +88,47 @@ static void describe(struct replay *rp)
 	snprintf(v->replay_status, sizeof(v->replay_status),
 		 " REPLAY %zu/%zu %.1f/%.1f s x%g%s", rp->idx + 1,
 		 rp->info.nr_samples, at, len, v->speed_x4 / 4.0, when);
+}
+
+/*
+ * The recording's PELT updates up to @ts, into the detail screen's buffer.
+ * Forward, only the new ones are read; back, from the first again, as the
+ * buffer must hold what the live view held at that moment.
+ */
+static int feed_pelt(struct replay *rp, uint64_t ts)
+{
+	int err;
+
+	if (!rp->view.pelt)
+		return 0;
+	if (ts < rp->pelt_ts) {
+		schedstat_recording_pelt_rewind(rp->rec);
+		tui_pelt_clear(&rp->pelt);
+		rp->have_next = false;
+	}
+	rp->pelt_ts = ts;
+	for (;;) {
+		if (!rp->have_next) {
+			err = schedstat_recording_pelt_next(rp->rec, &rp->next);
+			if (err == -ENODATA)
+				break;
+			if (err == -EBADMSG) {
+				rp->view.message = "damaged PELT updates skipped";
+				continue;
+			}
+			if (err)
+				return err;
+			rp->have_next = true;
+		}
+		if (rp->next.ts_ns > ts)
+			break;
+		rp->have_next = false;
+		err = tui_pelt_add(&rp->pelt, &rp->next);
+		if (err)
+			return err;
+	}
+	rp->view.pelt_lost = schedstat_recording_pelt_dropped(rp->rec);
+	return 0;
 }
 
 /*
@@ -123,6 +169,8 @@ static int go_to(struct replay *rp, size_t idx, int dir)
 	}
 	if (!err)
 		err = view_update(&rp->view, snap);
+	if (!err)
+		err = feed_pelt(rp, schedstat_snapshot_ts_ns(snap));
 	if (err) {
 		schedstat_snapshot_free(snap);
 		return err;
@@ -336,6 +384,12 @@ int cmd_replay(int argc, char **argv)
 	setlocale(LC_ALL, "");
 	/* The interval shown is each sample's own (see go_to()). */
 	view_init(&rp.view, 1000);
+	/* A recording made with --pelt-trace: its first update is ahead. */
+	err = schedstat_recording_pelt_next(rp.rec, &rp.next);
+	if (err != -ENODATA) {
+		rp.view.pelt = &rp.pelt;
+		rp.have_next = !err;
+	}
 	rp.view.replay = true;
 	rp.view.speed_x4 = speed_x4;
 	if (filter)
@@ -365,6 +419,7 @@ cleanup:
 	loop_close(&rp.loop);
 	schedstat_snapshot_free(rp.snap);
 	view_free(&rp.view);
+	tui_pelt_free(&rp.pelt);
 	schedstat_recording_close(rp.rec);
 	close(fd);
 	return ret;

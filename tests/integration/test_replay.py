@@ -116,3 +116,73 @@ if __name__ == "__main__":
         run()
     finally:
         kill_server()
+
+
+def pelt_count(screen):
+    """The detail screen's full-resolution lines: the count they say."""
+    check(re.search(r"^util  \(all\) .*[\u2581-\u2588]{5,}", screen, re.M),
+          "no full-resolution util line:\n" + screen)
+    check(re.search(r"^ +-2\.0s .* -1\.0s .* now$", screen, re.M),
+          "no time axis under it:\n" + screen)
+    m = re.search(r"\((\d+) PELT updates in the last 2\.0 s", screen)
+    check(m, "no update count:\n" + screen)
+    return int(m.group(1))
+
+
+@test(root=True)
+def replay_draws_the_pelt_stream_of_a_recording():
+    """replay of record --pelt-trace: the task detail draws every recorded
+    update of the last 2 s before the sample shown. Truth: csv --from's
+    pelt rows of that pid in that window, and its last sample's time."""
+    tmp = tempfile.mkdtemp(prefix="schedtop-replay-")
+    rec = os.path.join(tmp, "p.rec")
+    rt = RtApp({"rp_pelt": periodic(1, 0.5, name="rp_pelt")}, duration=8)
+    tid = rt.tids["rp_pelt"]
+    try:
+        time.sleep(1)
+        r = schedtop("record", "-q", "-o", rec, "-i", "100", "-d", "4",
+                     "--topology", TOPO, "--pelt-trace", "-p", str(tid))
+        check(r.returncode == 0, "record failed: %s" % r.stderr)
+    finally:
+        rt.stop()
+    samples = sorted({int(row["ts_ns"]) for row in
+                      parse_csv(schedtop("csv", "--from", rec).stdout)})
+    pelt = [int(row["ts_ns"]) for row in
+            parse_csv(schedtop("csv", "--from", rec, "-t", "pelt").stdout)
+            if row["pid"] == str(tid)]
+
+    def in_window(now):
+        return sum(1 for ts in pelt if now - 2000000000 < ts <= now)
+
+    check(len(samples) == 40, "%d samples recorded, not 40" % len(samples))
+    now = samples[-1]
+    want = in_window(now)
+    check(want >= 200, "only %d recorded updates in the last 2 s" % want)
+    t = Tmux(["replay", "-f", "rp_pelt", rec], width=150, height=45)
+    try:
+        t.wait_for(r"REPLAY 1/40 ")
+        t.keys("space")
+        t.wait_for(r"PAUSED")
+        t.keys("}")
+        s = t.wait_for(r"REPLAY 40/40 ")
+        check(re.search(r"\| PELT lost 0 ", s), "no lost count:\n" + s)
+        t.wait_for(r"^ +\d+ rp_pelt")
+        t.keys("Enter")
+        s = t.wait_for(r"PELT updates in the last")
+        got = pelt_count(s)
+        print("# detail shows %d updates, csv --from has %d in (%d, %d]" %
+              (got, want, now - 2000000000, now))
+        check(got == want, "detail says %d updates, the recording has %d "
+              "in the 2 s before its last sample" % (got, want))
+        # A sample back: the window moves back with it, still the file's.
+        t.keys(",")
+        t.wait_for(r"REPLAY 39/40 ")
+        got = pelt_count(t.wait_for(r"PELT updates in the last"))
+        check(got == in_window(samples[-2]),
+              "one sample back, detail says %d updates, the recording has %d"
+              % (got, in_window(samples[-2])))
+        t.keys("q")
+        exited_cleanly(t)
+    finally:
+        t.close()
+        shutil.rmtree(tmp, ignore_errors=True)
