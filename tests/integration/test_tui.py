@@ -95,6 +95,41 @@ def sort_filter_help_pause():
 
 
 @test(root=True)
+def detail_draws_the_pelt_stream_live():
+    """--pelt-trace -p TID: the task detail draws the task's every update of
+    the last 2 s under a time axis. Truths: rt-app's 50% duty (util near
+    512, so the line's glyphs sit at half height, 4 of 8 eighths, one either
+    side for the ripple) and the issue's rate (>= 100 updates a second)."""
+    rt = RtApp({"tuipelt": periodic(1, 0.5, name="tuipelt")}, duration=20)
+    tid = rt.tids["tuipelt"]
+    t = Tmux(["--topology", TOPO, "-i", "200", "-f", "tuipelt",
+              "--pelt-trace", "-p", str(tid)])
+    try:
+        t.wait_for(r"^ +\d+ tuipelt", timeout=15)
+        t.keys("Enter")
+        t.wait_for(r"^task %d" % tid)
+        time.sleep(3)			# a whole 2 s window of updates
+        s = t.wait_for(r"PELT updates in the last 2\.0 s")
+        check(re.search(r"^ +-2\.0s .* -1\.0s .* now$", s, re.M),
+              "no time axis:\n" + s)
+        n = int(re.search(r"\((\d+) PELT updates", s).group(1))
+        check(n >= 200, "%d updates in 2 s, want >= 100 a second" % n)
+        line = next(l for l in s.splitlines() if l.startswith("util  (all)"))
+        glyphs = [c for c in line[14:] if "\u2581" <= c <= "\u2588"]
+        half = sum(1 for c in glyphs if c in "\u2583\u2584\u2585")
+        check(len(glyphs) >= 60 and half >= 0.9 * len(glyphs),
+              "util of a 50%% task not at half height: %r" % line)
+        check(re.search(r"\| PELT lost \d+ ", s), "no lost count:\n" + s)
+        print("# %d updates in the 2 s window; %d of %d columns at half height"
+              % (n, half, len(glyphs)))
+        t.keys("q")
+        exited_cleanly(t)
+    finally:
+        t.close()
+        rt.stop()
+
+
+@test(root=True)
 def detail_cluster_history_and_groups():
     rt = RtApp({"tuidetail": periodic(1, 0.3, name="tuidetail")}, duration=20)
     t = Tmux(["--topology", TOPO, "-i", "200", "-f", "tuidetail"])
