@@ -27,6 +27,8 @@ static const char replay_usage[] =
 "Usage: schedtop replay [OPTIONS] FILE\n"
 "Show a recording in the live view, with the live view's keys and more:\n"
 "space pause, . , step, [ ] 10 s, { } start/end, : go to a time, + - speed.\n"
+"From a recording made with --pelt-trace, the task detail (Enter) draws\n"
+"the task's every PELT update of the 2 s before the sample shown.\n"
 "\n"
 "  -s, --speed X          x0.25, x0.5, x1 (default), x2 ... x16\n"
 "      --start TIME       begin at TIME from the start (seconds or M:SS)\n"
