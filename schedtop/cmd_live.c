@@ -342,6 +342,15 @@ int cmd_live(int argc, char **argv)
 		lv.recording = true;
 	}
 	err = run(&lv);
+	/* The updates held back for ordering go in before the file ends. */
+	if (lv.recording && lv.view.pelt) {
+		int ferr = schedstat_session_flush(lv.session);
+
+		if (!err)
+			err = ferr;
+		recording_out_pelt_dropped(&lv.rec,
+					   schedstat_session_pelt_dropped(lv.session));
+	}
 	restore_terminal();
 	if (err)
 		cli_error("%s", schedstat_strerror(err));

@@ -111,13 +111,6 @@ def replay_errors_are_clear():
     check(r.returncode == 2 and b"bad speed" in r.stderr, "bad speed: %r" % r.stderr)
 
 
-if __name__ == "__main__":
-    try:
-        run()
-    finally:
-        kill_server()
-
-
 def pelt_count(screen):
     """The detail screen's full-resolution lines: the count they say."""
     check(re.search(r"^util  \(all\) .*[\u2581-\u2588]{5,}", screen, re.M),
@@ -158,9 +151,11 @@ def replay_draws_the_pelt_stream_of_a_recording():
     now = samples[-1]
     want = in_window(now)
     check(want >= 200, "only %d recorded updates in the last 2 s" % want)
-    t = Tmux(["replay", "-f", "rp_pelt", rec], width=150, height=45)
+    # Slow, and any position: only the end is looked at.
+    t = Tmux(["replay", "-s", "x0.25", "-f", "rp_pelt", rec], width=150,
+             height=45)
     try:
-        t.wait_for(r"REPLAY 1/40 ")
+        t.wait_for(r"REPLAY \d+/40 ")
         t.keys("space")
         t.wait_for(r"PAUSED")
         t.keys("}")
@@ -186,3 +181,10 @@ def replay_draws_the_pelt_stream_of_a_recording():
     finally:
         t.close()
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    try:
+        run()
+    finally:
+        kill_server()
