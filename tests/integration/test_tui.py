@@ -1,12 +1,14 @@
 """The live view, driven through tmux: what a person would see and type."""
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
-from harness import (BIN, RtApp, bpf_progs_alive, bpf_progs_of, check, periodic, run,
-                     test)
+from harness import (BIN, RtApp, bpf_progs_alive, bpf_progs_of, check, parse_csv,
+                     periodic, run, schedtop, test)
 from tmux import Tmux, exited_cleanly, kill_server, task_rows
 
 TOPO = "LITTLE:0,big:1@1024"
@@ -102,8 +104,9 @@ def detail_draws_the_pelt_stream_live():
     side for the ripple) and the issue's rate (>= 100 updates a second)."""
     rt = RtApp({"tuipelt": periodic(1, 0.5, name="tuipelt")}, duration=20)
     tid = rt.tids["tuipelt"]
+    rec = os.path.join(tempfile.mkdtemp(prefix="schedtop-tui-"), "l.rec")
     t = Tmux(["--topology", TOPO, "-i", "200", "-f", "tuipelt",
-              "--pelt-trace", "-p", str(tid)])
+              "--pelt-trace", "-p", str(tid), "--record", rec])
     try:
         t.wait_for(r"^ +\d+ tuipelt", timeout=15)
         t.keys("Enter")
@@ -124,9 +127,16 @@ def detail_draws_the_pelt_stream_live():
               % (n, half, len(glyphs)))
         t.keys("q")
         exited_cleanly(t)
+        # --record kept the same stream: this task's, in time order.
+        rows = parse_csv(schedtop("csv", "--from", rec, "-t", "pelt").stdout)
+        ts = [int(r["ts_ns"]) for r in rows]
+        check(len(rows) >= n and all(r["pid"] == str(tid) for r in rows) and
+              ts == sorted(ts), "--record's PELT updates: %d rows, pids %s"
+              % (len(rows), sorted({r["pid"] for r in rows})))
     finally:
         t.close()
         rt.stop()
+        shutil.rmtree(os.path.dirname(rec), ignore_errors=True)
 
 
 @test(root=True)
