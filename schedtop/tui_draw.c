@@ -568,6 +568,13 @@ static void draw_detail(const struct view *v, const struct schedstat_snapshot *s
 	if (pt) {
 		y = draw_pelt_stream(y, pt, schedstat_snapshot_ts_ns(snap), w, st);
 		y++;
+	} else if (v->pelt && v->pelt->untracked) {
+		/* Said, not hidden: -c COMM matched more tasks than are kept. */
+		snprintf(s, sizeof(s), "(PELT updates are kept for the first %d "
+			 "traced tasks; %llu of others not drawn)", PELT_TASKS,
+			 (unsigned long long)v->pelt->untracked);
+		put(y++, 0, C_DIM, s);
+		y++;
 	}
 	put(y, 0, C_NORMAL, "util_avg");
 	sparkline(y++, 14, w, h->util, NULL, h->n, h->head, SCHEDSTAT_CAPACITY_SCALE, st);
