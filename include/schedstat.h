@@ -781,6 +781,14 @@ int schedstat_recorder_close(struct schedstat_recorder *r);
 
 struct schedstat_recording;
 
+/*
+ * The newest recording format this library writes and reads in full. A file
+ * of a higher minor version opens (minor versions only add), but what they
+ * added is skipped: say so.
+ */
+#define SCHEDSTAT_RECORDING_VERSION_MAJOR	1
+#define SCHEDSTAT_RECORDING_VERSION_MINOR	1
+
 struct schedstat_recording_info {
 	unsigned int version_major, version_minor;
 	size_t nr_samples;

@@ -452,6 +452,12 @@ void recording_warn_lost(const char *path,
 {
 	char text[512];
 
+	if (info->version_minor > SCHEDSTAT_RECORDING_VERSION_MINOR)
+		cli_error("%s: made by a newer schedtop (format %u.%u, this one "
+			  "reads %u.%u): what the newer format added is skipped; "
+			  "update schedtop to see it", path, info->version_major,
+			  info->version_minor, SCHEDSTAT_RECORDING_VERSION_MAJOR,
+			  SCHEDSTAT_RECORDING_VERSION_MINOR);
 	if (recording_lost_text(info, text, sizeof(text)))
 		cli_error("%s: %s", path, text);
 }

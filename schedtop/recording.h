@@ -105,7 +105,10 @@ void trace_topology_note(const char *path, struct schedstat_session *s);
  * come from the trace.
  */
 void trace_pelt_note(const char *path, struct schedstat_session *s);
-/* A line on standard error when the recording is incomplete or damaged. */
+/*
+ * A line on standard error when the recording is of a newer minor version
+ * (what it added is skipped), and one when it is incomplete or damaged.
+ */
 void recording_warn_lost(const char *path,
 			 const struct schedstat_recording_info *info);
 /*

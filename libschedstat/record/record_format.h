@@ -21,9 +21,9 @@
 #define REC_MAGIC		"\x89SCHEDTOP\r\n\x1a"
 #define REC_MAGIC_LEN		12
 #define REC_FILE_HDR_LEN	20
-#define REC_VERSION_MAJOR	1
+#define REC_VERSION_MAJOR	SCHEDSTAT_RECORDING_VERSION_MAJOR
 /* 1.1: PELT chunks (--pelt-trace); a 1.0 reader skips them unread. */
-#define REC_VERSION_MINOR	1
+#define REC_VERSION_MINOR	SCHEDSTAT_RECORDING_VERSION_MINOR
 
 #define REC_CHUNK_MAGIC		0x4b435453u	/* "STCK" */
 #define REC_CHUNK_HDR_LEN	32

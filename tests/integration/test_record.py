@@ -11,6 +11,7 @@ import signal
 import subprocess
 import tempfile
 import time
+import zlib
 
 from harness import (SRC, RtApp, Skip, check, parse_csv, periodic, run,
                      schedstat, schedtop, start_schedtop, test)
@@ -389,6 +390,39 @@ def arm64_binary_reads_a_host_recording():
                              timeout=120)
         ok(arm, "arm64 csv --from")
         check(arm.stdout == host, "arm64 reads the %s table differently" % table)
+
+
+@test
+def newer_minor_version_reads_with_a_note():
+    """A file of a newer minor version reads as before, with one line saying
+    that what its version added is skipped (minor versions only add)."""
+    src = os.path.join(SRC, "tests", "fuzz", "corpus", "two-samples.rec")
+    with open(src, "rb") as f:
+        data = bytearray(f.read())
+    check(data[14:16] == b"\x00\x00", "fixture is not format 1.0")
+    newer = bytearray(data)
+    newer[14:16] = (9).to_bytes(2, "little")
+    newer[16:20] = zlib.crc32(bytes(newer[:16])).to_bytes(4, "little")
+    with tempfile.TemporaryDirectory() as tmp:
+        old_path = os.path.join(tmp, "old.rec")
+        new_path = os.path.join(tmp, "new.rec")
+        for p, d in ((old_path, data), (new_path, newer)):
+            with open(p, "wb") as f:
+                f.write(d)
+        for cmd in (["csv", "--from"], ["report"]):
+            old = schedtop(*cmd, old_path)
+            new = schedtop(*cmd, new_path)
+            err = new.stderr.decode()
+            check(old.returncode == 0 and new.returncode == 0,
+                  "%s: exit %d and %d" % (cmd[0], old.returncode, new.returncode))
+            check(b"newer schedtop" not in old.stderr,
+                  "%s: a 1.0 file was called newer: %r" % (cmd[0], old.stderr))
+            check("made by a newer schedtop (format 1.9" in err and
+                  err.count("\n") == 1,
+                  "%s: no one-line note for format 1.9: %r" % (cmd[0], err))
+            if cmd[0] == "csv":
+                check(new.stdout == old.stdout and new.stdout.count(b"\r\n") > 2,
+                      "csv --from of the 1.9 file differs from the 1.0 one")
 
 
 if __name__ == "__main__":
