@@ -95,6 +95,8 @@ uint64_t mono_ns(void);
  * one read, trailing newlines and spaces removed; 0 or -errno.
  */
 int read_small_file(const char *path, char *buf, size_t size);
+/* @text written to an existing file in one write(); 0 or -errno. */
+int write_small_file(const char *path, const char *text);
 
 /* 0 if kernel BTF is readable at @path, else -SCHEDSTAT_ERR_NO_BTF. */
 int bpf_source_btf_check(const char *path);

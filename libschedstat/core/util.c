@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -52,4 +53,18 @@ int read_small_file(const char *path, char *buf, size_t size)
 		n--;
 	buf[n] = '\0';
 	return 0;
+}
+
+int write_small_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	size_t len = strlen(text);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	/* One write: a cpuset or affinity file takes the whole list or none. */
+	n = write(fd, text, len);
+	close(fd);
+	return n == (ssize_t)len ? 0 : n < 0 ? -errno : -EIO;
 }

@@ -169,18 +169,6 @@ static int move_tasks(struct schedstat_cpu_exit *x, struct schedstat_exit_op *op
 	return err;
 }
 
-static int write_text(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, text, strlen(text));
-	close(fd);
-	return n == (ssize_t)strlen(text) ? 0 : n < 0 ? -errno : -EIO;
-}
-
 /* Every IRQ allowed on the CPU: moved, or pinned if the kernel refuses
  * (per-CPU and managed interrupts). */
 static int move_irqs(struct schedstat_cpu_exit *x, struct schedstat_exit_op *op)
@@ -213,7 +201,7 @@ static int move_irqs(struct schedstat_cpu_exit *x, struct schedstat_exit_op *op)
 			set = others;
 		if (cpulist_format(&set, list, sizeof(list)) ||
 		    exit_state_add(x, "irq %d %s\n", s.irq, s.list) ||
-		    write_text(path, list)) {
+		    write_small_file(path, list)) {
 			op->irqs_pinned++;
 			continue;
 		}
@@ -265,7 +253,7 @@ static int move_cpuset(struct schedstat_cpu_exit *x, const char *dir,
 	/* The state file is a line per thing, split at spaces. */
 	if (strchr(c.path, ' ') || cpulist_format(&set, list, sizeof(list)) ||
 	    exit_state_add(x, "cpuset %s %s\n", c.path, c.list) ||
-	    write_text(c.path, list)) {
+	    write_small_file(c.path, list)) {
 		op->cpusets_pinned++;
 		return 0;
 	}
@@ -354,7 +342,7 @@ static int restore_cpusets(struct schedstat_cpu_exit *x)
 	int err = 0, e;
 
 	for (size_t i = x->nr_cpusets; i-- > 0;) {
-		e = write_text(x->cpusets[i].path, x->cpusets[i].list);
+		e = write_small_file(x->cpusets[i].path, x->cpusets[i].list);
 		if (e && e != -ENOENT && !err)
 			err = e;
 	}
@@ -490,7 +478,7 @@ int evacuate_restore(struct schedstat_cpu_exit *x, struct schedstat_exit_op *op)
 
 		snprintf(path, sizeof(path), "/proc/irq/%d/smp_affinity_list",
 			 x->irqs[i].irq);
-		e = write_text(path, x->irqs[i].list);
+		e = write_small_file(path, x->irqs[i].list);
 		if (e && e != -ENOENT && !err)
 			err = e;
 	}

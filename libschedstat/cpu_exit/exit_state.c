@@ -103,18 +103,6 @@ void exit_state_end(struct schedstat_cpu_exit *x, bool restored)
 	x->state_fd = -1;
 }
 
-static int write_file(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, text, strlen(text));
-	close(fd);
-	return n == (ssize_t)strlen(text) ? 0 : n < 0 ? -errno : -EIO;
-}
-
 static unsigned long long starttime(int tid)
 {
 	unsigned long long start = 0;
@@ -144,7 +132,7 @@ static int restore_file(const char *path, const char *want, unsigned int *n)
 		return 0;
 	if (!err && !strcmp(now, want))
 		return 0;
-	err = write_file(path, want);
+	err = write_small_file(path, want);
 	if (!err)
 		(*n)++;
 	return err == -ENOENT ? 0 : err;
