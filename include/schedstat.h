@@ -28,6 +28,8 @@ extern "C" {
 #define SCHEDSTAT_NAME_LEN	16
 #define SCHEDSTAT_CPULIST_LEN	128
 #define SCHEDSTAT_PATH_LEN	192
+/* Idle states a CPU row tells apart (idle_state_ns[]); deeper ones add to the last. */
+#define SCHEDSTAT_IDLE_STATES	4
 /*
  * The kernel's SCHED_CAPACITY_SCALE, the scale of every util, load and
  * capacity here: the biggest CPU at its top frequency is 1024.
@@ -282,7 +284,7 @@ struct schedstat_cpu {
 	uint32_t freq_avg_khz;
 	/* Residency in idle states 0..3 (3: and deeper) during the interval,
 	 * from power:cpu_idle. */
-	uint64_t idle_state_ns[4];
+	uint64_t idle_state_ns[SCHEDSTAT_IDLE_STATES];
 	/* SCHEDSTAT_AVAIL_* bits valid for this CPU (a tracepoint that exists
 	 * but has not fired for this CPU yet leaves its signal unavailable). */
 	uint32_t avail;
@@ -366,6 +368,97 @@ struct schedstat_migration {
 	uint32_t count;
 	double per_sec;
 };
+
+/* ------------------------------------------------------------------ */
+/* Row schemas                                                        */
+
+/*
+ * The one description of each row struct's fields. Recordings store the
+ * first list of each, in this order (field i is bit i of a row's mask,
+ * docs/record-format.md: append only, never reorder); the second list is
+ * computed from the stored fields on reading, never stored. schedtop's
+ * column tables take each column's name, type, offset and size from here.
+ *
+ * SCHEDSTAT_<ROW>_FIELDS(X, D) expands X(name, member, type) for every
+ * stored field and D(name, member, type) for every derived one: @name is
+ * the field's name (its CSV column's), @member the struct member and @type
+ * its C type as a SCHEDSTAT_FIELD_* suffix (the library refuses to build
+ * when they disagree).
+ */
+enum schedstat_field_type {
+	SCHEDSTAT_FIELD_BOOL,	/* bool */
+	SCHEDSTAT_FIELD_CHAR,	/* char */
+	SCHEDSTAT_FIELD_S32,	/* int32_t */
+	SCHEDSTAT_FIELD_U32,	/* uint32_t */
+	SCHEDSTAT_FIELD_U64,	/* uint64_t */
+	SCHEDSTAT_FIELD_F64,	/* double */
+	SCHEDSTAT_FIELD_STR,	/* char[], NUL-terminated */
+};
+
+#define SCHEDSTAT_TASK_FIELDS(X, D)					\
+	X(pid, pid, S32) X(tgid, tgid, S32) X(comm, comm, STR)		\
+	X(cpu, cpu, S32) X(cluster, cluster, S32) X(state, state, CHAR)	\
+	X(running, running, BOOL) X(exited, exited, BOOL)		\
+	X(prio, prio, S32) X(util_avg, util_avg, U32)			\
+	X(runnable_avg, runnable_avg, U32) X(load_avg, load_avg, U64)	\
+	X(util_est, util_est, U32) X(pelt_age_ns, pelt_age_ns, U64)	\
+	X(run_ns, run_ns, U64) X(wait_ns, wait_ns, U64)			\
+	X(wakeups, wakeups, U64) X(migrations, migrations, U64)		\
+	X(nvcsw, nvcsw, U64) X(nivcsw, nivcsw, U64)			\
+	X(up_migrations, up_migrations, U32)				\
+	X(down_migrations, down_migrations, U32)			\
+	X(misfit, misfit, BOOL) X(pelt_estimated, pelt_estimated, BOOL)	\
+	D(cpu_pct, cpu_pct, F64)
+
+#define SCHEDSTAT_CPU_FIELDS(X, D)					\
+	X(cpu, cpu, S32) X(cluster, cluster, S32) X(online, online, BOOL) \
+	X(capacity, capacity, U32) X(capacity_cfs, capacity_cfs, U32)	\
+	X(util_avg, util_avg, U32) X(runnable_avg, runnable_avg, U32)	\
+	X(load_avg, load_avg, U64) X(util_est, util_est, U32)		\
+	X(blocked_util, blocked_util, U32)				\
+	X(blocked_load, blocked_load, U64) X(rt_util, rt_util, U32)	\
+	X(dl_util, dl_util, U32) X(irq_util, irq_util, U32)		\
+	X(hw_pressure, hw_pressure, U32) X(nr_running, nr_running, U32) \
+	X(busy_ns, busy_ns, U64) X(nr_switches, nr_switches, U64)	\
+	X(nr_preempt, nr_preempt, U64) X(dropped, dropped, U64)		\
+	X(hotplug_ops, hotplug_ops, U32) X(hotplug_ns, hotplug_ns, U64)	\
+	X(freq_khz, freq_khz, U32) X(freq_avg_khz, freq_avg_khz, U32)	\
+	X(idle0_ns, idle_state_ns[0], U64)				\
+	X(idle1_ns, idle_state_ns[1], U64)				\
+	X(idle2_ns, idle_state_ns[2], U64)				\
+	X(idle3_ns, idle_state_ns[SCHEDSTAT_IDLE_STATES - 1], U64)	\
+	X(avail, avail, U32) X(pelt_estimated, pelt_estimated, BOOL)	\
+	X(hotplug_to, hotplug_to, STR)					\
+	D(power_mw, power_mw, F64) D(eas_power_mw, eas_power_mw, F64)
+
+#define SCHEDSTAT_CLUSTER_FIELDS(X, D)					\
+	X(id, id, S32) X(cluster, name, STR) X(cpus, cpus, STR)		\
+	X(nr_online, nr_online, U32) X(capacity, capacity, U32)		\
+	X(util_pct, util_pct, F64) X(nr_running, nr_running, U32)	\
+	X(overutilized, overutilized, S32)				\
+	X(overutilized_ns, overutilized_ns, U64)			\
+	X(busy_pct, busy_pct, F64) X(misfit_tasks, misfit_tasks, U32)	\
+	X(up_migrations, up_migrations, U32)				\
+	X(down_migrations, down_migrations, U32)			\
+	X(freq_khz, freq_khz, U32) X(freq_avg_khz, freq_avg_khz, U32)	\
+	X(avail, avail, U32)						\
+	D(power_mw, power_mw, F64) D(eas_power_mw, eas_power_mw, F64)	\
+	D(energy_uj, energy_uj, F64)					\
+	D(power_freq_assumed, power_freq_assumed, BOOL)
+
+#define SCHEDSTAT_GROUP_FIELDS(X, D)					\
+	X(cgroup_id, cgroup_id, U64) X(cgroup, path, STR)		\
+	X(cpu, cpu, S32) X(cluster, cluster, S32) X(depth, depth, U32)	\
+	X(util_avg, util_avg, U32) X(runnable_avg, runnable_avg, U32)	\
+	X(load_avg, load_avg, U64) X(age_ns, age_ns, U64)
+
+#define SCHEDSTAT_MIGRATION_FIELDS(X, D)				\
+	X(from_cluster, from, S32) X(to_cluster, to, S32)		\
+	X(count, count, U32)						\
+	D(per_sec, per_sec, F64)
+
+#define SCHEDSTAT_FREQ_FIELDS(X, D)					\
+	X(cluster, cluster, S32) X(freq_khz, khz, U32) X(time_ns, ns, U64)
 
 /* ------------------------------------------------------------------ */
 /* Discrete events, delivered while polling                           */

@@ -262,8 +262,6 @@ static int fill_migrations(struct model *m, struct schedstat_snapshot *s)
 		/* Row f holds the n - 1 targets in order, skipping f itself. */
 		s->migrations[f * (n - 1) + (t < f ? t : t - 1)].count++;
 	}
-	for (size_t i = 0; i < s->nr_migrations && s->interval_ns; i++)
-		s->migrations[i].per_sec = s->migrations[i].count * 1e9 / s->interval_ns;
 	return 0;
 }
 
@@ -933,13 +931,12 @@ int model_update(struct model *m, const struct model_input *in,
 		m->exits[i].pid = -1;
 	}
 	s->nr_tasks = n;
-	for (size_t i = 0; i < n && s->interval_ns; i++)
-		s->tasks[i].cpu_pct = 100.0 * s->tasks[i].run_ns / s->interval_ns;
 	qsort(s->tasks, n, sizeof(*s->tasks), cmp_task);
 	err = fill_migrations(m, s);
 	if (err)
 		goto cleanup;
 	count_moves(m, s);
+	snapshot_derive(s);
 
 	fill_cpus(m, in, s, cpu_running);
 	fill_clusters(m, in, s);

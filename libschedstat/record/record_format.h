@@ -127,6 +127,17 @@ int rec_decode_sample(struct rec_codec *cx, struct rec_cur *c,
 /* Start a new chunk: forget the previous sample. */
 void rec_codec_reset(struct rec_codec *cx);
 
+/*
+ * The six tables of @snap, each row coded against its reference in @prev
+ * (NULL: the first sample of a chunk), and back (record_rows.c). Decoding
+ * fills @s's tables and takes their bytes from @cx's budget.
+ */
+void rec_encode_tables(struct rec_buf *b, const struct schedstat_snapshot *snap,
+		       const struct schedstat_snapshot *prev);
+int rec_decode_tables(struct rec_codec *cx, struct rec_cur *c,
+		      struct schedstat_snapshot *s,
+		      const struct schedstat_snapshot *prev);
+
 struct schedstat_snapshot *rec_snapshot_copy(const struct schedstat_snapshot *s);
 /* Bytes of the rows of @s, as a reader's budget counts them. */
 size_t rec_snapshot_bytes(const struct schedstat_snapshot *s);
