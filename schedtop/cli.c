@@ -186,6 +186,13 @@ int parse_seconds(const char *s, double *out)
 	return 0;
 }
 
+int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
 static int cmp_int(const void *a, const void *b)
 {
 	int x = *(const int *)a, y = *(const int *)b;
@@ -307,6 +314,66 @@ int cli_session_arg(const char *cmd, int c, const char *arg,
 		return 0;
 	}
 	return -ENOENT;
+}
+
+int cli_pelt_arg(const char *cmd, int c, const char *arg, struct cli_pelt_args *a)
+{
+	switch (c) {
+	case OPT_PELT_TRACE:
+		a->trace = true;
+		return 0;
+	case 'p':
+		free(a->pids);
+		a->pids = NULL;
+		if (parse_pid_list(arg, &a->pids, &a->nr_pids)) {
+			cli_usage_error(cmd, "bad pid list '%s': e.g. 1234 or 1234,5678", arg);
+			return -EINVAL;
+		}
+		return 0;
+	case 'c':
+		if (!*arg || strlen(arg) >= SCHEDSTAT_COMM_LEN) {
+			cli_usage_error(cmd, "bad comm '%s': 1 to 15 characters", arg);
+			return -EINVAL;
+		}
+		a->comm = arg;
+		return 0;
+	case OPT_PELT_CPUS:
+		a->cpus = arg;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+int cli_pelt_args_check(const char *cmd, const struct cli_pelt_args *a)
+{
+	if ((a->pids || a->comm || a->cpus) && !a->trace) {
+		cli_usage_error(cmd, "-p, -c and --pelt-cpus select what --pelt-trace traces: add --pelt-trace");
+		return -EINVAL;
+	}
+	if (a->trace && !a->pids && !a->comm && !a->cpus) {
+		cli_usage_error(cmd, "--pelt-trace traces what you name: add -p PID, -c COMM or --pelt-cpus LIST");
+		return -EINVAL;
+	}
+	if (a->nr_pids > SCHEDSTAT_PELT_MAX_PIDS) {
+		cli_usage_error(cmd, "--pelt-trace takes at most %d pids", SCHEDSTAT_PELT_MAX_PIDS);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+void cli_pelt_args_apply(const struct cli_pelt_args *a,
+			 struct schedstat_session_opts *so,
+			 schedstat_pelt_fn on_pelt, void *ctx)
+{
+	if (!a->trace)
+		return;
+	so->pelt_trace = true;
+	so->pelt_pids = a->pids;
+	so->nr_pelt_pids = a->nr_pids;
+	so->pelt_comm = a->comm;
+	so->pelt_cpus = a->cpus;
+	so->on_pelt = on_pelt;
+	so->pelt_ctx = ctx;
 }
 
 int cli_session_args_apply(const char *cmd, const struct cli_session_args *a,

@@ -52,6 +52,8 @@ int parse_seconds(const char *s, double *out);
 void pelt_summary(unsigned long taken, uint64_t dropped);
 /* Samples that -d SECONDS at @interval_ms means: at least one. */
 unsigned long samples_for(double seconds, unsigned long interval_ms);
+/* qsort() order of doubles, ascending (a NaN compares equal to anything). */
+int cmp_double(const void *a, const void *b);
 /* "1,2,300" into a sorted array; -EINVAL on anything else. */
 int parse_pid_list(const char *s, int **pids, size_t *nr);
 /* Whether @pid is in a list from parse_pid_list(). */
@@ -87,6 +89,9 @@ enum {
 #define CLI_OPT_PID		{ "pid", required_argument, NULL, 'p' }
 #define CLI_OPT_COMM		{ "comm", required_argument, NULL, 'c' }
 #define CLI_OPT_PELT_CPUS	{ "pelt-cpus", required_argument, NULL, OPT_PELT_CPUS }
+/* All four, for a command whose -p and -c only select what is traced. */
+#define CLI_OPT_PELT \
+	CLI_OPT_PELT_TRACE, CLI_OPT_PID, CLI_OPT_COMM, CLI_OPT_PELT_CPUS
 
 #define CLI_USAGE_TOPOLOGY \
 "      --topology SPEC    clusters as NAME:CPULIST[@CAPACITY],..., or @FILE\n" \
@@ -142,6 +147,33 @@ int cli_session_arg(const char *cmd, int c, const char *arg,
  */
 int cli_session_args_apply(const char *cmd, const struct cli_session_args *a,
 			   struct schedstat_session_opts *so, char **spec);
+
+/* What --pelt-trace and its selection were given as. */
+struct cli_pelt_args {
+	bool trace;		/* --pelt-trace */
+	int *pids;		/* -p, sorted (parse_pid_list()); free() it */
+	size_t nr_pids;
+	const char *comm;	/* -c */
+	const char *cpus;	/* --pelt-cpus LIST */
+};
+
+/*
+ * Takes getopt's @c and @arg into @a if @c is --pelt-trace, -p, -c or
+ * --pelt-cpus. Returns 0, -ENOENT if @c is none of them, or -EINVAL after
+ * saying what is wrong with the value (@cmd as in cli_usage_error()).
+ */
+int cli_pelt_arg(const char *cmd, int c, const char *arg, struct cli_pelt_args *a);
+/*
+ * After the options: a selection without --pelt-trace, --pelt-trace
+ * without one, more pids than the kernel side takes. 0, or -EINVAL after
+ * saying which. (csv, where -p and -c also filter rows, checks the first
+ * itself and calls this with --pelt-trace on.)
+ */
+int cli_pelt_args_check(const char *cmd, const struct cli_pelt_args *a);
+/* @a into @so with @on_pelt and @ctx, if --pelt-trace was given. */
+void cli_pelt_args_apply(const struct cli_pelt_args *a,
+			 struct schedstat_session_opts *so,
+			 schedstat_pelt_fn on_pelt, void *ctx);
 
 /* The --source values, indexed by enum schedstat_source. */
 extern const char *const cli_source_names[];

@@ -28,17 +28,14 @@ struct csv_opts {
 	unsigned long samples;		/* 0: until stopped */
 	const struct column_table *table;
 	struct cli_session_args session;	/* --topology, --source, ... */
-	int *pids;
-	size_t nr_pids;
-	const char *comm;
-	bool interval_set;
-	bool done;			/* -h or --list-columns: nothing more to do */		/* -i given (a trace file's pace) */
+	/* -p and -c filter the task and pelt rows, and select what is traced */
+	struct cli_pelt_args pelt;
+	bool interval_set;		/* -i given (a trace file's pace) */
+	bool done;			/* -h or --list-columns: nothing more to do */
 	const char *from;		/* a recording to read instead */
 	const char *record;		/* a recording to make alongside */
 	const char *trace_file;
 	struct input_opts input;	/* --pelt-scheme (topology: above) */
-	bool pelt_trace;		/* --pelt-trace, or -t pelt live */
-	const char *pelt_cpus;		/* --pelt-cpus LIST */
 };
 
 static const char csv_usage[] =
@@ -167,17 +164,6 @@ static int parse_csv_opts(int argc, char **argv, struct csv_opts *o)
 			if (!o->table)
 				return cli_usage_error("csv", "unknown table '%s': task, cpu, cluster, group, migration, freq or pelt", optarg);
 			break;
-		case 'p':
-			free(o->pids);
-			o->pids = NULL;
-			if (parse_pid_list(optarg, &o->pids, &o->nr_pids))
-				return cli_usage_error("csv", "bad pid list '%s': e.g. 1234 or 1234,5678", optarg);
-			break;
-		case 'c':
-			if (!*optarg || strlen(optarg) >= SCHEDSTAT_COMM_LEN)
-				return cli_usage_error("csv", "bad comm '%s': 1 to 15 characters", optarg);
-			o->comm = optarg;
-			break;
 		case OPT_FROM:
 			o->from = optarg;
 			break;
@@ -191,12 +177,6 @@ static int parse_csv_opts(int argc, char **argv, struct csv_opts *o)
 			if (input_opt("csv", c, optarg, &o->input))
 				return EXIT_USAGE;
 			break;
-		case OPT_PELT_TRACE:
-			o->pelt_trace = true;
-			break;
-		case OPT_PELT_CPUS:
-			o->pelt_cpus = optarg;
-			break;
 		case OPT_LIST_COLUMNS:
 			o->done = true;
 			return list_columns(optarg);
@@ -208,7 +188,9 @@ static int parse_csv_opts(int argc, char **argv, struct csv_opts *o)
 			o->done = true;
 			return EXIT_OK;
 		default:
-			err = cli_session_arg("csv", c, optarg, &o->session);
+			err = cli_pelt_arg("csv", c, optarg, &o->pelt);
+			if (err == -ENOENT)
+				err = cli_session_arg("csv", c, optarg, &o->session);
 			if (err == -ENOENT)
 				return cli_bad_option("csv", c, argv);
 			if (err)
@@ -241,29 +223,27 @@ static int parse_csv_opts(int argc, char **argv, struct csv_opts *o)
 	if (o->session.emulate && o->session.topology)
 		return cli_usage_error("csv", "--emulate gives the topology: no --topology with it");
 	if (o->table == &pelt_table && !o->from)
-		o->pelt_trace = true;
-	if ((o->pids || o->comm) && o->table != &task_table && o->table != &pelt_table)
+		o->pelt.trace = true;
+	if ((o->pelt.pids || o->pelt.comm) && o->table != &task_table && o->table != &pelt_table)
 		return cli_usage_error("csv", "-p and -c filter tasks: use them with --table task or pelt");
-	if (o->pelt_cpus && !o->pelt_trace)
+	if (o->pelt.cpus && !o->pelt.trace)
 		return cli_usage_error("csv", "--pelt-cpus selects what --pelt-trace traces: add --pelt-trace (or -t pelt)");
-	if (o->pelt_trace && (o->from || o->trace_file ||
+	if (o->pelt.trace && (o->from || o->trace_file ||
 			      o->session.source == SCHEDSTAT_SOURCE_TRACEFS))
 		return cli_usage_error("csv", "--pelt-trace reads the live kernel through BPF: not with --from, --trace or --source tracefs (csv --from FILE -t pelt reads recorded updates)");
-	if (o->pelt_trace && !o->pids && !o->comm && !o->pelt_cpus)
-		return cli_usage_error("csv", "--pelt-trace traces what you name: add -p PID, -c COMM or --pelt-cpus LIST");
-	if (o->pelt_trace && o->nr_pids > SCHEDSTAT_PELT_MAX_PIDS)
-		return cli_usage_error("csv", "--pelt-trace takes at most %d pids", SCHEDSTAT_PELT_MAX_PIDS);
+	if (o->pelt.trace && cli_pelt_args_check("csv", &o->pelt))
+		return EXIT_USAGE;
 	return EXIT_OK;
 }
 
 static bool task_selected(const struct csv_opts *o, const struct schedstat_task *t)
 {
-	if (o->comm && strcmp(o->comm, t->comm))
+	if (o->pelt.comm && strcmp(o->pelt.comm, t->comm))
 		return false;
-	if (!o->pids)
+	if (!o->pelt.pids)
 		return true;
-	return pid_list_has(o->pids, o->nr_pids, t->pid) ||
-	       pid_list_has(o->pids, o->nr_pids, t->tgid);
+	return pid_list_has(o->pelt.pids, o->pelt.nr_pids, t->pid) ||
+	       pid_list_has(o->pelt.pids, o->pelt.nr_pids, t->tgid);
 }
 
 /*
@@ -274,10 +254,10 @@ static bool pelt_selected(const struct csv_opts *o, const struct schedstat_pelt_
 {
 	if (!(u->avail & SCHEDSTAT_AVAIL_PELT_TASK))
 		return true;
-	if (o->comm && strcmp(o->comm, u->comm))
+	if (o->pelt.comm && strcmp(o->pelt.comm, u->comm))
 		return false;
-	return !o->pids || pid_list_has(o->pids, o->nr_pids, u->pid) ||
-	       pid_list_has(o->pids, o->nr_pids, u->tgid);
+	return !o->pelt.pids || pid_list_has(o->pelt.pids, o->pelt.nr_pids, u->pid) ||
+	       pid_list_has(o->pelt.pids, o->pelt.nr_pids, u->tgid);
 }
 
 static int write_pelt(FILE *f, const struct schedstat_pelt_update *u)
@@ -378,7 +358,7 @@ static int on_sample(const struct schedstat_snapshot *snap, void *ctx)
 	int err;
 
 	if (r->o->record) {
-		if (r->o->pelt_trace)
+		if (r->o->pelt.trace)
 			recording_out_pelt_dropped(&r->rec,
 						   schedstat_session_pelt_dropped(r->s));
 		err = recording_out_sample(&r->rec, snap);
@@ -416,7 +396,7 @@ static int run_live(struct csv_run *r, struct schedstat_session *s)
 	err = sample_loop(s, r->o->trace_file ? 1 : r->o->interval_ms, r->o->samples,
 			  on_sample, r);
 	/* The updates held back for ordering, and what was lost. */
-	if (r->o->pelt_trace) {
+	if (r->o->pelt.trace) {
 		int ferr = schedstat_session_flush(s);
 
 		if (ferr && !err) {
@@ -593,15 +573,7 @@ int cmd_csv(int argc, char **argv)
 		sopts.on_event = recording_out_event;
 		sopts.event_ctx = &run.rec;
 	}
-	if (o.pelt_trace) {
-		sopts.pelt_trace = true;
-		sopts.pelt_pids = o.pids;
-		sopts.nr_pelt_pids = o.nr_pids;
-		sopts.pelt_comm = o.comm;
-		sopts.pelt_cpus = o.pelt_cpus;
-		sopts.on_pelt = on_pelt;
-		sopts.pelt_ctx = &run;
-	}
+	cli_pelt_args_apply(&o.pelt, &sopts, on_pelt, &run);
 	err = cli_session_open(&s, &sopts);
 	if (err && o.trace_file) {
 		cli_error("%s: %s", o.trace_file, schedstat_strerror(err));
@@ -633,7 +605,7 @@ cleanup:
 		ret = EXIT_FAIL;
 	emulation_free(&emul);
 	schedstat_energy_model_free(em);
-	free(o.pids);
+	free(o.pelt.pids);
 	free(spec);
 	return ret;
 }

@@ -166,13 +166,6 @@ static int on_ready(void *ctx, int fd)
 	return memchr(buf, 'q', n) ? LOOP_STOP : 0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* One step's (or the total's, @name NULL) median and max over the ops of
  * one direction; a step absent from an op counts as 0 there. */
 struct step_stats {

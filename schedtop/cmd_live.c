@@ -36,10 +36,7 @@ const struct option live_long_opts[] = {
 	CLI_OPT_SOURCE,
 	CLI_OPT_EMULATE,
 	CLI_OPT_ENERGY_MODEL,
-	CLI_OPT_PELT_TRACE,
-	CLI_OPT_PID,
-	CLI_OPT_COMM,
-	CLI_OPT_PELT_CPUS,
+	CLI_OPT_PELT,
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "version", no_argument, NULL, 'V' },
 	{ "list-keys", optional_argument, NULL, OPT_LIST_KEYS },
@@ -173,12 +170,7 @@ struct live_opts {
 	const char *filter;
 	const char *record;		/* --record FILE */
 	struct cli_session_args session;	/* --topology, --source, ... */
-	/* --pelt-trace and its selection */
-	bool pelt_trace;
-	int *pids;
-	size_t nr_pids;
-	const char *comm;
-	const char *pelt_cpus;
+	struct cli_pelt_args pelt;	/* --pelt-trace, -p, -c, --pelt-cpus */
 	bool done;			/* -h, -V or --list-keys: nothing more to do */
 };
 
@@ -204,23 +196,6 @@ static int parse_live_opts(int argc, char **argv, struct live_opts *o)
 		case OPT_RECORD:
 			o->record = optarg;
 			break;
-		case OPT_PELT_TRACE:
-			o->pelt_trace = true;
-			break;
-		case 'p':
-			free(o->pids);
-			o->pids = NULL;
-			if (parse_pid_list(optarg, &o->pids, &o->nr_pids))
-				return cli_usage_error(NULL, "bad pid list '%s': e.g. 1234 or 1234,5678", optarg);
-			break;
-		case 'c':
-			if (!*optarg || strlen(optarg) >= SCHEDSTAT_COMM_LEN)
-				return cli_usage_error(NULL, "bad comm '%s': 1 to 15 characters", optarg);
-			o->comm = optarg;
-			break;
-		case OPT_PELT_CPUS:
-			o->pelt_cpus = optarg;
-			break;
 		case 'v':
 			global_opts.verbose = true;
 			break;
@@ -239,7 +214,9 @@ static int parse_live_opts(int argc, char **argv, struct live_opts *o)
 			o->done = true;
 			return view_write_keys(stdout, optarg) ? EXIT_FAIL : EXIT_OK;
 		default:
-			err = cli_session_arg(NULL, c, optarg, &o->session);
+			err = cli_pelt_arg(NULL, c, optarg, &o->pelt);
+			if (err == -ENOENT)
+				err = cli_session_arg(NULL, c, optarg, &o->session);
 			if (err == -ENOENT)
 				return cli_bad_option(NULL, c, argv);
 			if (err)
@@ -249,12 +226,8 @@ static int parse_live_opts(int argc, char **argv, struct live_opts *o)
 	}
 	if (optind < argc)
 		return cli_usage_error(NULL, "unknown command '%s'", argv[optind]);
-	if ((o->pids || o->comm || o->pelt_cpus) && !o->pelt_trace)
-		return cli_usage_error(NULL, "-p, -c and --pelt-cpus select what --pelt-trace traces: add --pelt-trace");
-	if (o->pelt_trace && !o->pids && !o->comm && !o->pelt_cpus)
-		return cli_usage_error(NULL, "--pelt-trace traces what you name: add -p PID, -c COMM or --pelt-cpus LIST");
-	if (o->nr_pids > SCHEDSTAT_PELT_MAX_PIDS)
-		return cli_usage_error(NULL, "--pelt-trace takes at most %d pids", SCHEDSTAT_PELT_MAX_PIDS);
+	if (cli_pelt_args_check(NULL, &o->pelt))
+		return EXIT_USAGE;
 	return EXIT_OK;
 }
 
@@ -271,18 +244,18 @@ int cmd_live(int argc, char **argv)
 
 	ret = parse_live_opts(argc, argv, &o);
 	if (ret != EXIT_OK || o.done) {
-		free(o.pids);
+		free(o.pelt.pids);
 		return ret;
 	}
 	ret = EXIT_FAIL;
 	if (cli_session_args_apply(NULL, &o.session, &sopts, &spec)) {
-		free(o.pids);
+		free(o.pelt.pids);
 		return EXIT_USAGE;
 	}
 	/* Before the terminal is taken: its errors are plain lines. */
 	if (energy_opt_load(o.session.energy_model, &em)) {
 		free(spec);
-		free(o.pids);
+		free(o.pelt.pids);
 		return EXIT_USAGE;
 	}
 	sopts.energy_model = em;
@@ -290,14 +263,14 @@ int cmd_live(int argc, char **argv)
 	if (o.session.emulate) {
 		if (emulation_parse(&emul, o.session.emulate, sopts.sysfs_root)) {
 			schedstat_energy_model_free(em);
-			free(o.pids);
+			free(o.pelt.pids);
 			return EXIT_USAGE;
 		}
 		sopts.topology = emul.topology_spec;
 		if (emulation_start(&emul, EMULATE_AUTO)) {
 			emulation_free(&emul);
 			schedstat_energy_model_free(em);
-			free(o.pids);
+			free(o.pelt.pids);
 			return EXIT_FAIL;
 		}
 		lv.rec.emulation = emulation_describe(&emul, desc, sizeof(desc));
@@ -314,14 +287,8 @@ int cmd_live(int argc, char **argv)
 	/* libbpf must not scribble over the screen: it only logs with -v. */
 	if (global_opts.verbose)
 		endwin();
-	if (o.pelt_trace) {
-		sopts.pelt_trace = true;
-		sopts.pelt_pids = o.pids;
-		sopts.nr_pelt_pids = o.nr_pids;
-		sopts.pelt_comm = o.comm;
-		sopts.pelt_cpus = o.pelt_cpus;
-		sopts.on_pelt = on_pelt;
-		sopts.pelt_ctx = &lv;
+	cli_pelt_args_apply(&o.pelt, &sopts, on_pelt, &lv);
+	if (o.pelt.trace) {
 		lv.view.pelt = &lv.pelt;
 	}
 	if (o.record) {
@@ -368,7 +335,7 @@ cleanup:
 	}
 	view_free(&lv.view);
 	tui_pelt_free(&lv.pelt);
-	free(o.pids);
+	free(o.pelt.pids);
 	free(spec);
 	close_terminal();
 	if (emulation_stop(&emul))

@@ -51,10 +51,7 @@ const struct option record_long_opts[] = {
 	CLI_OPT_SYSFS_ROOT,
 	CLI_OPT_EXACT_WAKEUPS,
 	CLI_OPT_EMULATE,
-	CLI_OPT_PELT_TRACE,
-	CLI_OPT_PID,
-	CLI_OPT_COMM,
-	CLI_OPT_PELT_CPUS,
+	CLI_OPT_PELT,
 	CLI_OPT_ENERGY_MODEL,
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
@@ -96,12 +93,7 @@ struct record_opts {
 	bool quiet;
 	struct cli_session_args session;	/* --topology, --emulate, ... */
 	bool done;			/* -h: nothing more to do */
-	/* --pelt-trace and its selection */
-	bool pelt_trace;
-	int *pids;
-	size_t nr_pids;
-	const char *comm;
-	const char *pelt_cpus;
+	struct cli_pelt_args pelt;	/* --pelt-trace, -p, -c, --pelt-cpus */
 };
 
 /* An exit code: EXIT_OK to go on, unless @o->done. */
@@ -131,23 +123,6 @@ static int parse_record_opts(int argc, char **argv, struct record_opts *o)
 			if (parse_ulong(optarg, 1, 1000000000, &o->samples))
 				return cli_usage_error("record", "bad sample count '%s'", optarg);
 			break;
-		case OPT_PELT_TRACE:
-			o->pelt_trace = true;
-			break;
-		case 'p':
-			free(o->pids);
-			o->pids = NULL;
-			if (parse_pid_list(optarg, &o->pids, &o->nr_pids))
-				return cli_usage_error("record", "bad pid list '%s': e.g. 1234 or 1234,5678", optarg);
-			break;
-		case 'c':
-			if (!*optarg || strlen(optarg) >= SCHEDSTAT_COMM_LEN)
-				return cli_usage_error("record", "bad comm '%s': 1 to 15 characters", optarg);
-			o->comm = optarg;
-			break;
-		case OPT_PELT_CPUS:
-			o->pelt_cpus = optarg;
-			break;
 		case 'q':
 			o->quiet = true;
 			break;
@@ -159,7 +134,9 @@ static int parse_record_opts(int argc, char **argv, struct record_opts *o)
 			o->done = true;
 			return EXIT_OK;
 		default:
-			err = cli_session_arg("record", c, optarg, &o->session);
+			err = cli_pelt_arg("record", c, optarg, &o->pelt);
+			if (err == -ENOENT)
+				err = cli_session_arg("record", c, optarg, &o->session);
 			if (err == -ENOENT)
 				return cli_bad_option("record", c, argv);
 			if (err)
@@ -177,12 +154,8 @@ static int parse_record_opts(int argc, char **argv, struct record_opts *o)
 		return cli_usage_error("record", "a recording is binary: -o - wants a pipe or a file, not a terminal");
 	if (seconds)
 		o->samples = samples_for(seconds, o->interval_ms);
-	if ((o->pids || o->comm || o->pelt_cpus) && !o->pelt_trace)
-		return cli_usage_error("record", "-p, -c and --pelt-cpus select what --pelt-trace traces: add --pelt-trace");
-	if (o->pelt_trace && !o->pids && !o->comm && !o->pelt_cpus)
-		return cli_usage_error("record", "--pelt-trace traces what you name: add -p PID, -c COMM or --pelt-cpus LIST");
-	if (o->nr_pids > SCHEDSTAT_PELT_MAX_PIDS)
-		return cli_usage_error("record", "--pelt-trace takes at most %d pids", SCHEDSTAT_PELT_MAX_PIDS);
+	if (cli_pelt_args_check("record", &o->pelt))
+		return EXIT_USAGE;
 	return EXIT_OK;
 }
 
@@ -206,14 +179,8 @@ int cmd_record(int argc, char **argv)
 	if (cli_session_args_apply("record", &o.session, &sopts, &spec))
 		goto cleanup;
 	ret = EXIT_FAIL;
-	run.pelt_trace = o.pelt_trace;
-	sopts.pelt_trace = o.pelt_trace;
-	sopts.pelt_pids = o.pids;
-	sopts.nr_pelt_pids = o.nr_pids;
-	sopts.pelt_comm = o.comm;
-	sopts.pelt_cpus = o.pelt_cpus;
-	sopts.on_pelt = on_pelt;
-	sopts.pelt_ctx = &run;
+	run.pelt_trace = o.pelt.trace;
+	cli_pelt_args_apply(&o.pelt, &sopts, on_pelt, &run);
 	/* A closed pipe (adb went away) must be an error we see, not a kill. */
 	signal(SIGPIPE, SIG_IGN);
 	if (o.session.emulate) {
@@ -248,7 +215,7 @@ int cmd_record(int argc, char **argv)
 		goto cleanup;
 	err = sample_loop(s, o.interval_ms, o.samples, on_sample, &run);
 	/* The updates held back for ordering go in before the file ends. */
-	if (o.pelt_trace) {
+	if (o.pelt.trace) {
 		int ferr = schedstat_session_flush(s);
 
 		if (ferr && !err) {
@@ -276,6 +243,6 @@ cleanup:
 	emulation_free(&emul);
 	schedstat_energy_model_free(em);
 	free(spec);
-	free(o.pids);
+	free(o.pelt.pids);
 	return ret;
 }

@@ -237,13 +237,6 @@ static const char *pct_or_dash(char *buf, size_t n, double v)
 	return buf;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* Nearest-rank percentile of @n sorted values. */
 static double percentile(const double *v, size_t n, double p)
 {

@@ -9,14 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "workload.h"
-
-static int dbl_cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
 
 double wl_percentile(double *v, size_t n, double p)
 {
@@ -24,7 +18,7 @@ double wl_percentile(double *v, size_t n, double p)
 
 	if (!n)
 		return 0;
-	qsort(v, n, sizeof(*v), dbl_cmp);
+	qsort(v, n, sizeof(*v), cmp_double);
 	/* Nearest rank: the smallest value with p% of values at or below it. */
 	rank = (size_t)ceil(p / 100.0 * n);
 	if (rank < 1)
