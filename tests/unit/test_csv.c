@@ -180,6 +180,58 @@ static void tables_are_well_formed(void **state)
 	assert_null(column_avail_note(1u << 31));
 }
 
+/*
+ * Every field of a row schema is a column of its table (by the schema's
+ * name), but for those that are bookkeeping rather than values: a field
+ * added to a schema is also shown, or listed here on purpose.
+ */
+static void schema_fields_are_columns(void **state)
+{
+#define FIELD_NAME(f, m, t) #f,
+	static const char *const task[] = { SCHEDSTAT_TASK_FIELDS(FIELD_NAME, FIELD_NAME) };
+	static const char *const cpu[] = { SCHEDSTAT_CPU_FIELDS(FIELD_NAME, FIELD_NAME) };
+	static const char *const cluster[] = {
+		SCHEDSTAT_CLUSTER_FIELDS(FIELD_NAME, FIELD_NAME)
+	};
+	static const char *const group[] = { SCHEDSTAT_GROUP_FIELDS(FIELD_NAME, FIELD_NAME) };
+	static const char *const migration[] = {
+		SCHEDSTAT_MIGRATION_FIELDS(FIELD_NAME, FIELD_NAME)
+	};
+	static const char *const freq[] = { SCHEDSTAT_FREQ_FIELDS(FIELD_NAME, FIELD_NAME) };
+#undef FIELD_NAME
+	static const char *const unshown[] = {
+		"cpu.avail", "cluster.id", "cluster.avail", "cluster.power_freq_assumed",
+	};
+	const struct {
+		const struct column_table *t;
+		const char *const *names;
+		size_t nr;
+	} rows[] = {
+		{ &task_table, task, ARRAY_SIZE(task) },
+		{ &cpu_table, cpu, ARRAY_SIZE(cpu) },
+		{ &cluster_table, cluster, ARRAY_SIZE(cluster) },
+		{ &group_table, group, ARRAY_SIZE(group) },
+		{ &migration_table, migration, ARRAY_SIZE(migration) },
+		{ &freq_table, freq, ARRAY_SIZE(freq) },
+	};
+	size_t nr_unshown = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(rows); i++) {
+		for (size_t j = 0; j < rows[i].nr; j++) {
+			char key[64];
+			bool skip = false;
+
+			snprintf(key, sizeof(key), "%s.%s", rows[i].t->name, rows[i].names[j]);
+			for (size_t k = 0; k < ARRAY_SIZE(unshown); k++)
+				skip |= !strcmp(key, unshown[k]);
+			nr_unshown += skip;
+			if (!skip && !column_find(rows[i].t, rows[i].names[j]))
+				fail_msg("%s is in the schema but no column shows it", key);
+		}
+	}
+	assert_int_equal(nr_unshown, ARRAY_SIZE(unshown));
+}
+
 static void quoting(void **state)
 {
 	assert_field("kworker/0:1", "kworker/0:1");
@@ -525,6 +577,7 @@ int main(void)
 		cmocka_unit_test(headers),
 		cmocka_unit_test(table_lookup),
 		cmocka_unit_test(tables_are_well_formed),
+		cmocka_unit_test(schema_fields_are_columns),
 		cmocka_unit_test(quoting),
 		cmocka_unit_test(control_characters),
 		cmocka_unit_test(task_rows),
