@@ -666,7 +666,7 @@ int engine_current(struct engine *e, uint64_t ts, int cpu, int32_t pid)
 			 t ? t->rec.prio : DEFAULT_PRIO, NULL);
 }
 
-int engine_waking(struct engine *e, uint64_t ts, int32_t pid, const char *comm)
+int engine_waking(struct engine *e, uint64_t ts, int32_t pid)
 {
 	struct etask *t = find(e, pid);
 
@@ -992,8 +992,7 @@ int engine_seed(struct engine *e, const struct engine_seed *seed, uint64_t ts)
 }
 
 /* The CPU's PELT values brought forward to @ts, without changing it. */
-static void cpu_out(struct engine *e, struct ecpu *c, uint64_t ts,
-		    struct st_cpu_state *out)
+static void cpu_out(struct ecpu *c, uint64_t ts, struct st_cpu_state *out)
 {
 	struct ecpu copy = *c;
 
@@ -1072,7 +1071,7 @@ int engine_fill(struct engine *e, uint64_t ts, struct model_input *in)
 			  e->nr_tasks + 1, sizeof(*e->recs_kernel)))
 		return -ENOMEM;
 	for (int i = 0; i < e->nr_cpus; i++) {
-		cpu_out(e, &e->cpus[i], ts, &e->cpu_out[i]);
+		cpu_out(&e->cpus[i], ts, &e->cpu_out[i]);
 		e->hp_out[i] = e->cpus[i].hp;
 		e->cpu_kernel[i] = e->cpus[i].kernel_pelt;
 	}

@@ -31,7 +31,7 @@
 /* A group entity not updated for this long is gone or idle for good. */
 #define GROUP_STALE_NS	(60 * 1000000000ULL)
 
-struct bpf_source {
+struct bpfsrc {
 	struct schedtop_bpf *skel;
 	struct ring_buffer *rb;
 	struct schedstat_topology *topo;
@@ -63,8 +63,8 @@ struct bpf_source {
 	bool pelt_budget_hit;
 };
 
-static int bpf_source_poll(struct bpf_source *s);
-static void bpf_source_close(struct bpf_source *s);
+static int bpfsrc_poll(struct bpfsrc *s);
+static void bpfsrc_close(struct bpfsrc *s);
 
 /* libbpf's print hook is process-wide, so the log sink is too. */
 static schedstat_log_fn log_fn;
@@ -103,7 +103,7 @@ static bool have_bpf_privileges(void)
 	return (eff & (1ULL << CAP_BPF)) && (eff & (1ULL << CAP_PERFMON));
 }
 
-int bpf_source_btf_check(const char *path)
+int bpfsrc_btf_check(const char *path)
 {
 	return access(path, R_OK) ? -SCHEDSTAT_ERR_NO_BTF : 0;
 }
@@ -111,7 +111,7 @@ int bpf_source_btf_check(const char *path)
 /*
  * Which avail bit a tracepoint provides. Programs absent from the table
  * (the task iterator, exit, migrate) are always needed. The per-CPU
- * values come from the runqueue at sample time (bpf_cpus_avail()).
+ * values come from the runqueue at sample time (bpfsrc_cpus_avail()).
  */
 static uint32_t prog_avail(const char *tp)
 {
@@ -150,14 +150,14 @@ static bool wanted(const char *tp, const char *prog,
 	return true;
 }
 
-static int choose_programs(struct bpf_source *s, const struct btf *vmlinux,
+static int choose_programs(struct bpfsrc *s, const struct btf *vmlinux,
 			   const struct schedstat_session_opts *opts)
 {
 	struct bpf_program *prog;
 	char name[128];
 	int n = 0;
 
-	s->ksyms = bpf_cpus_ksyms_resolvable();
+	s->ksyms = bpfsrc_cpus_ksyms_resolvable();
 
 	bpf_object__for_each_program(prog, s->skel->obj) {
 		const char *sec = bpf_program__section_name(prog);
@@ -219,7 +219,7 @@ static int kernel_features(const struct schedstat_session_opts *opts)
 	return 0;
 }
 
-static void deliver(struct bpf_source *s, const struct st_event_hdr *h,
+static void deliver(struct bpfsrc *s, const struct st_event_hdr *h,
 		    struct schedstat_event *ev)
 {
 	ev->ts_ns = h->ts;
@@ -230,7 +230,7 @@ static void deliver(struct bpf_source *s, const struct st_event_hdr *h,
 
 static int on_ring_event(void *ctx, void *data, size_t size)
 {
-	struct bpf_source *s = ctx;
+	struct bpfsrc *s = ctx;
 	const struct st_event_hdr *h = data;
 	struct schedstat_event ev = {};
 
@@ -287,7 +287,7 @@ static int on_ring_event(void *ctx, void *data, size_t size)
  */
 static int on_pelt_record(void *ctx, void *data, size_t size)
 {
-	struct bpf_source *s = ctx;
+	struct bpfsrc *s = ctx;
 
 	if (size >= sizeof(struct st_pelt_rec) &&
 	    pelt_stream_add(s->pelt, data))
@@ -299,7 +299,7 @@ static int on_pelt_record(void *ctx, void *data, size_t size)
 }
 
 /* Run the task iterator once: one st_task_rec per task, all threads. */
-static int read_tasks(struct bpf_source *s, size_t *nr)
+static int read_tasks(struct bpfsrc *s, size_t *nr)
 {
 	struct bpf_link *link = s->ksyms ? s->skel->links.dump_task :
 					   s->skel->links.dump_task_nosym;
@@ -342,7 +342,7 @@ cleanup:
 	return err;
 }
 
-static int add_group(struct bpf_source *s, const struct st_group_val *v,
+static int add_group(struct bpfsrc *s, const struct st_group_val *v,
 		     uint64_t now)
 {
 	struct schedstat_group *g;
@@ -372,7 +372,7 @@ static int add_group(struct bpf_source *s, const struct st_group_val *v,
  * Copy the group entities out of their hash map, and drop the ones whose
  * cgroup is gone (no update for a minute) so the map never fills.
  */
-static int read_groups(struct bpf_source *s, uint64_t now)
+static int read_groups(struct bpfsrc *s, uint64_t now)
 {
 	int fd = bpf_map__fd(s->skel->maps.groups);
 	__u64 key, next, *stale = NULL;
@@ -403,7 +403,7 @@ static int read_groups(struct bpf_source *s, uint64_t now)
 	return err;
 }
 
-static bool any_cpu_seen(const struct bpf_source *s, __u32 flag)
+static bool any_cpu_seen(const struct bpfsrc *s, __u32 flag)
 {
 	for (int cpu = 0; cpu < s->nr_cpus; cpu++)
 		if (s->cpus[cpu].seen & flag)
@@ -412,7 +412,7 @@ static bool any_cpu_seen(const struct bpf_source *s, __u32 flag)
 }
 
 /* Completed stays at each frequency, from the residency map. */
-static int read_freq_times(struct bpf_source *s)
+static int read_freq_times(struct bpfsrc *s)
 {
 	int fd = bpf_map__fd(s->skel->maps.freq_time);
 	struct st_freq_key key, next;
@@ -446,7 +446,7 @@ static int read_freq_times(struct bpf_source *s)
  * Where power:cpu_frequency never fires (a driver that does not report, or
  * no event support) the policy's scaling_cur_freq still says the clock.
  */
-static void poll_freqs(struct bpf_source *s)
+static void poll_freqs(struct bpfsrc *s)
 {
 	int n = schedstat_topology_nr_clusters(s->topo);
 
@@ -468,7 +468,7 @@ static void poll_freqs(struct bpf_source *s)
 	}
 }
 
-static int bpf_source_sample(struct bpf_source *s,
+static int bpfsrc_sample(struct bpfsrc *s,
 			     struct schedstat_snapshot **out)
 {
 	struct st_global_state global;
@@ -483,7 +483,7 @@ static int bpf_source_sample(struct bpf_source *s,
 	if (err)
 		return err;
 	s->nr_recs = nr;
-	bpf_cpus_copy(s->cpus, s->skel->bss->cpu_state, s->nr_cpus);
+	bpfsrc_cpus_copy(s->cpus, s->skel->bss->cpu_state, s->nr_cpus);
 	memcpy(s->hotplug, (const void *)s->skel->bss->hotplug,
 	       s->nr_cpus * sizeof(*s->hotplug));
 	global = s->skel->bss->global_state;
@@ -501,7 +501,7 @@ static int bpf_source_sample(struct bpf_source *s,
 	 * draining events after the iterator pairs every vanished task with
 	 * its exit record.
 	 */
-	err = bpf_source_poll(s);
+	err = bpfsrc_poll(s);
 	if (err < 0)
 		return err;
 	if (topology_read_online(NULL, &online))
@@ -523,7 +523,7 @@ static int bpf_source_sample(struct bpf_source *s,
 	in.nr_cpus = s->nr_cpus;
 	in.online = &online;
 	in.global = &global;
-	in.avail = s->avail | bpf_cpus_avail(s->cpus, s->nr_cpus) |
+	in.avail = s->avail | bpfsrc_cpus_avail(s->cpus, s->nr_cpus) |
 		   (cpuidle_present(s->cpuidle) ? SCHEDSTAT_AVAIL_IDLE : 0);
 	in.groups = s->groups;
 	in.nr_groups = s->nr_groups;
@@ -535,7 +535,7 @@ static int bpf_source_sample(struct bpf_source *s,
  * readable while more wait); then the PELT updates old enough to be in
  * order go out.
  */
-static int bpf_source_poll(struct bpf_source *s)
+static int bpfsrc_poll(struct bpfsrc *s)
 {
 	uint64_t now = mono_ns();
 	int n;
@@ -555,19 +555,19 @@ static int bpf_source_poll(struct bpf_source *s)
 }
 
 /* Everything the rings hold, and every held PELT update: the end. */
-static int bpf_source_flush(struct bpf_source *s)
+static int bpfsrc_flush(struct bpfsrc *s)
 {
 	int n;
 
 	do {
-		n = bpf_source_poll(s);
+		n = bpfsrc_poll(s);
 	} while (n >= 0 && s->pelt_budget_hit);
 	if (n >= 0 && s->pelt)
 		pelt_stream_release(s->pelt, UINT64_MAX);
 	return n < 0 ? n : 0;
 }
 
-static uint64_t bpf_source_pelt_dropped(const struct bpf_source *s)
+static uint64_t bpfsrc_pelt_dropped(const struct bpfsrc *s)
 {
 	return s->skel->bss->global_state.pelt_dropped;
 }
@@ -576,7 +576,7 @@ static uint64_t bpf_source_pelt_dropped(const struct bpf_source *s)
  * --pelt-trace selection, in the kernel: rodata before load, the pid map
  * after (before attach, so no update of an unselected task is ever sent).
  */
-static int pelt_select(struct bpf_source *s,
+static int pelt_select(struct bpfsrc *s,
 		       const struct schedstat_session_opts *opts)
 {
 	struct cpuset cpus = {};
@@ -603,7 +603,7 @@ static int pelt_select(struct bpf_source *s,
 	return pelt_stream_new(&s->pelt, opts->on_pelt, opts->pelt_ctx);
 }
 
-static int pelt_fill_pids(struct bpf_source *s,
+static int pelt_fill_pids(struct bpfsrc *s,
 			  const struct schedstat_session_opts *opts)
 {
 	int fd = bpf_map__fd(s->skel->maps.pelt_pids);
@@ -615,13 +615,13 @@ static int pelt_fill_pids(struct bpf_source *s,
 	return 0;
 }
 
-static int bpf_source_event_fd(const struct bpf_source *s)
+static int bpfsrc_event_fd(const struct bpfsrc *s)
 {
 	return ring_buffer__epoll_fd(s->rb);
 }
 
 static const struct schedstat_topology *
-bpf_source_topology(const struct bpf_source *s)
+bpfsrc_topology(const struct bpfsrc *s)
 {
 	return s->topo;
 }
@@ -635,10 +635,10 @@ static int load_error(int err)
 	return -SCHEDSTAT_ERR_BPF_LOAD;
 }
 
-static int bpf_source_open(struct bpf_source **out,
+static int bpfsrc_open(struct bpfsrc **out,
 			   const struct schedstat_session_opts *opts)
 {
-	struct bpf_source *s;
+	struct bpfsrc *s;
 	struct btf *vmlinux = NULL;
 	struct schedstat_snapshot *none;
 	int err;
@@ -691,7 +691,7 @@ static int bpf_source_open(struct bpf_source **out,
 		err = -SCHEDSTAT_ERR_NO_PRIV;
 		goto cleanup;
 	}
-	err = bpf_source_btf_check("/sys/kernel/btf/vmlinux");
+	err = bpfsrc_btf_check("/sys/kernel/btf/vmlinux");
 	if (err)
 		goto cleanup;
 	err = kernel_features(opts);
@@ -746,7 +746,7 @@ static int bpf_source_open(struct bpf_source **out,
 		goto cleanup;
 	}
 	/* The baseline that the first snapshot's deltas are taken against. */
-	err = bpf_source_sample(s, &none);
+	err = bpfsrc_sample(s, &none);
 	if (err)
 		goto cleanup;
 	*out = s;
@@ -760,11 +760,11 @@ cleanup:
 	 */
 	malloc_trim(0);
 #endif
-	bpf_source_close(s);
+	bpfsrc_close(s);
 	return err;
 }
 
-static void bpf_source_close(struct bpf_source *s)
+static void bpfsrc_close(struct bpfsrc *s)
 {
 	if (!s)
 		return;
@@ -788,45 +788,45 @@ static void bpf_source_close(struct bpf_source *s)
 
 static int ops_open(void **out, const struct schedstat_session_opts *opts)
 {
-	return bpf_source_open((struct bpf_source **)out, opts);
+	return bpfsrc_open((struct bpfsrc **)out, opts);
 }
 
 static void ops_close(void *s)
 {
-	bpf_source_close(s);
+	bpfsrc_close(s);
 }
 
 static int ops_sample(void *s, struct schedstat_snapshot **out)
 {
-	return bpf_source_sample(s, out);
+	return bpfsrc_sample(s, out);
 }
 
 static int ops_poll(void *s)
 {
-	return bpf_source_poll(s);
+	return bpfsrc_poll(s);
 }
 
 static int ops_flush(void *s)
 {
-	return bpf_source_flush(s);
+	return bpfsrc_flush(s);
 }
 
 static uint64_t ops_pelt_dropped(const void *s)
 {
-	return bpf_source_pelt_dropped(s);
+	return bpfsrc_pelt_dropped(s);
 }
 
 static int ops_event_fd(const void *s)
 {
-	return bpf_source_event_fd(s);
+	return bpfsrc_event_fd(s);
 }
 
 static const struct schedstat_topology *ops_topology(const void *s)
 {
-	return bpf_source_topology(s);
+	return bpfsrc_topology(s);
 }
 
-const struct source_ops bpf_source_ops = {
+const struct source_ops bpfsrc_ops = {
 	.name = "bpf",
 	.open = ops_open,
 	.close = ops_close,

@@ -539,8 +539,7 @@ int sched_events_handle(struct sched_events *se, struct tep_record *rec)
 				     comm, num(se, ef->f[SW_NEXT_PID], rec),
 				     num(se, ef->f[SW_NEXT_PRIO], rec), comm2);
 	case EV_WAKING:
-		str(ef->f[WK_COMM], rec, comm, sizeof(comm));
-		return engine_waking(e, ts, num(se, ef->f[WK_PID], rec), comm);
+		return engine_waking(e, ts, num(se, ef->f[WK_PID], rec));
 	case EV_WAKEUP:
 	case EV_WAKEUP_NEW: {
 		int32_t pid = num(se, ef->f[WK_PID], rec);
@@ -555,7 +554,7 @@ int sched_events_handle(struct sched_events *se, struct tep_record *rec)
 		 * sched_waking is followed by one sched_wakeup of the task.
 		 */
 		if (!err && k == EV_WAKEUP && !se->ev[EV_WAKING].event)
-			err = engine_waking(e, ts, pid, comm);
+			err = engine_waking(e, ts, pid);
 		return err;
 	}
 	case EV_MIGRATE:
