@@ -232,8 +232,9 @@ fuzz: $(OUT)/fuzz/fuzz_recording
 # The trace-file source under libFuzzer: libtracecmd and libtraceevent are
 # the system's (not instrumented), schedtop's code from the sources is.
 FUZZ_TRACE_SRCS := $(filter $(addprefix %/,trace_file_source.c trace_file_check.c \
-	sched_events.c engine.c engine_sink.c model.c pelt.c hash.c snapshot.c \
-	util.c errors.c comm.c),$(LIB_SRCS)) $(wildcard libschedstat/topology/*.c)
+	sched_events.c pelt.c hash.c snapshot.c util.c errors.c comm.c),$(LIB_SRCS)) \
+	$(wildcard libschedstat/model/engine*.c libschedstat/model/model*.c \
+		   libschedstat/topology/*.c)
 FUZZ_TRACE_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION \
 	-std=gnu11 -D_GNU_SOURCE $(LIB_INC)
