@@ -42,7 +42,7 @@ bool bpfsrc_cpus_ksyms_resolvable(void)
  * slot that this ends at once.
  */
 void bpfsrc_cpus_copy(struct st_cpu_state *dst,
-			   const volatile struct st_cpu_state *src, int nr)
+		      const volatile struct st_cpu_state *src, int nr)
 {
 	for (int i = 0; i < nr; i++) {
 		struct st_cpu_state again;

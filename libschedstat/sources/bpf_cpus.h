@@ -12,7 +12,7 @@
 bool bpfsrc_cpus_ksyms_resolvable(void);
 /* Consistent copies of @nr slots of the skeleton's cpu_state[]. */
 void bpfsrc_cpus_copy(struct st_cpu_state *dst,
-		   const volatile struct st_cpu_state *src, int nr);
+		      const volatile struct st_cpu_state *src, int nr);
 /* SCHEDSTAT_AVAIL_* bits of what the runqueue read found. */
 uint32_t bpfsrc_cpus_avail(const struct st_cpu_state *cpus, int nr);
 

@@ -192,7 +192,7 @@ static void poll_freqs(struct bpfsrc *s)
 }
 
 int bpfsrc_sample(struct bpfsrc *s,
-			     struct schedstat_snapshot **out)
+		  struct schedstat_snapshot **out)
 {
 	struct st_global_state global;
 	struct cpuset online = {};
