@@ -15,34 +15,15 @@
 
 #include "bpf_source.h"
 #include "pelt_stream.h"
-
-/*
- * Which avail bit a tracepoint provides. Programs absent from the table
- * (the task iterator, exit, migrate) are always needed. The per-CPU
- * values come from the runqueue at sample time (bpfsrc_cpus_avail()).
- */
-static uint32_t prog_avail(const char *tp)
-{
-	static const struct { const char *tp; uint32_t bit; } map[] = {
-		{ "sched_overutilized_tp", SCHEDSTAT_AVAIL_OVERUTILIZED_NS },
-		{ "sched_waking", SCHEDSTAT_AVAIL_WAKEUPS },
-		{ "sched_switch", SCHEDSTAT_AVAIL_PREEMPT },
-		{ "cpuhp_exit", SCHEDSTAT_AVAIL_HOTPLUG },
-	};
-
-	for (size_t i = 0; i < ARRAY_SIZE(map); i++)
-		if (!strcmp(map[i].tp, tp))
-			return map[i].bit;
-	return 0;
-}
+#include "tracepoints.h"
 
 /*
  * Keep only the programs whose tracepoint this kernel has: a BTF-only
  * tracepoint exists iff vmlinux BTF has its btf_trace_<name> typedef.
  * The ones that run on every switch or wakeup are opt-in.
  */
-static bool wanted(const char *tp, const char *prog,
-		   const struct schedstat_session_opts *opts)
+static bool wanted(const char *tp, const struct schedstat_tracepoint *row,
+		   const char *prog, const struct schedstat_session_opts *opts)
 {
 	/* --pelt-trace only: tasks on pelt_se_tp, CPUs on the others. */
 	if (!strncmp(prog, "pelt_trace_", 11)) {
@@ -52,8 +33,7 @@ static bool wanted(const char *tp, const char *prog,
 			return opts->nr_pelt_pids || opts->pelt_comm;
 		return opts->pelt_cpus;
 	}
-	if (!strcmp(tp, "sched_waking") || !strcmp(tp, "sched_wakeup_new") ||
-	    !strcmp(tp, "sched_switch"))
+	if (row && (row->flags & SCHEDSTAT_TP_EXACT_WAKEUPS))
 		return opts->exact_wakeups;
 	return true;
 }
@@ -69,6 +49,7 @@ int bpfsrc_choose_programs(struct bpfsrc *s, const struct btf *vmlinux,
 
 	bpf_object__for_each_program(prog, s->skel->obj) {
 		const char *sec = bpf_program__section_name(prog);
+		const struct schedstat_tracepoint *row;
 		const char *tp;
 		bool have;
 
@@ -85,18 +66,20 @@ int bpfsrc_choose_programs(struct bpfsrc *s, const struct btf *vmlinux,
 			continue;
 		}
 		tp = strchr(sec, '/') + 1;
+		/* Its avail bits and opt-in (tracepoints.c; test_docs checks). */
+		row = tp_find(tp);
 		snprintf(name, sizeof(name), "btf_trace_%s", tp);
 		have = btf__find_by_name_kind(vmlinux, name, BTF_KIND_TYPEDEF) > 0;
-		if (!have && !strcmp(tp, "sched_switch") && opts->exact_wakeups)
+		if (!have && row == &tp_table[TP_SCHED_SWITCH] && opts->exact_wakeups)
 			return -SCHEDSTAT_ERR_NO_SCHED_TP;
 		/* pelt_irq_tp may be missing alone (no avg_irq): not the rest. */
-		if (!have && opts->pelt_trace && strcmp(tp, "pelt_irq_tp") &&
-		    wanted(tp, bpf_program__name(prog), opts))
+		if (!have && opts->pelt_trace && row != &tp_table[TP_PELT_IRQ] &&
+		    wanted(tp, row, bpf_program__name(prog), opts))
 			return -SCHEDSTAT_ERR_NO_PELT_TP;
-		have = have && wanted(tp, bpf_program__name(prog), opts);
+		have = have && wanted(tp, row, bpf_program__name(prog), opts);
 		bpf_program__set_autoload(prog, have);
 		if (have) {
-			s->avail |= prog_avail(tp);
+			s->avail |= row ? row->bpf_avail : 0;
 			if (n < BPFSRC_MAX_PROGS)
 				s->attached[n++] = sec;
 		}

@@ -25,6 +25,7 @@
 #include "source.h"
 #include "tracefs_instance.h"
 #include "tracefs_reader.h"
+#include "tracepoints.h"
 
 /* Per CPU: ~100k sched events, a second of a busy phone's switches. */
 #define BUFFER_KB	4096
@@ -44,15 +45,6 @@ struct ftsrc {
 	uint32_t avail;
 	const char *attached[24];
 };
-
-/*
- * Events a trace may carry that the live source leaves off: each fires
- * about as often as sched_switch (per 100,000 pinned pipe loops: 111,396
- * sched_waking, 229,162 sched_stat_runtime, 200,182 sched_switch), and
- * what they give comes from elsewhere: the wakeup count from sched_wakeup,
- * the task clock from /proc/PID/schedstat (engine_task_clocks()).
- */
-static const char *const not_live[] = { "sched_waking", "sched_stat_runtime" };
 
 static const char *const systems[] = { "sched", "power", "cpuhp", NULL };
 
@@ -312,23 +304,24 @@ static int seed_tasks(struct ftsrc *s, uint64_t ts)
 	return err;
 }
 
-static bool is_live(const char *name)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(not_live); i++)
-		if (!strcmp(not_live[i], name))
-			return false;
-	return true;
-}
-
 static int enable_events(struct ftsrc *s)
 {
 	int n = 0;
 
-	for (int k = 0; sched_event_names[k].name; k++) {
-		const char *sys = sched_event_names[k].system;
-		const char *name = sched_event_names[k].name;
+	for (int k = 0; k < TP_NR_EVENTS; k++) {
+		const char *sys = tp_table[k].system;
+		const char *name = tp_table[k].name;
 
-		if (!is_live(name)) {
+		/*
+		 * Events a trace may carry that the live source leaves off:
+		 * each fires about as often as sched_switch (per 100,000
+		 * pinned pipe loops: 111,396 sched_waking, 229,162
+		 * sched_stat_runtime, 200,182 sched_switch), and what they
+		 * give comes from elsewhere: the wakeup count from
+		 * sched_wakeup, the task clock from /proc/PID/schedstat
+		 * (engine_task_clocks()).
+		 */
+		if (tp_table[k].flags & SCHEDSTAT_TP_FILES_ONLY) {
 			sched_events_ignore(s->events, name);
 			continue;
 		}
