@@ -23,7 +23,7 @@ struct model {
 	struct st_task_rec *prev;
 	bool *prev_matched;
 	size_t nr_prev;
-	/* pid -> index into prev; this sample's, swapped in by save_prev() (model.c). */
+	/* pid -> index into prev; this sample's, swapped in by save_prev(). */
 	struct schedstat_hash *prev_index, *cur_index;
 	struct st_cpu_state *prev_cpus;
 	struct st_hotplug *prev_hotplug;

@@ -25,7 +25,7 @@ struct schedstat_recording {
 	const uint8_t *map;
 	size_t size;
 	struct schedstat_recording_info info;
-	uint64_t crc_budget;		/* see resync() */
+	uint64_t crc_budget;		/* see rec_resync() */
 	struct schedstat_topology *topo;
 	struct meta_pair *meta;
 	size_t nr_meta;
