@@ -233,7 +233,7 @@ fuzz: $(OUT)/fuzz/fuzz_recording
 # The trace-file source under libFuzzer: libtracecmd and libtraceevent are
 # the system's (not instrumented), schedtop's code from the sources is.
 FUZZ_TRACE_SRCS := $(filter $(addprefix %/,trace_file_source.c trace_file_check.c \
-	trace_file_formats.c trace_file_pages.c \
+	trace_file_formats.c trace_file_pages.c tracepoints.c \
 	sched_events.c pelt.c hash.c snapshot.c util.c errors.c comm.c),$(LIB_SRCS)) \
 	$(wildcard libschedstat/model/engine*.c libschedstat/model/model*.c \
 		   libschedstat/topology/*.c)
