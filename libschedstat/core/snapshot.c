@@ -7,16 +7,6 @@
 /* The BPF side's idle states are the rows' (struct st_cpu_state.cstate_ns). */
 _Static_assert(ST_IDLE_STATES == SCHEDSTAT_IDLE_STATES, "idle states differ");
 
-void snapshot_derive(struct schedstat_snapshot *s)
-{
-	if (!s->interval_ns)
-		return;
-	for (size_t i = 0; i < s->nr_tasks; i++)
-		s->tasks[i].cpu_pct = 100.0 * s->tasks[i].run_ns / s->interval_ns;
-	for (size_t i = 0; i < s->nr_migrations; i++)
-		s->migrations[i].per_sec = s->migrations[i].count * 1e9 / s->interval_ns;
-}
-
 void schedstat_snapshot_free(struct schedstat_snapshot *snap)
 {
 	if (!snap)

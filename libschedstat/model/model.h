@@ -33,12 +33,12 @@ struct schedstat_snapshot {
 
 /*
  * The fields a row computes from its own (the D() fields of the row schemas
- * in schedstat.h): a task's cpu_pct, a migration's per_sec. The model calls
- * it on every snapshot it makes and the recording reader on every one it
- * decodes, so the two agree to the bit. The energy fields are the energy
- * estimate's (energy_estimate.c).
+ * in schedstat.h): a task's cpu_pct, a migration's per_sec (model_derived.c).
+ * The model calls it on every snapshot it makes and the recording reader on
+ * every one it decodes, so the two agree to the bit. The energy fields are
+ * the energy estimate's (energy_estimate.c).
  */
-void snapshot_derive(struct schedstat_snapshot *s);
+void model_fill_derived(struct schedstat_snapshot *s);
 
 /* Cumulative time at one frequency, as the BPF map holds it. */
 struct model_freq_time {

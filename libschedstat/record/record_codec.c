@@ -127,7 +127,7 @@ int rec_decode_sample(struct rec_codec *cx, struct rec_cur *c,
 		err = rec_decode_tables(cx, c, s, prev);
 	if (err)
 		goto fail;
-	snapshot_derive(s);
+	model_fill_derived(s);
 	copy = rec_snapshot_copy(s);
 	if (!copy) {
 		err = -ENOMEM;

@@ -38,7 +38,7 @@ struct field {
 	{ SCHEDSTAT_FIELD_##type, offsetof(st, member),			\
 	  sizeof(((st *)0)->member) +					\
 	  0 * sizeof(_Generic(((st *)0)->member, CTYPE_##type: 0)) },
-/* Derived fields are not stored (snapshot_derive() computes them). */
+/* Derived fields are not stored (model_fill_derived() computes them). */
 #define NOT_STORED(name, member, type)
 
 #define TASK(name, member, type)	FIELD(struct schedstat_task, member, type)
