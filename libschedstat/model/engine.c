@@ -105,6 +105,7 @@ struct engine {
 	struct st_hotplug *hp_out;
 	struct model_freq_time *freqs;
 	size_t nr_freqs, cap_freqs;
+	struct st_global_state global;	/* the overutilized flag's flips */
 };
 
 static int pids_rebuild(struct engine *e)
@@ -751,6 +752,21 @@ int engine_exit(struct engine *e, uint64_t ts, int32_t pid, const char *comm)
 	return 0;
 }
 
+void engine_overutilized(struct engine *e, uint64_t ts, bool on)
+{
+	struct st_global_state *g = &e->global;
+	bool was = g->overutilized_seen && g->overutilized;
+
+	ts = check_time(e, ts);
+	/* The event fires at every evaluation: only flips count. */
+	if (was && !on)
+		g->overutilized_ns += ts - g->overutilized_since;
+	if (!was && on)
+		g->overutilized_since = ts;
+	g->overutilized = on;
+	g->overutilized_seen = 1;
+}
+
 void engine_freq(struct engine *e, uint64_t ts, int cpu, uint32_t khz)
 {
 	struct ecpu *c = cpu_at(e, cpu);
@@ -1090,6 +1106,7 @@ int engine_fill(struct engine *e, uint64_t ts, struct model_input *in)
 	in->nr_cpus = e->nr_cpus;
 	in->freq_times = e->freqs;
 	in->nr_freq_times = e->nr_freqs;
+	in->global = &e->global;
 	return 0;
 }
 

@@ -18,7 +18,9 @@ enum ev_kind {
 	EV_STAT_RUNTIME,
 	/* EAS-era kernels and vendor modules: the kernel's own PELT values. */
 	EV_PELT_SE, EV_PELT_CFS, EV_LOAD_SE, EV_LOAD_AVG_TASK, EV_LOAD_AVG_CPU,
-	EV_LOAD_CFS_RQ, EV_LISA_PELT_SE, EV_LISA_PELT_CFS, NR_EV_KINDS,
+	EV_LOAD_CFS_RQ, EV_LISA_PELT_SE, EV_LISA_PELT_CFS,
+	/* The root domain's overutilized flag, as EAS set it. */
+	EV_OVERUTILIZED, EV_LISA_OVERUTILIZED, NR_EV_KINDS,
 };
 
 const struct sched_event_name sched_event_names[] = {
@@ -43,6 +45,13 @@ const struct sched_event_name sched_event_names[] = {
 	/* LISA's kernel module (lisa/_assets/kmodules/lisa/ftrace_events.h). */
 	[EV_LISA_PELT_SE] = { "lisa", "lisa__sched_pelt_se" },
 	[EV_LISA_PELT_CFS] = { "lisa", "lisa__sched_pelt_cfs" },
+	/*
+	 * EAS-era Android kernels' sched_overutilized (overutilized=%d), and
+	 * LISA's module's form of sched_overutilized_tp (overutilized=%d
+	 * span=%s): both fire where the kernel evaluates the flag.
+	 */
+	[EV_OVERUTILIZED] = { "sched", "sched_overutilized" },
+	[EV_LISA_OVERUTILIZED] = { "lisa", "lisa__sched_overutilized" },
 	[NR_EV_KINDS] = { NULL, NULL },
 };
 
@@ -60,6 +69,7 @@ enum { PW_STATE, PW_CPU_ID };				/* cpu_frequency, cpu_idle */
 enum { HP_CPU, HP_TARGET, HP_IDX };			/* cpuhp_enter, cpuhp_multi_enter */
 enum { HPX_CPU, HPX_STATE, HPX_IDX };			/* cpuhp_exit */
 enum { RT_PID, RT_RUNTIME };				/* sched_stat_runtime */
+enum { OU_OVERUTILIZED };				/* sched_overutilized */
 enum { PELT_PID, PELT_CPU, PELT_UTIL, PELT_LOAD,	/* vendor PELT events */
        PELT_RUNNABLE, PELT_PATH };
 #define NR_F	8	/* slots: more than sched_switch, which uses the most (7) */
@@ -208,6 +218,8 @@ static const char *const field_names[NR_EV_KINDS][NR_F] = {
 	[EV_HP_MULTI_ENTER] = HP_ENTER_FIELDS,
 	[EV_HP_EXIT] = { [HPX_CPU] = "cpu", [HPX_STATE] = "state", [HPX_IDX] = "idx" },
 	[EV_STAT_RUNTIME] = { [RT_PID] = "pid", [RT_RUNTIME] = "runtime" },
+	[EV_OVERUTILIZED] = { [OU_OVERUTILIZED] = "overutilized" },
+	[EV_LISA_OVERUTILIZED] = { [OU_OVERUTILIZED] = "overutilized" },
 };
 
 /*
@@ -236,7 +248,7 @@ static struct tep_format_field *first_field(struct tep_event *ev,
 
 static bool is_pelt_kind(int k)
 {
-	return k >= EV_PELT_SE && k < NR_EV_KINDS;
+	return k >= EV_PELT_SE && k <= EV_LISA_PELT_CFS;
 }
 
 int sched_events_new(struct sched_events **out, struct tep_handle *tep,
@@ -323,6 +335,10 @@ uint32_t sched_events_avail(const struct sched_events *se)
 		avail |= SCHEDSTAT_AVAIL_HOTPLUG;
 	if (se->ev[EV_IDLE].event)
 		avail |= SCHEDSTAT_AVAIL_IDLE;
+	/* Known from the first flip on (engine_overutilized()). */
+	if (se->ev[EV_OVERUTILIZED].event || se->ev[EV_LISA_OVERUTILIZED].event)
+		avail |= SCHEDSTAT_AVAIL_OVERUTILIZED |
+			 SCHEDSTAT_AVAIL_OVERUTILIZED_NS;
 	/*
 	 * A kernel PELT event's format in the file says nothing about whether
 	 * it fired (EAS kernels' trace.dat lists all their events): the rows
@@ -587,6 +603,10 @@ int sched_events_handle(struct sched_events *se, struct tep_record *rec)
 	case EV_STAT_RUNTIME:
 		engine_runtime(e, ts, rec->cpu, num(se, ef->f[RT_PID], rec),
 			       num(se, ef->f[RT_RUNTIME], rec));
+		return 0;
+	case EV_OVERUTILIZED:
+	case EV_LISA_OVERUTILIZED:
+		engine_overutilized(e, ts, num(se, ef->f[OU_OVERUTILIZED], rec) != 0);
 		return 0;
 	default:
 		return kernel_pelt(se, e, ef, k, rec, ts);
