@@ -14,13 +14,18 @@ never from schedtop's arithmetic:
  - overutilized_ns: the time that rule held within the interval;
  - frequency residency: the time between the cluster's cpu_frequency events
    at each clock within the interval; freq_khz the clock at the sample,
-   freq_avg_khz the time-weighted mean.
+   freq_avg_khz the time-weighted mean;
+ - frequency residency from cpufreq's own counters (root: the BPF source
+   with the fixture's tree as sysfs): the policies' time_in_state moved as
+   the trace's clocks did, each row a difference of two of its states.
 """
 import bisect
 import json
 import os
+import shutil
 import subprocess
 import tempfile
+import threading
 
 from harness import SRC, check, parse_csv, run, schedtop, test
 
@@ -211,6 +216,118 @@ def cluster_clock_and_its_mean():
         check(abs(int(r["freq_avg_khz"]) - mean) <= 1,
               "%s %s: freq_avg_khz %s, the events' mean %.1f" %
               (ts, r["cluster"], r["freq_avg_khz"], mean))
+
+
+def tick_snapshots(step_ns):
+    """{policy dir: [{kHz: ticks}]}: what each policy's time_in_state would
+    say at every step_ns of the trace: the fixture's counters before the
+    trace (its time_in_state less the trace's own residency) plus the
+    trace's residency so far, in whole USER_HZ ticks (10 ms), as
+    cpufreq_stats counts them."""
+    base = os.path.join(SYSFS, "devices", "system", "cpu", "cpufreq")
+    out = {}
+    for pol in sorted(os.listdir(base)):
+        with open(os.path.join(base, pol, "related_cpus")) as f:
+            first = int(f.read().split()[0])
+        with open(os.path.join(base, pol, "stats", "time_in_state")) as f:
+            final = {int(k): int(v) for k, v in
+                     (line.split() for line in f if line.strip())}
+        tl = clock_timeline(first)
+        start, end = tl[0][0], tl[-1][0]
+        total = {k: time_at(tl, k, start, end) // (10 * 10**6) for k in final}
+        before = {k: final[k] - total[k] for k in final}
+        snaps = []
+        t = start
+        while t <= end:
+            snaps.append({k: before[k] + time_at(tl, k, start, t) // (10 * 10**6)
+                          for k in final})
+            t += step_ns
+        out[pol] = snaps
+    return out
+
+
+@test(root=True)
+def residency_from_time_in_state():
+    """The BPF source reads cpufreq's own counters (stats/time_in_state) at
+    each sample: with the fixture's tree as sysfs and its counters moving
+    as the trace's clocks did, 100 ms of trace each 100 ms, every row is
+    the difference of two states of the file, the same two for all the
+    frequencies of a cluster, and every OPP of the policy has its row."""
+    step = 100 * 10**6
+    snaps = tick_snapshots(step)
+    root = tempfile.mkdtemp(prefix="schedtop-eas-phone-")
+    stop_writing = threading.Event()
+    try:
+        shutil.copytree(SYSFS, root, dirs_exist_ok=True)
+
+        def write(k):
+            for pol, seq in snaps.items():
+                path = os.path.join(root, "devices/system/cpu/cpufreq", pol,
+                                    "stats", "time_in_state")
+                with open(path + ".new", "w") as f:
+                    f.write("".join("%d %d\n" % kv
+                                    for kv in sorted(seq[min(k, len(seq) - 1)].items())))
+                os.rename(path + ".new", path)
+
+        def writer():
+            k = 0
+            while not stop_writing.wait(step / 1e9):
+                k += 1
+                write(k)
+
+        write(0)
+        th = threading.Thread(target=writer)
+        th.start()
+        r = schedtop("csv", "-t", "freq", "-n", "6", "-i", "300",
+                     "--sysfs-root", root)
+        stop_writing.set()
+        th.join()
+    finally:
+        stop_writing.set()
+        shutil.rmtree(root, ignore_errors=True)
+    check(r.returncode == 0, r.stderr)
+    rows = parse_csv(r.stdout)
+    # A cluster's clock is read on its first online CPU: on a machine with
+    # fewer CPUs than the phone, only the clusters that hold some of its
+    # own have rows. Which policy a cluster is, the tree says (the policy
+    # of its first CPU, as related_cpus lists them).
+    firsts = {cpus[0]: "policy%d" % cpus[0] for cpus in clusters().values()}
+    names = list({x["cluster"]: None for x in rows})
+    check(names, "no residency rows")
+    topo = parse_csv(schedtop("topology", "--csv", "--sysfs-root",
+                              SYSFS).stdout)
+    pol_of = {t["name"]: firsts[int(t["cpus"].split("-")[0].split(",")[0])]
+              for t in topo}
+    for name in names:
+        pol = pol_of[name]
+        seq = snaps[pol]
+        mine = [x for x in rows if x["cluster"] == name]
+        opps = sorted(seq[0])
+        stamps = sorted({int(x["ts_ns"]) for x in mine})
+        for ts in stamps:
+            got = sorted(int(x["freq_khz"]) for x in mine if int(x["ts_ns"]) == ts)
+            check(got == opps, "%s at %d: rows for %s, the policy has %s" %
+                  (name, ts, got, opps))
+        # Cumulative time per frequency after each row: some later state
+        # of the file less the one read at the start.
+        cum = {k: 0 for k in opps}
+        at = []
+        for ts in stamps:
+            for x in mine:
+                if int(x["ts_ns"]) == ts:
+                    check(int(x["time_ns"]) % (10 * 10**6) == 0,
+                          "%s: %s ns is not whole ticks" % (name, x["time_ns"]))
+                    cum[int(x["freq_khz"])] += int(x["time_ns"]) // (10 * 10**6)
+            pairs = [(i, j) for i in range(len(seq)) for j in range(i, len(seq))
+                     if all(seq[j][k] - seq[i][k] == cum[k] for k in opps)]
+            check(pairs, "%s after %d: %s ticks is no difference of two states "
+                  "of time_in_state" % (name, ts, cum))
+            at.append(pairs)
+        # One start state for all rows.
+        starts = set.intersection(*({i for i, _ in p} for p in at))
+        check(starts, "%s: the rows start from different states" % name)
+        check(any(cum.values()), "%s: the counters never moved" % name)
+        print("# %s: %d samples, %s ticks in all" % (name, len(stamps), cum))
 
 
 if __name__ == "__main__":

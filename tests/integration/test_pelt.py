@@ -351,12 +351,12 @@ def blocked_truth(tids, cpus, trows, pelt):
                 skipped.get("root changed between refreshes", 0) + 1
             continue
         runnable = [r for r in here if r["state"] == "R"]
-        sub, ok = 0, True
+        sub, ok, why = 0, True, "runnable task not refreshed with the root"
         for r in runnable:
             pid = int(r["pid"])
             if pid not in traced:
                 foreign.add(r["comm"])
-                ok = False
+                ok, why = False, "other tasks runnable"
                 break
             mine = [x for x in upd.get(pid, []) if x[0] <= s]
             # Refreshed with the root: the same update_load_avg() call,
@@ -366,8 +366,6 @@ def blocked_truth(tids, cpus, trows, pelt):
                 break
             sub += mine[-1][1]
         if not ok:
-            why = "other tasks runnable" if foreign else \
-                "runnable task not refreshed with the root"
             skipped[why] = skipped.get(why, 0) + 1
             continue
         truth = (u - sub) * Y ** ((s - t) / PERIOD_NS)
