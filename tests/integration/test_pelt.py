@@ -294,8 +294,7 @@ def blocked_round(with_runner):
         rt.stop()
     stop(rec)
     cpus, trows, pelt = record_tables(path, "cpu", "task", "pelt")
-    shutil.rmtree(tmp)
-    return tids, cpus, trows, pelt
+    return tids, cpus, trows, pelt, tmp
 
 
 def blocked_truth(tids, cpus, trows, pelt):
@@ -436,16 +435,24 @@ def blocked_truth(tids, cpus, trows, pelt):
           "(tolerance %.0f)" % (got[0][2], got[0][3]))
 
 
+def blocked_test(with_runner):
+    tids, cpus, trows, pelt, tmp = blocked_round(with_runner)
+    try:
+        blocked_truth(tids, cpus, trows, pelt)
+    except AssertionError:
+        print("# the recording is kept: %s/b.rec" % tmp)
+        raise
+    shutil.rmtree(tmp)
+
+
 @test(root=True)
 def blocked_util_is_root_cfs_rq_less_runnable():
-    tids, cpus, trows, pelt = blocked_round(with_runner=False)
-    blocked_truth(tids, cpus, trows, pelt)
+    blocked_test(with_runner=False)
 
 
 @test(root=True)
 def blocked_util_excludes_runnable_task():
-    tids, cpus, trows, pelt = blocked_round(with_runner=True)
-    blocked_truth(tids, cpus, trows, pelt)
+    blocked_test(with_runner=True)
 
 
 @test(root=True)
