@@ -442,6 +442,9 @@ def blocked_test(with_runner):
     except AssertionError:
         print("# the recording is kept: %s/b.rec" % tmp)
         raise
+    except Exception:
+        shutil.rmtree(tmp)
+        raise
     shutil.rmtree(tmp)
 
 
