@@ -250,11 +250,14 @@ def tick_snapshots(step_ns):
 def residency_from_time_in_state():
     """The BPF source reads cpufreq's own counters (stats/time_in_state) at
     each sample: with the fixture's tree as sysfs and its counters moving
-    as the trace's clocks did, 100 ms of trace each 100 ms, every row is
+    as the trace's clocks did, 50 ms of trace every 100 ms, every row is
     the difference of two states of the file, the same two for all the
     frequencies of a cluster, and every OPP of the policy has its row."""
-    step = 100 * 10**6
-    snaps = tick_snapshots(step)
+    # 50 ms of the trace every 100 ms: a 300 ms interval never holds
+    # more counter time than it lasted (schedtop caps a row at its
+    # interval, as no clock can run longer than that).
+    wall_step = 100 * 10**6
+    snaps = tick_snapshots(50 * 10**6)
     root = tempfile.mkdtemp(prefix="schedtop-eas-phone-")
     stop_writing = threading.Event()
     try:
@@ -271,7 +274,7 @@ def residency_from_time_in_state():
 
         def writer():
             k = 0
-            while not stop_writing.wait(step / 1e9):
+            while not stop_writing.wait(wall_step / 1e9):
                 k += 1
                 write(k)
 
