@@ -403,7 +403,7 @@ def blocked_truth(tids, cpus, trows, pelt):
         tol = ((1 / Y ** 3 - 1) * truth + (1 - Y) * sub + 1 + len(runnable) +
                recent + moved)
         got.append((s - t_sleep, int(c["blocked_util"]), truth, tol, u, sub,
-                    s - t))
+                    s - t, t - lut))
     print("# cpu1 samples in the 3 half-lives after the blocker slept: %d "
           "compared, skipped %s" % (len(got), skipped or "none"))
     for g in got:
@@ -427,9 +427,13 @@ def blocked_truth(tids, cpus, trows, pelt):
         check(False, "only %d samples compared (skipped: %s)" %
               (len(got), skipped))
     worst = max(got, key=lambda g: abs(g[1] - g[2]) / g[3])
-    print("# worst: blocked_util %d vs %.1f, %.0f%% of its tolerance %.1f" %
+    # How far the root's PELT clock at each refresh was behind the event's
+    # time, beyond the least: a refresh on a stale rq clock shows here.
+    lag = [g[7] for g in got]
+    print("# worst: blocked_util %d vs %.1f, %.0f%% of its tolerance %.1f; "
+          "refresh time - root's last_update_time spans %.2f ms" %
           (worst[1], worst[2], 100 * abs(worst[1] - worst[2]) / worst[3],
-           worst[3]))
+           worst[3], (max(lag) - min(lag)) / 1e6))
     # Else decay and tolerance could not be told apart.
     check(got[0][2] >= 3 * got[0][3], "the blocker left only %.0f on cpu1 "
           "(tolerance %.0f)" % (got[0][2], got[0][3]))
