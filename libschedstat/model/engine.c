@@ -207,6 +207,7 @@ int engine_fill(struct engine *e, uint64_t ts, struct model_input *in)
 	in->nr_cpus = e->nr_cpus;
 	in->freq_times = e->freqs;
 	in->nr_freq_times = e->nr_freqs;
+	in->global = &e->global;
 	return 0;
 }
 

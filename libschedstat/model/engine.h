@@ -99,6 +99,13 @@ int engine_migrate(struct engine *e, uint64_t ts, int32_t pid, int32_t prio,
 int engine_exit(struct engine *e, uint64_t ts, int32_t pid, const char *comm);
 void engine_freq(struct engine *e, uint64_t ts, int cpu, uint32_t khz);
 void engine_idle(struct engine *e, uint64_t ts, int cpu, int32_t state);
+/*
+ * The root domain's overutilized flag as the kernel evaluated it (the
+ * sched_overutilized trace events): from the first one on, the cluster
+ * rows' overutilized and overutilized_ns are the kernel's, as the BPF
+ * source has them from sched_overutilized_tp.
+ */
+void engine_overutilized(struct engine *e, uint64_t ts, bool overutilized);
 enum engine_hp_event { ENGINE_HP_ENTER, ENGINE_HP_MULTI_ENTER, ENGINE_HP_EXIT };
 /* cpuhp_enter/cpuhp_multi_enter (step @idx towards @target_or_state) or
  * cpuhp_exit (step @idx left the CPU at state @target_or_state). */

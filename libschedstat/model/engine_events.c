@@ -317,6 +317,21 @@ int engine_exit(struct engine *e, uint64_t ts, int32_t pid, const char *comm)
 	return 0;
 }
 
+void engine_overutilized(struct engine *e, uint64_t ts, bool on)
+{
+	struct st_global_state *g = &e->global;
+	bool was = g->overutilized_seen && g->overutilized;
+
+	ts = engine_check_time(e, ts);
+	/* The event fires at every evaluation: only flips count. */
+	if (was && !on)
+		g->overutilized_ns += ts - g->overutilized_since;
+	if (!was && on)
+		g->overutilized_since = ts;
+	g->overutilized = on;
+	g->overutilized_seen = 1;
+}
+
 void engine_freq(struct engine *e, uint64_t ts, int cpu, uint32_t khz)
 {
 	struct ecpu *c = engine_cpu_at(e, cpu);

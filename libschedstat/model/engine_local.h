@@ -95,6 +95,7 @@ struct engine {
 	struct st_hotplug *hp_out;
 	struct model_freq_time *freqs;
 	size_t nr_freqs, cap_freqs;
+	struct st_global_state global;	/* the overutilized flag's flips */
 };
 
 static inline struct ecpu *engine_cpu_at(struct engine *e, int cpu)

@@ -39,6 +39,9 @@ enum ev_kind {
 	EV_LOAD_CFS_RQ = TP_SCHED_LOAD_CFS_RQ,
 	EV_LISA_PELT_SE = TP_LISA_PELT_SE,
 	EV_LISA_PELT_CFS = TP_LISA_PELT_CFS,
+	/* The root domain's overutilized flag, as EAS set it. */
+	EV_OVERUTILIZED = TP_SCHED_OVERUTILIZED_EVENT,
+	EV_LISA_OVERUTILIZED = TP_LISA_OVERUTILIZED,
 	NR_EV_KINDS = TP_NR_EVENTS,
 };
 
@@ -56,6 +59,7 @@ enum { PW_STATE, PW_CPU_ID };				/* cpu_frequency, cpu_idle */
 enum { HP_CPU, HP_TARGET, HP_IDX };			/* cpuhp_enter, cpuhp_multi_enter */
 enum { HPX_CPU, HPX_STATE, HPX_IDX };			/* cpuhp_exit */
 enum { RT_PID, RT_RUNTIME };				/* sched_stat_runtime */
+enum { OU_OVERUTILIZED };				/* sched_overutilized */
 enum { PELT_PID, PELT_CPU, PELT_UTIL, PELT_LOAD,	/* vendor PELT events */
        PELT_RUNNABLE, PELT_PATH };
 #define NR_F	8	/* slots: more than sched_switch, which uses the most (7) */
@@ -204,6 +208,8 @@ static const char *const field_names[NR_EV_KINDS][NR_F] = {
 	[EV_HP_MULTI_ENTER] = HP_ENTER_FIELDS,
 	[EV_HP_EXIT] = { [HPX_CPU] = "cpu", [HPX_STATE] = "state", [HPX_IDX] = "idx" },
 	[EV_STAT_RUNTIME] = { [RT_PID] = "pid", [RT_RUNTIME] = "runtime" },
+	[EV_OVERUTILIZED] = { [OU_OVERUTILIZED] = "overutilized" },
+	[EV_LISA_OVERUTILIZED] = { [OU_OVERUTILIZED] = "overutilized" },
 };
 
 /*
@@ -232,7 +238,7 @@ static struct tep_format_field *first_field(struct tep_event *ev,
 
 static bool is_pelt_kind(int k)
 {
-	return k >= EV_PELT_SE && k < NR_EV_KINDS;
+	return k >= EV_PELT_SE && k <= EV_LISA_PELT_CFS;
 }
 
 int sched_events_new(struct sched_events **out, struct tep_handle *tep,
@@ -579,6 +585,10 @@ int sched_events_handle(struct sched_events *se, struct tep_record *rec)
 	case EV_STAT_RUNTIME:
 		engine_runtime(e, ts, rec->cpu, num(se, ef->f[RT_PID], rec),
 			       num(se, ef->f[RT_RUNTIME], rec));
+		return 0;
+	case EV_OVERUTILIZED:
+	case EV_LISA_OVERUTILIZED:
+		engine_overutilized(e, ts, num(se, ef->f[OU_OVERUTILIZED], rec) != 0);
 		return 0;
 	default:
 		return kernel_pelt(se, e, ef, k, rec, ts);

@@ -91,6 +91,23 @@ const struct schedstat_tracepoint tp_table[TP_NR] = {
 	/* LISA's kernel module (lisa/_assets/kmodules/lisa/ftrace_events.h). */
 	[TP_LISA_PELT_SE] = EVENTS_PELT("lisa", "lisa__sched_pelt_se"),
 	[TP_LISA_PELT_CFS] = EVENTS_PELT("lisa", "lisa__sched_pelt_cfs"),
+	/*
+	 * EAS-era Android kernels' sched_overutilized (overutilized=%d), and
+	 * LISA's module's form of sched_overutilized_tp: the kernel's flag at
+	 * each evaluation.
+	 */
+	[TP_SCHED_OVERUTILIZED_EVENT] = {
+		"sched", "sched_overutilized", SCHEDSTAT_TP_EVENTS, 0,
+		SCHEDSTAT_AVAIL_OVERUTILIZED | SCHEDSTAT_AVAIL_OVERUTILIZED_NS,
+		"the root domain's overutilized flag and its time, from the first event on",
+		NULL,
+	},
+	[TP_LISA_OVERUTILIZED] = {
+		"lisa", "lisa__sched_overutilized", SCHEDSTAT_TP_EVENTS, 0,
+		SCHEDSTAT_AVAIL_OVERUTILIZED | SCHEDSTAT_AVAIL_OVERUTILIZED_NS,
+		"the root domain's overutilized flag and its time, from the first event on",
+		NULL,
+	},
 	[TP_SCHED_OVERUTILIZED] = {
 		"sched", "sched_overutilized_tp", SCHEDSTAT_TP_BPF,
 		SCHEDSTAT_AVAIL_OVERUTILIZED_NS, 0,

@@ -249,3 +249,73 @@ def bpf_progs_alive(ids, settle=0):
         if not alive or time.monotonic() >= deadline:
             return alive
         time.sleep(0.05)
+
+
+# What this machine has: tests assert what follows from it, on this VM
+# (no cpufreq, no energy model, cpuidle haltpoll, capacities all 1024) and
+# on a phone or board alike.
+SYS_CPU = "/sys/devices/system/cpu"
+
+
+def read_sys(path, default=None):
+    try:
+        with open(path) as f:
+            return f.read().strip()
+    except OSError:
+        return default
+
+
+def cpu_capacity(cpu, root="/sys"):
+    """The CPU's original capacity: cpu_capacity, 1024 where the kernel
+    keeps none (as arch_scale_cpu_capacity() defaults)."""
+    v = read_sys(os.path.join(root, "devices/system/cpu/cpu%d/cpu_capacity"
+                              % cpu))
+    return int(v) if v else 1024
+
+
+def cpufreq_policy(cpu, root="/sys"):
+    """(name, dir) of the cpufreq policy holding cpu, or None without
+    cpufreq for it."""
+    base = os.path.join(root, "devices/system/cpu/cpufreq")
+    try:
+        names = sorted(n for n in os.listdir(base) if n.startswith("policy"))
+    except OSError:
+        return None
+    for n in names:
+        cpus = read_sys(os.path.join(base, n, "related_cpus"), "")
+        if str(cpu) in cpus.split():
+            return n, os.path.join(base, n)
+    return None
+
+
+def cpuidle_states(cpu):
+    """Number of cpuidle states the CPU keeps residency for (stateK/time)."""
+    n = 0
+    while os.path.exists(os.path.join(SYS_CPU, "cpu%d/cpuidle/state%d/time"
+                                      % (cpu, n))):
+        n += 1
+    return n
+
+
+def eas_active():
+    """Why EAS runs here (asymmetric capacities, an energy model, not
+    switched off), or None with what is missing, as (bool, reason)."""
+    online = [c for c in range(os.cpu_count() or 1)
+              if read_sys(os.path.join(SYS_CPU, "cpu%d/online" % c), "1") == "1"]
+    caps = {cpu_capacity(c) for c in online}
+    em = "/sys/kernel/debug/energy_model"
+    has_em = os.path.isdir(em) and bool(os.listdir(em))
+    knob = read_sys("/proc/sys/kernel/sched_energy_aware")
+    if len(caps) < 2:
+        return False, "capacities all %s" % caps.pop()
+    if not has_em:
+        return False, "no energy model in %s" % em
+    if knob == "0":
+        return False, "kernel.sched_energy_aware is 0"
+    return True, "capacities %s and an energy model" % sorted(caps)
+
+
+def busy_pinned(cpu):
+    """A CFS busy loop pinned to cpu: kill() and wait() it."""
+    return subprocess.Popen(["taskset", "-c", str(cpu), "sh", "-c",
+                             "while :; do :; done"])

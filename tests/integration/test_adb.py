@@ -17,6 +17,7 @@ import signal
 import socket
 import subprocess
 import tempfile
+import threading
 import time
 
 from harness import BIN, OUT, SRC, make_in_out, Skip, check, parse_csv, run, test
@@ -278,12 +279,76 @@ def csv_without_root_refuses_clearly():
           "schedtop was started anyway")
 
 
+SCHED_DEBUG = "/sys/kernel/debug/sched/debug"
+
+
+def expand(cpulist):
+    out = []
+    for part in cpulist.split(","):
+        a, _, b = part.partition("-")
+        out += range(int(a), int(b or a) + 1)
+    return out
+
+
+class RootCfsWatch:
+    """Each CPU's root cfs_rq util_avg from the scheduler's debug dump,
+    read every 10 ms from now until stop(): the kernel's own numbers."""
+
+    def __init__(self):
+        if not os.path.exists(SCHED_DEBUG):
+            raise Skip("no %s (CONFIG_SCHED_DEBUG, debugfs): the kernel's "
+                       "root cfs_rq util cannot be read" % SCHED_DEBUG)
+        self.sums = []          # [{cpu: util}] per read
+        self.times = []
+        self.done = threading.Event()
+        self.read()
+        self.th = threading.Thread(target=self.loop)
+        self.th.start()
+
+    def read(self):
+        util, cpu = {}, None
+        with open(SCHED_DEBUG) as f:
+            for line in f:
+                if line.startswith("cfs_rq["):
+                    c = line[7:line.index("]")]
+                    cpu = int(c) if line.rstrip().endswith("]:/") else None
+                elif cpu is not None and line.startswith("  .util_avg "):
+                    util[cpu] = int(line.split(":")[1])
+                    cpu = None
+        self.sums.append(util)
+        self.times.append(time.monotonic())
+
+    def loop(self):
+        while not self.done.wait(0.01):
+            self.read()
+
+    def stop(self):
+        if not self.done.is_set():
+            self.done.set()
+            self.th.join()
+            self.read()
+
+    def range(self, cpus):
+        """The least and the most the kernel's root cfs_rq util summed over
+        cpus can have been between the first read and the last: a value
+        between two reads lies within what PELT moves in half the gap,
+        1024 * (1 - y^(gap/2)) per CPU, of the nearer."""
+        sums = [sum(u.get(c, 0) for c in cpus) for u in self.sums]
+        gap = max(b - a for a, b in zip(self.times, self.times[1:]))
+        y = 0.5 ** (1 / 32)
+        move = len(cpus) * 1024 * (1 - y ** (gap / 2 / 1.048576e-3))
+        return min(sums) - move, max(sums) + move
+
+
 @test(root=True)
 def csv_streams_to_the_host_and_ctrl_c_stops_the_device_side():
     e, p = setup()
     push(e, p)
     p.mode("su")		# the Magisk path: every device command via su -c
     out = os.path.join(e.top, "cluster.csv")
+    # The kernel's own root cfs_rq util of every CPU, read all along: the
+    # truth util_pct is held to below.
+    cfs = RootCfsWatch()
     h = subprocess.Popen([HELPER, "-s", p.serial, "csv", "-o", out, "--",
                           "-t", "cluster", "-i", "200"], env=e.env,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -313,6 +378,7 @@ def csv_streams_to_the_host_and_ctrl_c_stops_the_device_side():
                 h.wait(20)
             except subprocess.TimeoutExpired:
                 h.kill()
+        cfs.stop()
     err = h.stderr.read().decode()
     check(rc == 0, "helper exit %d: %s" % (rc, err))
     print("# stopped %.2f s after SIGINT" % stop_s)
@@ -342,10 +408,25 @@ def csv_streams_to_the_host_and_ctrl_c_stops_the_device_side():
     steps = [(b - a) / 1e6 for a, b in zip(ts, ts[1:])]
     check(all(150 < s < 400 for s in steps), "sample steps (ms) %s" % steps)
     for r in rows:
-        # cfs+rt+dl+irq over capacity: a busy CPU can go a little over 100.
+        # util_pct is the cluster's cfs + rt + dl + irq util over its
+        # capacity. The root cfs_rq's util, as the kernel kept it between
+        # the first and the last read around the run, bounds the cfs part:
+        # at least its smallest sum over the cluster's CPUs, at most its
+        # largest (a root's util can pass its capacity: tasks that
+        # migrated in bring theirs, the old CPU drops it at its next
+        # update). rt, dl and irq util each average their own share of a
+        # CPU's time, disjoint from each other: together at most 1024 per
+        # CPU. Rounding: a unit per value.
         u = float(r["util_pct"])
-        check(0 <= u <= 200, "util_pct %s" % u)
         t = topo[r["cluster"]]
+        cpus = expand(t["cpus"])
+        cap = int(r["capacity"])
+        lo, hi = cfs.range(cpus)
+        lo_pct = 100.0 * (lo - 4 * len(cpus)) / cap
+        hi_pct = 100.0 * (hi + 1024 * len(cpus) + 4 * len(cpus)) / cap
+        check(lo_pct <= u <= hi_pct, "%s util_pct %s, the kernel's root "
+              "cfs_rq util of cpus %s gives %.1f..%.1f" %
+              (r["cluster"], u, t["cpus"], lo_pct, hi_pct))
         check(int(r["capacity"]) == int(t["capacity"]) * ncpus(t["cpus"]),
               "cluster capacity %s, topology %s" % (r["capacity"], t))
 

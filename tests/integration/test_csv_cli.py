@@ -5,8 +5,10 @@ import subprocess
 import sys
 import time
 
-from harness import (BIN, SRC, bpf_progs_alive, bpf_progs_of, check,
-                     mono_ns, parse_csv, run, schedtop, start_schedtop, test)
+from harness import (BIN, SRC, Skip, bpf_progs_alive, bpf_progs_of, busy_pinned,
+                     check, cpufreq_policy, cpuidle_states, eas_active,
+                     mono_ns, parse_csv, read_sys, run, schedtop,
+                     start_schedtop, test)
 
 TOPO = "LITTLE:0@512,big:1@1024"
 TASK_HEADER = ("ts_ns,pid,tgid,comm,cpu,cluster,state,util_avg,runnable_avg,"
@@ -25,7 +27,7 @@ def help_and_version():
     check(r.returncode == 0 and b"csv" in r.stdout, "schedtop --help")
     r = schedtop("--version")
     check(r.returncode == 0 and r.stdout.startswith(b"schedtop "), "--version")
-    with open(os.path.join(os.path.dirname(BIN), "..", "VERSION")) as f:
+    with open(os.path.join(SRC, "VERSION")) as f:
         check(f.read().strip().encode() in r.stdout, "version not VERSION")
     r = schedtop("csv", "--help")
     check(r.returncode == 0 and b"--table" in r.stdout, "csv --help")
@@ -54,14 +56,33 @@ def bad_options_are_usage_errors():
         check(r.stdout == b"", "%s wrote to stdout" % args)
 
 
+def policy_columns(cpus, root="/sys"):
+    """policy,freq_min_khz,freq_max_khz of a cluster as sysfs under root
+    has them: its first CPU's cpufreq policy, empty without cpufreq."""
+    pol = cpufreq_policy(cpus[0], root)
+    if not pol:
+        return ",,"
+    return "%s,%s,%s" % (pol[0], read_sys(os.path.join(pol[1], "cpuinfo_min_freq")),
+                         read_sys(os.path.join(pol[1], "cpuinfo_max_freq")))
+
+
 @test
 def topology_override_is_printed():
-    r = schedtop("topology", "--csv", "--topology", "LITTLE:0-3@446,big:4-7@1024")
-    check(r.returncode == 0, r.stderr)
-    # This VM has no cpufreq: policy and frequencies are empty.
-    check(r.stdout == b"cluster,name,cpus,capacity,policy,freq_min_khz,"
-          b"freq_max_khz\r\n0,LITTLE,0-3,446,,,\r\n1,big,4-7,1024,,,\r\n",
-          "got %r" % r.stdout)
+    spec = "LITTLE:0-3@446,big:4-7@1024"
+    fixtures = os.path.join(SRC, "tests", "fixtures", "sysfs")
+    # This machine, whatever cpufreq it has, and a tree with cpufreq and
+    # one without, so that both cases are asserted everywhere.
+    for root in ("/sys", os.path.join(fixtures, "phone-4+4"),
+                 os.path.join(fixtures, "arm64-clusters-only")):
+        r = schedtop("topology", "--csv", "--topology", spec,
+                     *(["--sysfs-root", root] if root != "/sys" else []))
+        check(r.returncode == 0, r.stderr)
+        want = ("cluster,name,cpus,capacity,policy,freq_min_khz,freq_max_khz"
+                "\r\n0,LITTLE,0-3,446,%s\r\n1,big,4-7,1024,%s\r\n" %
+                (policy_columns([0, 1, 2, 3], root),
+                 policy_columns([4, 5, 6, 7], root)))
+        check(r.stdout == want.encode(), "%s: got %r, want %r" %
+              (root, r.stdout, want))
 
 
 @test
@@ -111,15 +132,54 @@ def cluster_table_values():
         bound = 100.0 * 4 * 1024 / int(row["capacity"])
         check(0 <= float(row["util_pct"]) <= bound, "util_pct %s" % row["util_pct"])
         check(0 <= int(row["nr_running"]) <= 64, "nr_running %s" % row["nr_running"])
-        # This VM has no energy model, so no EAS: the kernel (6.18) keeps
-        # root_domain.overutilized at 0, and sched_overutilized_tp, which
-        # attaches, never fires: 0 all along.
-        em = "/sys/kernel/debug/energy_model"
-        if not (os.path.isdir(em) and os.listdir(em)):
+        # Without EAS (symmetric capacities or no energy model, as on this
+        # VM) the kernel keeps root_domain.overutilized at 0 and
+        # sched_overutilized_tp, which attaches, never fires: 0 all along.
+        # With EAS the flag is the kernel's; overutilized_ns_under_eas
+        # checks it.
+        if not eas_active()[0]:
             check(row["overutilized"] == "0" and row["overutilized_ns"] == "0",
-                  "overutilized %r/%r without EAS" %
-                  (row["overutilized"], row["overutilized_ns"]))
+                  "overutilized %r/%r without EAS (%s)" %
+                  (row["overutilized"], row["overutilized_ns"],
+                   eas_active()[1]))
+        else:
+            check(row["overutilized"] in ("0", "1") and
+                  0 <= int(row["overutilized_ns"]) <= 200e6,
+                  "overutilized %r/%r" % (row["overutilized"],
+                                          row["overutilized_ns"]))
         check(0 <= float(row["busy_pct"]) <= 100, "busy_pct %s" % row["busy_pct"])
+
+
+@test(root=True)
+def overutilized_under_eas():
+    """Where EAS runs, a CPU of the smallest capacity kept busy makes its
+    util reach its capacity, past fits_capacity()'s 80%: the kernel sets
+    the root domain overutilized, and schedtop shows it, all through the
+    interval. Without EAS the kernel never sets it (cluster_table_values)."""
+    eas, why = eas_active()
+    if not eas:
+        raise Skip("no EAS here: %s" % why)
+    cpus = range(os.cpu_count() or 1)
+    small = min(cpus, key=lambda c: int(read_sys(
+        "/sys/devices/system/cpu/cpu%d/cpu_capacity" % c, "1024")))
+    hog = busy_pinned(small)
+    try:
+        # util reaches 80% of capacity within ~75 ms at the top clock
+        # (y^n = 0.2); schedutil raises the clock as it grows: 1 s.
+        time.sleep(1)
+        r = schedtop("csv", "-t", "cluster", "-n", "3", "-i", "200")
+    finally:
+        hog.kill()
+        hog.wait()
+    check(r.returncode == 0, r.stderr)
+    rows = parse_csv(r.stdout)
+    check(all(x["overutilized"] == "1" for x in rows),
+          "cpu%d busy under EAS: overutilized %s" %
+          (small, [x["overutilized"] for x in rows]))
+    later = [x for x in rows if x["ts_ns"] != rows[0]["ts_ns"]]
+    check(all(int(x["overutilized_ns"]) >= 190e6 for x in later),
+          "overutilized_ns %s over 200 ms intervals" %
+          [x["overutilized_ns"] for x in later])
 
 
 @test(root=True)
@@ -135,10 +195,21 @@ def frequency_polled_from_cpufreq():
     check(little["freq_khz"] == khz and little["freq_avg_khz"] == khz,
           "LITTLE clock %s/%s, policy0 says %s" %
           (little["freq_khz"], little["freq_avg_khz"], khz))
-    # This VM has no cpufreq at all: not available, never 0.
+    # This machine: a CPU without cpufreq (this VM) has no clock, never 0;
+    # one with cpufreq has one inside its policy's range.
     r = schedtop("csv", "-t", "cpu", "-n", "1", "-i", "100")
-    check(all(x["freq_khz"] == "" for x in parse_csv(r.stdout)),
-          "a clock where there is no cpufreq")
+    check(r.returncode == 0, r.stderr)
+    for x in parse_csv(r.stdout):
+        pol = cpufreq_policy(int(x["cpu"]))
+        if not pol:
+            check(x["freq_khz"] == "", "cpu%s: clock %r where there is no "
+                  "cpufreq" % (x["cpu"], x["freq_khz"]))
+            continue
+        lo = int(read_sys(os.path.join(pol[1], "cpuinfo_min_freq")))
+        hi = int(read_sys(os.path.join(pol[1], "cpuinfo_max_freq")))
+        check(x["freq_khz"] != "" and lo <= int(x["freq_khz"]) <= hi,
+              "cpu%s: clock %r outside %s's %d..%d kHz" %
+              (x["cpu"], x["freq_khz"], pol[0], lo, hi))
 
 
 @test(root=True)
@@ -244,7 +315,15 @@ def cpu_table_values():
         # The kernel counts no preemptions per CPU: only --exact-wakeups.
         check(row["nr_preempt"] == "", "nr_preempt %r by default" %
               row["nr_preempt"])
-    # cpuidle (haltpoll) keeps residency on this VM, credited when the CPU
+    # Where the CPU has no cpuidle states (stateK/time), the idle columns
+    # are empty and busy + idle cannot be summed.
+    no_idle = [c for c in ("0", "1") if not cpuidle_states(int(c))]
+    for row in rows:
+        if row["cpu"] in no_idle:
+            check(all(row["idle%d_ns" % k] == "" for k in range(4)),
+                  "cpu%s has no cpuidle states but idle columns %s" %
+                  (row["cpu"], [row["idle%d_ns" % k] for k in range(4)]))
+    # cpuidle (haltpoll on this VM) keeps residency, credited when the CPU
     # leaves idle: an idle period open at a sample counts in a later row. So
     # per row idle never exceeds the interval by more than the edges (10 ms),
     # and over rows 2-6 (the first row's interval starts at attach) busy plus
@@ -255,6 +334,8 @@ def cpu_table_values():
     span = int(rows[-1]["ts_ns"]) - int(rows[1]["ts_ns"])
     interval = span / 5
     for cpu in ("0", "1"):
+        if cpu in no_idle:
+            continue
         mine = [row for row in rows[2:] if row["cpu"] == cpu]
         total = 0
         for row in mine:

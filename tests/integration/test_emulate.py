@@ -13,8 +13,9 @@ import subprocess
 import tempfile
 import time
 
-from harness import (SRC, Inconclusive, Skip, check, mono_ns, parse_csv,
-                     run, schedstat, schedtop, start_schedtop, test)
+from harness import (SRC, Inconclusive, Skip, check, cpu_capacity,
+                     cpufreq_policy, mono_ns, parse_csv, run, schedstat,
+                     schedtop, start_schedtop, test)
 
 SPEC = "LITTLE:0@50%,big:1"
 
@@ -30,6 +31,18 @@ def share(tid, seconds):
     r0, t0 = schedstat(tid)[0], mono_ns()
     time.sleep(seconds)
     return (schedstat(tid)[0] - r0) / (mono_ns() - t0)
+
+
+def cpu0_busy_ns():
+    """Time the kernel accounted to anything on cpu0 (/proc/stat user,
+    nice, system, irq, softirq, steal), ns."""
+    with open("/proc/stat") as f:
+        for line in f:
+            if line.startswith("cpu0 "):
+                v = [int(x) for x in line.split()[1:]]
+                return (v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) * 1e9 / \
+                    os.sysconf("SC_CLK_TCK")
+    raise AssertionError("cpu0 not in /proc/stat")
 
 
 def stealer_tids(pid):
@@ -104,7 +117,7 @@ def stealer_halves_cpu0_for_cfs():
         whole_cpu(loop, "before")
         csv = start_schedtop("csv", "-t", "cpu", "-i", "250", "-d", "11")
         time.sleep(1)
-        emul = start_schedtop("emulate", SPEC, "-d", "9")
+        emul = start_schedtop("emulate", SPEC, "-m", "stealer", "-d", "9")
         steal = wait_stealers(emul, 1)[0]
         # PELT's rt average needs ~100 ms to rise; the balancer then updates
         # rq->cpu_capacity: measure from 2 s in, for 5 s.
@@ -140,7 +153,11 @@ def stealer_halves_cpu0_for_cfs():
         # scale_rt_capacity(): 1024 less rq->avg_rt (about half here).
         check(400 <= c0 <= 640, "capacity_cfs of cpu0 %d under LITTLE at 50%%, "
               "want about 512 (%s)" % (c0, cap[0]))
-        check(c1 >= 900, "capacity_cfs of cpu1 %d, want about 1024" % c1)
+        # cpu1 is not slowed: what CFS has of it is its own capacity (1024
+        # on this VM) less its own rt/irq pressure, a few percent.
+        cap1 = cpu_capacity(1)
+        check(c1 >= 0.88 * cap1, "capacity_cfs of cpu1 %d, want about its "
+              "capacity %d" % (c1, cap1))
 
         # Given back: the whole CPU again.
         after = share(loop.pid, 2)
@@ -165,7 +182,7 @@ def sigkill_gives_the_cpu_back():
     try:
         time.sleep(0.5)
         whole_cpu(loop, "before")
-        emul = start_schedtop("emulate", SPEC)
+        emul = start_schedtop("emulate", SPEC, "-m", "stealer")
         wait_stealers(emul, 1)
         time.sleep(0.5)
         during = share(loop.pid, 2)
@@ -176,9 +193,19 @@ def sigkill_gives_the_cpu_back():
         check(not os.path.exists("/proc/%d" % emul.pid) or
               not stealer_tids(emul.pid), "a stealer outlived SIGKILL")
         emul = None
+        b0 = cpu0_busy_ns()
+        t0 = mono_ns()
         after = share(loop.pid, 2)
-        print("# loop %.1f%% of cpu0 during, %.1f%% after SIGKILL" %
-              (100 * during, 100 * after))
+        others = (cpu0_busy_ns() - b0) / (mono_ns() - t0) - after
+        print("# loop %.1f%% of cpu0 during, %.1f%% after SIGKILL (others "
+              "%.1f%%)" % (100 * during, 100 * after, 100 * others))
+        # The stealers are gone (above); what else ran on cpu0 meanwhile
+        # is measured: another load over 5% leaves the loop's share
+        # undecidable.
+        if after < 0.9 and others > 0.05:
+            raise Inconclusive("after SIGKILL the loop got %.1f%% of cpu0 "
+                               "and other tasks %.1f%%, with no stealer left"
+                               % (100 * after, 100 * others))
         check(after >= 0.9, "after SIGKILL of emulate the loop got %.1f%% of "
               "cpu0" % (100 * after))
     finally:
@@ -198,8 +225,11 @@ def csv_and_record_carry_the_emulation():
                      "5", "-o", out, "--record", rec)
         err = r.stderr.decode(errors="replace")
         check(r.returncode == 0, "csv --emulate: exit %d %s" % (r.returncode, err))
-        check("emulating %s by stealer: cpu0 at 50%%" % SPEC in err,
-              "method not said: %r" % err)
+        # auto: cpufreq where every CPU has it, else the stealer (this VM).
+        cpus = range(os.cpu_count() or 1)
+        method = "cpufreq" if all(cpufreq_policy(c) for c in cpus) else "stealer"
+        check("emulating %s by %s" % (SPEC, method) in err,
+              "method %s not said: %r" % (method, err))
         with open(out, "rb") as f:
             rows = parse_csv(f.read())
         # The spec is the topology: capacity 50% of 1024, and 1024.
@@ -208,7 +238,7 @@ def csv_and_record_carry_the_emulation():
               "cpu rows %s" % sorted(seen))
         r = schedtop("report", rec)
         check(r.returncode == 0 and
-              ("emulated   %s by stealer" % SPEC).encode() in r.stdout,
+              ("emulated   %s by %s" % (SPEC, method)).encode() in r.stdout,
               "report: %r" % r.stdout[:400])
     finally:
         shutil.rmtree(d, ignore_errors=True)

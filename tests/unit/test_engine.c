@@ -426,6 +426,32 @@ static void stolen_time_does_not_count(void **state)
  * the 32 that follow, not 32. A task on its CPU is not asked; and no more
  * is credited than /proc/stat's steal and irq allow.
  */
+/*
+ * The kernel's overutilized evaluations (sched_overutilized events): unknown
+ * before the first, then the flag as of the latest and the time it held,
+ * counted from the flips only (the event fires at every evaluation).
+ */
+static void overutilized_from_the_kernels_events(void **state)
+{
+	struct fixture *f = *state;
+	const struct st_global_state *g;
+
+	assert_int_equal(engine_fill(f->e, 10 * MS, &f->in), 0);
+	assert_false(f->in.global->overutilized_seen);
+	engine_overutilized(f->e, 20 * MS, false);
+	engine_overutilized(f->e, 30 * MS, true);
+	engine_overutilized(f->e, 35 * MS, true);	/* no flip */
+	engine_overutilized(f->e, 50 * MS, false);
+	engine_overutilized(f->e, 60 * MS, true);
+	assert_int_equal(engine_fill(f->e, 70 * MS, &f->in), 0);
+	g = f->in.global;
+	assert_true(g->overutilized_seen);
+	assert_true(g->overutilized);
+	/* 30-50 ms done; 60 ms on, still going. */
+	assert_int_equal(g->overutilized_ns, 20 * MS);
+	assert_int_equal(g->overutilized_since, 60 * MS);
+}
+
 static void lost_time_from_task_clock(void **state)
 {
 	struct fixture *f = *state;
@@ -489,6 +515,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(dropped_idle_switches_are_dated_back, setup, teardown),
 		cmocka_unit_test_setup_teardown(stolen_time_does_not_count, setup, teardown),
 		cmocka_unit_test_setup_teardown(lost_time_from_task_clock, setup, teardown),
+		cmocka_unit_test_setup_teardown(overutilized_from_the_kernels_events, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
