@@ -349,8 +349,9 @@ static const struct st_cpu_state *cpu_of(const struct model_input *in,
  * EEVDF's delayed dequeue (6.12+) leaves a task that blocked while owing
  * CPU time (negative lag: a contended CPU) queued, on_rq with
  * se.sched_delayed, until it is picked or woken. It is asleep all the
- * same: never curr, so its util decays from its switch-out, and since
- * 6.13 se_runnable() is false for it, so its runnable decays too.
+ * same: never curr, so its util decays from its switch-out, and
+ * se_runnable() is false for it (mainline since "sched/eevdf: More PELT
+ * vs DELAY_DEQUEUE"; 6.18 here), so its runnable decays too.
  */
 static bool sleeping_fair(const struct st_task_rec *r)
 {
