@@ -49,6 +49,8 @@ struct ecpu {
 	/* First wakeup onto it since it went idle: when it left idle. */
 	uint64_t idle_wake_ts;
 	uint64_t curr_since;		/* the last switch */
+	/* Its own last event: the task current then was still on it. */
+	uint64_t seen_ts;
 	/*
 	 * Time the task clock lost to steal and interrupts (from
 	 * sched_stat_runtime): all of it, the part the PELT clock has yet

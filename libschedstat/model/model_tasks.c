@@ -59,11 +59,20 @@ char model_state_letter(unsigned int state, unsigned int exit_state)
 	return idx < (int)sizeof(letters) - 1 ? letters[idx] : '?';
 }
 
-/* Asleep with its PELT contribution parked on a cfs_rq (see add_blocked). */
+/*
+ * Asleep with its PELT contribution parked on a cfs_rq (see add_blocked).
+ * EEVDF's delayed dequeue (6.12+) leaves a task that blocked while owing
+ * CPU time (negative lag: a contended CPU) queued, on_rq with
+ * se.sched_delayed, until it is picked or woken. It is asleep all the
+ * same: never curr, so its util decays from its switch-out, and
+ * se_runnable() is false for it (mainline since "sched/eevdf: More PELT
+ * vs DELAY_DEQUEUE"; 6.18 here), so its runnable decays too.
+ */
 static bool sleeping_fair(const struct st_task_rec *r)
 {
 	/* prio < MAX_RT_PRIO: rt or dl; their se.avg is not on any cfs_rq. */
-	return !r->on_rq && !r->exit_state && r->last_update_time && prio_is_fair(r->prio);
+	return (!r->on_rq || r->sched_delayed) && !r->exit_state &&
+	       r->last_update_time && prio_is_fair(r->prio);
 }
 
 static uint64_t sleep_periods(const struct st_task_rec *r, uint64_t now_pelt)
@@ -111,7 +120,13 @@ static void fill_task(struct model *m, const struct model_input *in,
 	decay = sleeping_fair(r) ? sleep_periods(r, now_pelt) : 0;
 	t->util_avg = pelt_decay_avg(r->util_avg, decay);
 	t->runnable_avg = pelt_decay_avg(r->runnable_avg, decay);
-	t->load_avg = pelt_decay_avg(r->load_avg, decay);
+	/*
+	 * A delayed task is still queued for load (__update_load_avg_se()
+	 * passes !!se->on_rq): the kernel adds to it until the dequeue, so
+	 * it keeps its last value, as queued tasks do.
+	 */
+	t->load_avg = r->sched_delayed ? r->load_avg :
+		      pelt_decay_avg(r->load_avg, decay);
 	t->run_ns = model_delta(r->sum_exec_runtime, base->sum_exec_runtime);
 	t->wait_ns = model_delta(r->run_delay, base->run_delay);
 	/*

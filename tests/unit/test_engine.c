@@ -346,6 +346,34 @@ static void missing_switch_is_inferred(void **state)
 	assert_int_equal(engine_implicit_switches(f->e), 1);
 }
 
+/*
+ * A task preempted by one whose switches away tracefs never records (the
+ * test VM's tokio-rt-worker) gets the CPU back when that one leaves, soon
+ * after the CPU's last event, not at its own next event: as traced on the
+ * 6.18 VM, duty60 preempted at +2 ms, a third task's switch to the hidden
+ * one at +2.165 ms, duty60's switch out at +9.38 ms. It ran 2 + 7.215 ms
+ * (the switch dated at +9.38 ms left it 2 ms).
+ */
+static void preempted_task_resumes_after_the_last_event(void **state)
+{
+	struct fixture *f = *state;
+	uint64_t t = 1000 * MS;
+	const struct st_task_rec *rec;
+
+	engine_wakeup(f->e, t, 60, 120, 1, "duty60", false);
+	engine_switch(f->e, t, 1, 0, 120, 0, "swapper", 60, 120, "duty60");
+	engine_wakeup(f->e, t + 2 * MS, 74, 110, 1, "tokio", false);
+	engine_switch(f->e, t + 2 * MS, 1, 60, 120, 0, "duty60", 74, 110, "tokio");
+	/* tokio -> memfd is missing; memfd's own switch back to tokio is not. */
+	engine_switch(f->e, t + 2165000, 1, 90, 120, 1, "memfd", 74, 110, "tokio");
+	/* tokio -> duty60 is missing too. */
+	engine_switch(f->e, t + 9380000, 1, 60, 120, 1, "duty60", 0, 120,
+		      "swapper");
+	rec = task_at(f, t + 10 * MS, 60);
+	assert_int_equal(rec->sum_exec_runtime, 9215000);
+	assert_int_equal(engine_implicit_switches(f->e), 2);
+}
+
 /* The switch away from an exited task is its last; no error, no new task. */
 static void switch_after_exit(void **state)
 {
@@ -511,6 +539,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(util_scaled_by_capacity, setup, teardown),
 		cmocka_unit_test_setup_teardown(exit_hands_over_final_record, setup, teardown),
 		cmocka_unit_test_setup_teardown(missing_switch_is_inferred, setup, teardown),
+		cmocka_unit_test_setup_teardown(preempted_task_resumes_after_the_last_event, setup, teardown),
 		cmocka_unit_test_setup_teardown(switch_after_exit, setup, teardown),
 		cmocka_unit_test_setup_teardown(dropped_idle_switches_are_dated_back, setup, teardown),
 		cmocka_unit_test_setup_teardown(stolen_time_does_not_count, setup, teardown),

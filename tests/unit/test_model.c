@@ -357,6 +357,54 @@ static void blocked_util_decays_sleepers(void **state)
 	schedstat_snapshot_free(s);
 }
 
+/*
+ * EEVDF's delayed dequeue: a task that blocked while owing CPU time stays
+ * queued (on_rq 1, se.sched_delayed 1, state S) until it is picked. It is
+ * asleep: its util and runnable decay from its last update as a sleeper's
+ * do, and its util is blocked util of its CPU, not a running task's. Its
+ * load is still queued in the kernel (it grows until the real dequeue) and
+ * keeps its last value. Seen live: under load the cpu0 task of
+ * test_tracefs engine_matches_kernel_pelt_* showed its util of 4-11 ms
+ * before, 20-46 above the engine's.
+ */
+static void delayed_dequeue_task_decays_as_asleep(void **state)
+{
+	struct fixture *f = *state;
+	const uint64_t ts = 1000 * MS;
+	struct st_task_rec *delayed;
+	struct schedstat_snapshot *s;
+	const struct schedstat_task *t;
+	const struct schedstat_cpu *c;
+	size_t n;
+
+	f->cpus[1].seen = ST_SEEN_CFS;
+	f->cpus[1].cfs_ts = ts;
+	f->cpus[1].cfs_lut = 5000 * MS;
+	delayed = add_task(f, 73, "delayed", 1);
+	delayed->on_rq = 1;
+	delayed->sched_delayed = 1;
+	delayed->state = 1;			/* TASK_INTERRUPTIBLE */
+	delayed->util_avg = 512;
+	delayed->runnable_avg = 512;
+	delayed->load_avg = 1000;
+	delayed->last_update_time = 5000 * MS - 32 * PELT_PERIOD_NS;
+	assert_null(update(f, ts - 100 * MS));
+	s = update(f, ts);
+	t = find(s, 73, false);
+	assert_non_null(t);
+	assert_int_equal(t->state, 'S');
+	assert_int_equal(t->pelt_age_ns, 32 * PELT_PERIOD_NS);
+	/* decay_load(512, 32): 512 >> 1, times 0xffffffff >> 32: 255. */
+	assert_int_equal(t->util_avg, 255);
+	assert_int_equal(t->runnable_avg, 255);
+	assert_int_equal(t->load_avg, 1000);
+	c = schedstat_snapshot_cpus(s, &n);
+	assert_int_equal(c[1].blocked_util, 255);
+	assert_int_equal(c[1].blocked_load, 1000);
+	assert_int_equal(c[1].nr_running, 0);
+	schedstat_snapshot_free(s);
+}
+
 static void cpu_and_cluster_rows(void **state)
 {
 	struct fixture *f = *state;
@@ -776,6 +824,7 @@ int main(void)
 		T(reused_pid_is_a_new_task),
 		T(comm_is_sanitized),
 		T(blocked_util_decays_sleepers),
+		T(delayed_dequeue_task_decays_as_asleep),
 		T(cpu_and_cluster_rows),
 		T(offline_cpu_leaves_cluster_sums),
 		T(cross_cluster_migrations_split),
