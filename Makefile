@@ -231,7 +231,7 @@ fuzz: $(OUT)/fuzz/fuzz_recording
 
 # The trace-file source under libFuzzer: libtracecmd and libtraceevent are
 # the system's (not instrumented), schedtop's code from the sources is.
-FUZZ_TRACE_SRCS := $(filter $(addprefix %/,trace_file_source.c trace_file_check.c \
+FUZZ_TRACE_SRCS := $(filter $(addprefix %/,trace_file_source.c trace_file_check.c trace_format_check.c \
 	sched_events.c engine.c engine_sink.c model.c pelt.c hash.c snapshot.c \
 	util.c errors.c comm.c),$(LIB_SRCS)) $(wildcard libschedstat/topology/*.c)
 FUZZ_TRACE_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined \

@@ -206,5 +206,25 @@ def a_damaged_trace_is_one_line_and_exit_1():
                       "%s: exit %d, %r" % (cmd, r.returncode, err))
 
 
+@test
+def formats_libtraceevent_cannot_parse_are_refused():
+    """Two fuzzer findings (tests/fuzz/trace-corpus/README.md): an event
+    format whose array length holds a control character, or a NUL, made
+    libtraceevent's tep_parse_event() strcmp() a NULL token (a segfault in
+    every command). They are damage, said in one line, exit 1."""
+    corpus = os.path.join(SRC, "tests", "fuzz", "trace-corpus")
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "out.json")
+        for name in ("field-array-control-char.dat", "field-array-nul.dat"):
+            path = os.path.join(corpus, name)
+            for cmd in (["report", path], ["convert", path, "--perfetto", "-o", out],
+                        ["csv", "--from", path], ["csv", "--trace", path]):
+                r = schedtop(*cmd)
+                err = r.stderr.decode()
+                check(r.returncode == 1 and err.count("\n") == 1 and
+                      "damaged or truncated" in err and not r.stdout,
+                      "%s: exit %d, %r" % (cmd, r.returncode, err))
+
+
 if __name__ == "__main__":
     run()
