@@ -213,7 +213,7 @@ $(OUT)/bench/tui_render: bench/tui_render.c $(OUT)/libschedstat.a $(APP_TESTABLE
 
 # The recording reader under libFuzzer, ASan and UBSan (clang); its own
 # objects, as the library's are not instrumented.
-FUZZ_LIB_SRCS := $(filter $(addprefix %/,record_codec.c record_reader.c \
+FUZZ_LIB_SRCS := $(filter $(addprefix %/,record_codec.c record_reader.c record_regroup.c \
 	record_pelt.c pelt_entity.c \
 	energy_model.c energy_estimate.c \
 	topology.c spec.c cpu_sysfs.c detect.c cluster_names.c cpulist.c sysfs.c \

@@ -15,43 +15,8 @@
 
 #include "energy_model.h"
 #include "record_format.h"
-
-struct chunk_ref {
-	uint64_t offset;	/* of its header */
-	uint64_t first_ts;
-	uint32_t count;
-	size_t first_sample;
-	bool bad;		/* failed its CRC or did not decode */
-};
-
-struct meta_pair {
-	char *key, *value;
-};
-
-struct schedstat_recording {
-	const uint8_t *map;
-	size_t size;
-	struct schedstat_recording_info info;
-	uint64_t crc_budget;		/* see resync() */
-	struct schedstat_topology *topo;
-	struct meta_pair *meta;
-	size_t nr_meta;
-	struct chunk_ref *chunks;
-	size_t nr_chunks, cap_chunks;
-	/* The chunk decoded last: its samples and their events. */
-	size_t cached;			/* index in chunks, or SIZE_MAX */
-	struct schedstat_snapshot **snaps;
-	size_t *ev_start;		/* per sample, into evs; one more at the end */
-	struct schedstat_event *evs;
-	size_t nr_evs, cap_evs;
-	/* PELT updates: where the chunk walk is, the chunk decoded last. */
-	uint64_t head_end, pelt_off;
-	struct schedstat_pelt_update *pelt;
-	size_t pelt_nr, pelt_pos;
-	uint64_t pelt_dropped;
-	/* From the metadata: power is derived on read, as it was live. */
-	struct schedstat_energy_model *em;
-};
+#include "record_reader.h"
+#include "record_regroup.h"
 
 /*
  * A fuzzing build (see the Makefile) lets every CRC pass, so that mutated
@@ -513,6 +478,7 @@ void schedstat_recording_close(struct schedstat_recording *r)
 	if (r->map)
 		munmap((void *)r->map, r->size);
 	schedstat_topology_free(r->topo);
+	schedstat_topology_free(r->recorded);
 	for (size_t i = 0; i < r->nr_meta; i++) {
 		free(r->meta[i].key);
 		free(r->meta[i].value);
@@ -657,6 +623,11 @@ int schedstat_recording_sample(struct schedstat_recording *r, size_t idx,
 		return err;
 	i = idx - r->chunks[k].first_sample;
 	*out = rec_snapshot_copy(r->snaps[i]);
+	if (*out && r->recorded &&
+	    rec_regroup_snapshot(*out, r->recorded, r->topo)) {
+		schedstat_snapshot_free(*out);
+		*out = NULL;
+	}
 	if (!*out)
 		return -ENOMEM;
 	schedstat_snapshot_apply_energy(*out, r->em);
