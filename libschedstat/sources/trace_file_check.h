@@ -22,4 +22,10 @@ int trace_file_check(int fd);
  */
 bool trace_event_format_ok(const char *fmt, size_t size);
 
+/*
+ * Whether a HOOK option's NUL-terminated @text has the shape trace-cmd
+ * record -H writes, which libtracecmd parses on open (trace_format_check.c).
+ */
+bool trace_hook_option_ok(const char *text);
+
 #endif /* SCHEDSTAT_TRACE_FILE_CHECK_H */

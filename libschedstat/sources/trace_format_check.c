@@ -77,13 +77,29 @@ static bool field_decl(const char *p, const char *end)
 	return name;
 }
 
-/* One "field:" line, from @p (just past "field:") to its end, @end. */
-static bool field_line(const char *p, const char *end)
+/* More than any event declares (the kernel's largest have a few dozen). */
+#define MAX_FIELDS	256
+
+struct name {
+	const char *p;
+	size_t len;
+};
+
+/*
+ * One "field:" line, from @p (just past "field:") to its end, @end; @name
+ * is set to its field's name: the last word before ';' or '['.
+ */
+static bool field_line(const char *p, const char *end, struct name *name)
 {
-	const char *semi = memchr(p, ';', end - p);
+	const char *semi = memchr(p, ';', end - p), *id;
 
 	if (!semi || !field_decl(p, semi))
 		return false;
+	id = memchr(p, '[', semi - p);
+	name->p = id ? id : semi;
+	while (name->p > p && is_ident(name->p[-1]))
+		name->p--;
+	name->len = (id ? id : semi) - name->p;
 	p = number_item(semi + 1, end, "offset:");
 	p = p ? number_item(p, end, "size:") : NULL;
 	if (!p)
@@ -94,43 +110,30 @@ static bool field_line(const char *p, const char *end)
 	return p == end || number_item(p, end, "signed:") != NULL;
 }
 
-/* Whether the format text @fmt declares a field @name of @len bytes. */
-static bool has_field(const char *fmt, const char *name, size_t len)
-{
-	for (const char *p = fmt; (p = strstr(p, "field:")); p++) {
-		const char *end = strchr(p, ';'), *id;
-
-		if (!end)
-			return false;
-		/* The name is the last word before ';' or '['. */
-		id = memchr(p, '[', end - p);
-		if (id)
-			end = id;
-		id = end;
-		while (id > p && is_ident(id[-1]))
-			id--;
-		if ((size_t)(end - id) == len && !memcmp(id, name, len))
-			return true;
-	}
-	return false;
-}
-
 /*
- * Every REC->FIELD the print fmt uses is one of the event's fields:
- * libtraceevent 1.7 dereferences a NULL field when a __print_symbolic()
- * (and others) names one it lacks.
+ * Every REC->FIELD the print fmt (@p to @end) uses is one of the event's
+ * fields: libtraceevent 1.7 dereferences a NULL field when a
+ * __print_symbolic() (and others) names one it lacks. A plain scan: the
+ * text is the fuzzer's, and strstr() from the start for each name would
+ * be quadratic in it.
  */
-static bool print_fmt_fields(const char *fmt)
+static bool print_fmt_fields(const char *p, const char *end,
+			     const struct name *names, size_t nr)
 {
-	const char *p = strstr(fmt, "print fmt:");
-
-	while (p && (p = strstr(p, "REC->"))) {
+	while ((size_t)(end - p) > 5) {
 		size_t len = 0;
+		bool found = false;
 
+		if (memcmp(p, "REC->", 5)) {
+			p++;
+			continue;
+		}
 		p += 5;
-		while (is_ident(p[len]))
+		while (p + len < end && is_ident(p[len]))
 			len++;
-		if (!len || !has_field(fmt, p, len))
+		for (size_t i = 0; i < nr && !found; i++)
+			found = names[i].len == len && !memcmp(names[i].p, p, len);
+		if (!found)
 			return false;
 		p += len;
 	}
@@ -140,12 +143,14 @@ static bool print_fmt_fields(const char *fmt)
 bool trace_event_format_ok(const char *fmt, size_t size)
 {
 	const char *p = fmt, *end = fmt + size;
+	struct name names[MAX_FIELDS];
+	size_t nr = 0;
 
 	for (size_t i = 0; i < size; i++)
 		if (!format_byte(fmt[i]))
 			return false;
-	/* Up to the print fmt, which may quote "field:" in its text. */
-	while (p < end && (size_t)(end - p) >= 10 && memcmp(p, "print fmt:", 10)) {
+	/* The field lines, up to the print fmt (which may quote "field:"). */
+	while (p < end && ((size_t)(end - p) < 10 || memcmp(p, "print fmt:", 10))) {
 		const char *eol = memchr(p, '\n', end - p), *q = p;
 
 		if (!eol)
@@ -153,10 +158,47 @@ bool trace_event_format_ok(const char *fmt, size_t size)
 		while (q < eol && (*q == '\t' || *q == ' '))
 			q++;
 		if ((size_t)(eol - q) >= 6 && !memcmp(q, "field:", 6) &&
-		    !field_line(q + 6, eol))
+		    (nr == MAX_FIELDS || !field_line(q + 6, eol, &names[nr++])))
 			return false;
 		p = eol < end ? eol + 1 : end;
 	}
-	return print_fmt_fields(fmt);
+	return print_fmt_fields(p, end, names, nr);
+}
+/*
+ * "[SYSTEM:]EVENT,MATCH[,PID]" with every part present: libtracecmd's
+ * tracecmd_create_event_hook() splits it with strtok_r(), which skips
+ * empty parts, and uses what it gets without checking it got it.
+ */
+static bool hook_half(const char *p, const char *end, int max_parts)
+{
+	const char *colon = memchr(p, ':', end - p);
+	int parts = 0;
+
+	if (colon) {
+		if (colon == p)
+			return false;
+		p = colon + 1;
+	}
+	for (;;) {
+		const char *comma = memchr(p, ',', end - p), *stop = comma ? comma : end;
+
+		if (stop == p || memchr(p, ':', stop - p) || ++parts > max_parts)
+			return false;
+		if (!comma)
+			return parts >= 2;
+		p = comma + 1;
+	}
+}
+
+bool trace_hook_option_ok(const char *text)
+{
+	size_t len = strlen(text);
+	const char *slash = memchr(text, '/', len);
+
+	for (size_t i = 0; i < len; i++)
+		if (!format_byte(text[i]) || text[i] == '\n')
+			return false;
+	return slash && !memchr(slash + 1, '/', text + len - slash - 1) &&
+	       hook_half(text, slash, 3) && hook_half(slash + 1, text + len, 3);
 }
 #endif /* HAVE_TRACECMD */

@@ -212,11 +212,15 @@ def formats_libtraceevent_cannot_parse_are_refused():
     """Two fuzzer findings (tests/fuzz/trace-corpus/README.md): an event
     format whose array length holds a control character, or a NUL, made
     libtraceevent's tep_parse_event() strcmp() a NULL token (a segfault in
-    every command). They are damage, said in one line, exit 1."""
+    every command). They are damage, said in one line, exit 1. So is a
+    third, from the run that checked the fix: a v7 BUFFER option turned
+    into a HOOK option of binary bytes, which libtracecmd's hook parser
+    (tracecmd_create_event_hook()) dereferences NULL on."""
     corpus = os.path.join(SRC, "tests", "fuzz", "trace-corpus")
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, "out.json")
-        for name in ("field-array-control-char.dat", "field-array-nul.dat"):
+        for name in ("field-array-control-char.dat", "field-array-nul.dat",
+                     "hook-option-garbage.dat"):
             path = os.path.join(corpus, name)
             for cmd in (["report", path], ["convert", path, "--perfetto", "-o", out],
                         ["csv", "--from", path], ["csv", "--trace", path]):
