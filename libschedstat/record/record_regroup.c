@@ -152,15 +152,12 @@ int rec_regroup_snapshot(struct schedstat_snapshot *s,
 	struct schedstat_cluster *cl = calloc(nr ? nr : 1, sizeof(*cl));
 	/* The root domain's state is the same in every recorded cluster. */
 	struct schedstat_cluster rd = { .overutilized = -1 };
-	uint32_t avail = 0;
 	int err;
 
 	if (!cl)
 		return -ENOMEM;
 	if (s->nr_clusters)
 		rd = s->clusters[0];
-	for (size_t k = 0; k < s->nr_clusters; k++)
-		avail |= s->clusters[k].avail;
 	for (size_t i = 0; i < s->nr_cpus; i++) {
 		struct schedstat_cpu *c = &s->cpus[i];
 		int k = schedstat_topology_cpu_cluster(topo, c->cpu);
@@ -188,7 +185,7 @@ int rec_regroup_snapshot(struct schedstat_snapshot *s,
 						   sizeof(cl[k].cpus));
 		cl[k].overutilized = rd.overutilized;
 		cl[k].overutilized_ns = rd.overutilized_ns;
-		sum_cluster(s, &cl[k], avail);
+		sum_cluster(s, &cl[k], s->avail);
 		cl[k].avail &= rd.avail | ~(SCHEDSTAT_AVAIL_OVERUTILIZED |
 					     SCHEDSTAT_AVAIL_OVERUTILIZED_NS);
 	}
