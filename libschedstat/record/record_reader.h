@@ -1,16 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The reader's state, shared by record_reader.c (chunks, samples, PELT)
- * and record_regroup.c (the clusters read by another topology).
+ * The recording reader's own layout, shared by its files: record_reader.c
+ * (open, close, the head), record_reader_chunks.c (finding chunks),
+ * record_reader_samples.c (samples), record_reader_pelt.c (PELT updates),
+ * record_regroup.c (the clusters read by another topology).
  */
 #ifndef SCHEDSTAT_RECORD_READER_H
 #define SCHEDSTAT_RECORD_READER_H
 
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
-
-#include "schedstat.h"
+#include "record_format.h"
 
 struct chunk_ref {
 	uint64_t offset;	/* of its header */
@@ -28,7 +26,7 @@ struct schedstat_recording {
 	const uint8_t *map;
 	size_t size;
 	struct schedstat_recording_info info;
-	uint64_t crc_budget;		/* see resync() */
+	uint64_t crc_budget;		/* see rec_resync() */
 	struct schedstat_topology *topo;
 	struct meta_pair *meta;
 	size_t nr_meta;
@@ -50,5 +48,39 @@ struct schedstat_recording {
 	/* Set once regrouped (record_regroup.c): the topology recorded. */
 	struct schedstat_topology *recorded;
 };
+
+/*
+ * A fuzzing build (see the Makefile) lets every CRC pass, so that mutated
+ * input reaches the decoders behind them; the unit tests check the CRCs.
+ */
+static inline bool rec_crc_matches(uint32_t got, uint32_t want)
+{
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+	return true;
+#else
+	return got == want;
+#endif
+}
+
+/* record_reader_chunks.c */
+/* A chunk header at @off whose stored bytes fit in the file and pass the CRC. */
+int rec_chunk_at(const struct schedstat_recording *r, uint64_t off,
+		 struct rec_chunk_hdr *h);
+/* The chunk's payload, inflated if need be, in *@buf (free it). */
+int rec_chunk_payload(const struct schedstat_recording *r, uint64_t off,
+		      const struct rec_chunk_hdr *h, uint8_t **buf);
+/* META and TOPOLOGY: the chunks before the first samples. */
+int rec_read_head(struct schedstat_recording *r, uint64_t *off);
+/* The finished file's index; -EBADMSG sends the caller to rec_scan(). */
+int rec_read_index(struct schedstat_recording *r, uint64_t head_end);
+/* No usable index: walk every chunk, keep the whole ones. */
+int rec_scan(struct schedstat_recording *r, uint64_t off);
+/* The next offset at or after @off where a whole, valid chunk starts. */
+uint64_t rec_resync(struct schedstat_recording *r, uint64_t off);
+
+/* record_reader_samples.c */
+/* Decode chunk @k into the cache. */
+int rec_load_chunk(struct schedstat_recording *r, size_t k);
+void rec_drop_cache(struct schedstat_recording *r);
 
 #endif /* SCHEDSTAT_RECORD_READER_H */
