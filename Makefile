@@ -214,7 +214,7 @@ $(OUT)/bench/tui_render: bench/tui_render.c $(OUT)/libschedstat.a $(APP_TESTABLE
 # The recording reader under libFuzzer, ASan and UBSan (clang); its own
 # objects, as the library's are not instrumented.
 FUZZ_LIB_SRCS := $(filter $(addprefix %/,record_codec.c record_reader.c \
-	record_bytes.c record_rows.c record_topology.c \
+	record_bytes.c record_rows.c record_topology.c record_regroup.c \
 	record_reader_chunks.c record_reader_samples.c record_reader_pelt.c \
 	model_derived.c \
 	record_pelt.c pelt_entity.c \
@@ -235,7 +235,7 @@ fuzz: $(OUT)/fuzz/fuzz_recording
 # The trace-file source under libFuzzer: libtracecmd and libtraceevent are
 # the system's (not instrumented), schedtop's code from the sources is.
 FUZZ_TRACE_SRCS := $(filter $(addprefix %/,trace_file_source.c trace_file_check.c \
-	trace_file_formats.c trace_file_pages.c tracepoints.c \
+	trace_file_formats.c trace_file_pages.c trace_format_check.c tracepoints.c \
 	sched_events.c pelt.c hash.c snapshot.c util.c errors.c comm.c),$(LIB_SRCS)) \
 	$(wildcard libschedstat/model/engine*.c libschedstat/model/model*.c \
 		   libschedstat/topology/*.c)

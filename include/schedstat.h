@@ -951,6 +951,24 @@ void schedstat_recording_info(const struct schedstat_recording *rec,
 const struct schedstat_topology *
 schedstat_recording_topology(const struct schedstat_recording *rec);
 /*
+ * schedstat_recording_regroup - read @rec by other clusters than recorded
+ * @spec: "NAME:CPULIST[@CAPACITY],..." over exactly the recorded CPUs;
+ *	  capacities it omits are the recorded ones
+ *
+ * From then on schedstat_recording_topology() is the new topology and every
+ * sample's cluster rows are summed from its CPU rows by it (as the model
+ * sums them live); task, CPU and group rows name the new clusters. Moves
+ * between clusters are not available: the recording kept only those
+ * between its own clusters, so the migration table is empty and the
+ * up/down migration counts are 0. The energy model is bound to the new
+ * clusters, or dropped if it does not fit them.
+ *
+ * Returns -SCHEDSTAT_ERR_TOPOLOGY_SPEC (a malformed spec, or a CPU the
+ * recording lacks), -SCHEDSTAT_ERR_TOPOLOGY_TRACE (a recorded CPU left
+ * out) or -ENOMEM; @rec is unchanged then.
+ */
+int schedstat_recording_regroup(struct schedstat_recording *rec, const char *spec);
+/*
  * The energy model stored with the recording (bound to its topology), or
  * NULL: every sample's clusters then carry the estimate, as live.
  */

@@ -344,17 +344,68 @@ static int record_trace(const char *path, unsigned long interval_ms,
 	return fd;
 }
 
+/* "LITTLE:0-3,big:4-7" of @topo. */
+static void topology_text(const struct schedstat_topology *topo, char *buf, size_t size)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (int k = 0; k < schedstat_topology_nr_clusters(topo) && len < size; k++) {
+		char cpus[SCHEDSTAT_CPULIST_LEN];
+
+		if (schedstat_topology_cluster_cpulist(topo, k, cpus, sizeof(cpus)))
+			cpus[0] = '\0';
+		len += snprintf(buf + len, size - len, "%s%s:%s", k ? "," : "",
+				schedstat_topology_cluster_name(topo, k), cpus);
+	}
+}
+
+/*
+ * --topology on a schedtop recording: its clusters regrouped from its CPU
+ * rows, with one line saying so, what it was recorded with, and what
+ * cannot be regrouped.
+ */
+static int regroup(const char *path, struct schedstat_recording *rec,
+		   const char *arg)
+{
+	char *spec = cli_topology_spec(arg), was[256];
+	int err;
+
+	if (!spec) {
+		if (errno == ENOMEM)
+			cli_error("%s", strerror(errno));
+		return -1;
+	}
+	topology_text(schedstat_recording_topology(rec), was, sizeof(was));
+	err = schedstat_recording_regroup(rec, spec);
+	free(spec);
+	if (err) {
+		cli_error("%s: --topology: %s", path, err == -SCHEDSTAT_ERR_TOPOLOGY_TRACE ?
+			  "it leaves out CPUs of the recording: name every one" :
+			  err == -SCHEDSTAT_ERR_TOPOLOGY_SPEC ?
+			  "not NAME:CPULIST[@CAPACITY],... over the recording's CPUs" :
+			  schedstat_strerror(err));
+		return -1;
+	}
+	fprintf(stderr, "schedtop: note: %s: clusters regrouped by --topology "
+		"(recorded as %s); moves between clusters are not shown, as the "
+		"recording kept only those between its own\n", path, was);
+	return 0;
+}
+
 int open_recording(const char *path, unsigned long trace_interval_ms,
 		   const struct input_opts *in, struct schedstat_recording **rec)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
 	char *spec = NULL;
+	bool trace;
 
 	if (fd < 0) {
 		cli_error("cannot read %s: %s", path, strerror(errno));
 		return -1;
 	}
-	if (is_trace_dat(fd)) {
+	trace = is_trace_dat(fd);
+	if (trace) {
 		close(fd);
 		if (in && in->topology) {
 			spec = cli_topology_spec(in->topology);
@@ -369,13 +420,6 @@ int open_recording(const char *path, unsigned long trace_interval_ms,
 		free(spec);
 		if (fd < 0)
 			return -1;
-	} else if (in && in->topology) {
-		/* The clusters were computed as it recorded: rows cannot be regrouped. */
-		cli_error("%s: a schedtop recording keeps the topology it was "
-			  "recorded with: --topology applies to trace.dat files "
-			  "(record again with --topology to change it)", path);
-		close(fd);
-		return -1;
 	} else if (in && in->pelt_scheme_set) {
 		cli_error("%s: a schedtop recording keeps the PELT values it "
 			  "recorded: --pelt-scheme applies to trace.dat files", path);
@@ -387,6 +431,12 @@ int open_recording(const char *path, unsigned long trace_interval_ms,
 		cli_error("%s: %s", path, err == -ESPIPE ?
 			  "not a regular file: save the recording first" :
 			  schedstat_strerror(err));
+		close(fd);
+		return -1;
+	}
+	if (!trace && in && in->topology && regroup(path, *rec, in->topology)) {
+		schedstat_recording_close(*rec);
+		*rec = NULL;
 		close(fd);
 		return -1;
 	}

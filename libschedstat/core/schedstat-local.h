@@ -81,6 +81,9 @@ void topology_seal(struct schedstat_topology *topo);
  * gives them, else 1024, and nothing read from this machine's sysfs.
  */
 int topology_parse_foreign(struct schedstat_topology **out, const char *spec);
+/* The same for a recording made with @recorded: its capacities, else 1024. */
+int topology_parse_recorded(struct schedstat_topology **out, const char *spec,
+			    const struct schedstat_topology *recorded);
 
 /*
  * Make room for @need items of @size bytes in the growable array *@items of

@@ -2,7 +2,8 @@
 /*
  * The recording reader's own layout, shared by its files: record_reader.c
  * (open, close, the head), record_reader_chunks.c (finding chunks),
- * record_reader_samples.c (samples), record_reader_pelt.c (PELT updates).
+ * record_reader_samples.c (samples), record_reader_pelt.c (PELT updates),
+ * record_regroup.c (the clusters read by another topology).
  */
 #ifndef SCHEDSTAT_RECORD_READER_H
 #define SCHEDSTAT_RECORD_READER_H
@@ -44,6 +45,8 @@ struct schedstat_recording {
 	uint64_t pelt_dropped;
 	/* From the metadata: power is derived on read, as it was live. */
 	struct schedstat_energy_model *em;
+	/* Set once regrouped (record_regroup.c): the topology recorded. */
+	struct schedstat_topology *recorded;
 };
 
 /*

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "record_reader.h"
+#include "record_regroup.h"
 
 void rec_drop_cache(struct schedstat_recording *r)
 {
@@ -108,6 +109,11 @@ int schedstat_recording_sample(struct schedstat_recording *r, size_t idx,
 		return err;
 	i = idx - r->chunks[k].first_sample;
 	*out = rec_snapshot_copy(r->snaps[i]);
+	if (*out && r->recorded &&
+	    rec_regroup_snapshot(*out, r->recorded, r->topo)) {
+		schedstat_snapshot_free(*out);
+		*out = NULL;
+	}
 	if (!*out)
 		return -ENOMEM;
 	schedstat_snapshot_apply_energy(*out, r->em);

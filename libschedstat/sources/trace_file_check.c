@@ -41,6 +41,8 @@
 #define OPT_CMDLINES		21
 #define OPT_BUFFER_TEXT		22
 #define SEC_FL_COMPRESS		1
+/* A hook (trace-cmd record -H) is one line of event names and filters. */
+#define MAX_HOOK		4096
 /* More sections than any recorder writes: a loop in the chain. */
 #define MAX_SECTIONS		4096
 
@@ -74,6 +76,14 @@ static bool option_text(struct cursor *c, uint16_t id, uint64_t start,
 	}
 	c->pos = start + len - 1;
 	cur_take(c, &last, 1);
+	if (id == OPT_HOOK && !c->bad && !last) {
+		char *text = len <= MAX_HOOK ? malloc(len) : NULL;
+
+		c->pos = start;
+		if (!text || !cur_take(c, text, len) || !trace_hook_option_ok(text))
+			c->bad = true;
+		free(text);
+	}
 	c->pos = save;
 	return !c->bad && !last;
 }

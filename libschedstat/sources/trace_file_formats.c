@@ -9,6 +9,7 @@
 
 #include <traceevent/event-parse.h>
 
+#include "trace_file_check.h"
 #include "trace_file_cursor.h"
 
 /*
@@ -90,39 +91,12 @@ bool tfc_header_info(struct cursor *c)
 	       !strcmp(name, "header_event") && cur_blob(c, 8);
 }
 
-/* Whether the format text @fmt declares a field @name of @len bytes. */
-static bool has_field(const char *fmt, const char *name, size_t len)
-{
-	for (const char *p = fmt; (p = strstr(p, "field:")); p++) {
-		const char *end = strchr(p, ';'), *id;
-
-		if (!end)
-			return false;
-		/* The name is the last word before ';' or '['. */
-		id = memchr(p, '[', end - p);
-		if (id)
-			end = id;
-		id = end;
-		while (id > p && (id[-1] == '_' || (id[-1] >= '0' && id[-1] <= '9') ||
-				  ((id[-1] | 0x20) >= 'a' && (id[-1] | 0x20) <= 'z')))
-			id--;
-		if ((size_t)(end - id) == len && !memcmp(id, name, len))
-			return true;
-	}
-	return false;
-}
-
-/*
- * One event's format: every REC->FIELD its print fmt uses is one of its
- * fields. libtraceevent 1.7 dereferences a NULL field when a
- * __print_symbolic() (and others) names one it lacks.
- */
+/* One event's format: trace_format_check.c says whether libtraceevent may parse it. */
 static bool event_format(struct cursor *c)
 {
 	uint64_t size = cur_num(c, 8);
-	const char *pf;
 	char *buf;
-	bool ok = true;
+	bool ok;
 
 	if (c->bad || size > c->size - c->pos || size > MAX_UNCOMPRESSED)
 		return false;
@@ -132,17 +106,7 @@ static bool event_format(struct cursor *c)
 		return false;
 	}
 	buf[size] = '\0';
-	pf = strstr(buf, "print fmt:");
-	for (const char *p = pf; ok && p && (p = strstr(p, "REC->")); ) {
-		size_t len = 0;
-
-		p += 5;
-		while (p[len] == '_' || (p[len] >= '0' && p[len] <= '9') ||
-		       ((p[len] | 0x20) >= 'a' && (p[len] | 0x20) <= 'z'))
-			len++;
-		ok = len && has_field(buf, p, len);
-		p += len;
-	}
+	ok = trace_event_format_ok(buf, size);
 	free(buf);
 	return ok;
 }

@@ -65,9 +65,13 @@ static int spec_capacity(const char **sp, unsigned int *cap)
 	return 0;
 }
 
-/* @foreign: the spec is another machine's; do not read this one's sysfs. */
+/*
+ * @foreign: the spec is another machine's; do not read this one's sysfs.
+ * @recorded: that machine's topology, for the capacities the spec omits.
+ */
 static int parse_spec(struct schedstat_topology *topo, const char *spec,
-		      const char *sysfs_root, bool foreign)
+		      const char *sysfs_root, bool foreign,
+		      const struct schedstat_topology *recorded)
 {
 	struct cpuset all = {};
 	const char *p = spec;
@@ -122,6 +126,8 @@ static int parse_spec(struct schedstat_topology *topo, const char *spec,
 		for_each_cpu(cpu, &set) {
 			if (cap)
 				topo->cpu_capacity[cpu] = cap;
+			else if (recorded && recorded->cpu_capacity[cpu])
+				topo->cpu_capacity[cpu] = recorded->cpu_capacity[cpu];
 			else if (foreign || topo_read_cpu_capacity(sysfs_root, cpu,
 						   &topo->cpu_capacity[cpu]))
 				topo->cpu_capacity[cpu] = DEFAULT_CAPACITY;
@@ -137,7 +143,8 @@ static int parse_spec(struct schedstat_topology *topo, const char *spec,
 }
 
 static int parse_topology(struct schedstat_topology **out, const char *spec,
-			  const char *sysfs_root, bool foreign)
+			  const char *sysfs_root, bool foreign,
+			  const struct schedstat_topology *recorded)
 {
 	struct schedstat_topology *topo;
 	int err;
@@ -148,7 +155,7 @@ static int parse_topology(struct schedstat_topology **out, const char *spec,
 	topo = topo_alloc(SCHEDSTAT_TOPO_OVERRIDE);
 	if (!topo)
 		return -ENOMEM;
-	err = parse_spec(topo, spec, sysfs_root, foreign);
+	err = parse_spec(topo, spec, sysfs_root, foreign, recorded);
 	if (err) {
 		schedstat_topology_free(topo);
 		return err == -ENOMEM ? err : -SCHEDSTAT_ERR_TOPOLOGY_SPEC;
@@ -166,10 +173,16 @@ static int parse_topology(struct schedstat_topology **out, const char *spec,
 int schedstat_topology_parse(struct schedstat_topology **out, const char *spec,
 			     const char *sysfs_root)
 {
-	return parse_topology(out, spec, sysfs_root, false);
+	return parse_topology(out, spec, sysfs_root, false, NULL);
 }
 
 int topology_parse_foreign(struct schedstat_topology **out, const char *spec)
 {
-	return parse_topology(out, spec, NULL, true);
+	return parse_topology(out, spec, NULL, true, NULL);
+}
+
+int topology_parse_recorded(struct schedstat_topology **out, const char *spec,
+			    const struct schedstat_topology *recorded)
+{
+	return parse_topology(out, spec, NULL, true, recorded);
 }

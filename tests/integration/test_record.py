@@ -449,6 +449,72 @@ def newer_minor_version_reads_with_a_note():
                       "csv --from of the 1.9 file differs from the 1.0 one")
 
 
+@test(root=True)
+def topology_override_regroups_a_recording():
+    """Recorded live as LITTLE:0,big:1, read with other clusters: the
+    cluster rows are the recording's own CPU rows (csv --from -t cpu, as
+    recorded) summed by the new clusters, capacities the spec gives taking
+    the place of the recorded ones; one line on stderr says so. Without
+    --topology the rows and stderr stay as they were."""
+    tasks = {"rg_small": periodic(0, 0.3, name="rg_small"),
+             "rg_big": periodic(1, 0.6, name="rg_big")}
+    rt = RtApp(tasks, duration=6)
+    try:
+        time.sleep(0.5)
+        ok(schedtop("record", "-o", path("rg.rec"), "-i", "100", "-n", "25",
+                    "-q", "--topology", TOPO), "record")
+    finally:
+        rt.stop()
+    rec = path("rg.rec")
+    plain = schedtop("csv", "--from", rec, "-t", "cluster")
+    ok(plain, "csv --from")
+    check(plain.stderr == b"", "a note without --topology: %r" % plain.stderr)
+    check({r["cluster"] for r in parse_csv(plain.stdout)} == {"LITTLE", "big"},
+          "recorded clusters changed without --topology")
+    by_ts = {}
+    for c in parse_csv(ok(schedtop("csv", "--from", rec, "-t", "cpu"), "cpu rows")):
+        by_ts.setdefault(c["ts_ns"], []).append(c)
+    compared = 0
+    for spec, want in (("one:0-1", {"one": ({0, 1}, None)}),
+                       ("b:0,a:1@512", {"b": ({0}, None), "a": ({1}, 512)})):
+        r = schedtop("csv", "--from", rec, "-t", "cluster", "--topology", spec)
+        ok(r, "csv --from --topology " + spec)
+        err = r.stderr.decode()
+        check(err.count("\n") == 1 and "regrouped by --topology" in err and
+              "LITTLE:0,big:1" in err, "note for %s: %r" % (spec, err))
+        rows = parse_csv(r.stdout)
+        check({x["cluster"] for x in rows} == set(want) and
+              len(rows) == len(want) * len(by_ts),
+              "%s: clusters %s in %d rows" % (spec, {x["cluster"] for x in rows}, len(rows)))
+        for row in rows:
+            cpus, cap_given = want[row["cluster"]]
+            mine = [c for c in by_ts[row["ts_ns"]]
+                    if int(c["cpu"]) in cpus and c["online"] == "1"]
+            cap = sum(cap_given or int(c["capacity"]) for c in mine)
+            util = sum(int(c[k] or 0) for c in mine
+                       for k in ("util_avg", "rt_util", "dl_util", "irq_util"))
+            got = (int(row["capacity"]), int(row["nr_online"]), int(row["nr_running"]))
+            check(got == (cap, len(mine), sum(int(c["nr_running"]) for c in mine)),
+                  "%s %s at %s: capacity, online, running %s, CPU rows say %s" %
+                  (spec, row["cluster"], row["ts_ns"], got,
+                   (cap, len(mine), sum(int(c["nr_running"]) for c in mine))))
+            if row["util_pct"] != "":
+                check(abs(float(row["util_pct"]) - 100.0 * util / cap) < 0.01,
+                      "%s %s util_pct %s, CPU rows give %.3f" %
+                      (spec, row["cluster"], row["util_pct"], 100.0 * util / cap))
+                compared += 1
+        for cmd in (["report", rec], ["convert", rec, "--perfetto", "-o", path("rg.json")]):
+            r = schedtop(*cmd[:1], "--topology", spec, *cmd[1:])
+            ok(r, "%s --topology" % cmd[0])
+            check(r.stderr.decode().count("regrouped by --topology") == 1,
+                  "%s: no note: %r" % (cmd[0], r.stderr))
+    check(compared > 20, "util_pct compared only %d times" % compared)
+    r = schedtop("csv", "--from", rec, "--topology", "one:0")
+    check(r.returncode == 1 and r.stderr.decode().count("\n") == 1 and
+          "leaves out CPUs" in r.stderr.decode(), "a CPU left out: %r" % r.stderr)
+    print("# %d regrouped cluster rows agree with the CPU rows" % compared)
+
+
 if __name__ == "__main__":
     try:
         run()

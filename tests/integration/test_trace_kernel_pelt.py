@@ -4,11 +4,15 @@ variant's format, and estimates only what an event does not give.
 
 Each trace is written by tests/tools/trace_dat_write.py: a task switched in
 on CPU 0, then the kernel's event with known values at the very instant of
-the first sample (so nothing is brought forward between them). The formats
-are those the kernels declare (field names and types from their
-TRACE_EVENT()s; offsets as a 64-bit kernel lays them out in tracefs):
- - sched_load_avg_task / sched_load_avg_cpu: EAS 4.x kernels (Android
-   common kernel 4.9/4.14, include/trace/events/sched.h);
+the first sample (so nothing is brought forward between them). Formats are
+real kernels' format files where one exists (tests/fixtures/trace-formats,
+its README says whence):
+ - sched_switch: this machine's kernel (6.18), as its tracefs has it;
+ - sched_load_avg_task / sched_load_avg_cpu: the EAS 4.x kernel of the
+   Juno trace (ARM LISA), as that trace stores them.
+The others no kernel here has, and no trace we hold stores: their formats
+are written from the TRACE_EVENT()s that declare them (field names and
+types; offsets as a 64-bit kernel lays them out):
  - sched_load_se / sched_load_cfs_rq: Android common kernel 4.19 (Qais
    Yousef's "sched: add a module to convert tp into events" names);
  - sched_pelt_se / sched_pelt_cfs: the same module's later names (5.x);
@@ -22,6 +26,15 @@ import tempfile
 from harness import SRC, check, parse_csv, run, schedtop, test
 
 WRITER = os.path.join(SRC, "tests", "tools", "trace_dat_write.py")
+FORMATS = os.path.join(SRC, "tests", "fixtures", "trace-formats")
+
+
+def real_format(kernel, event):
+    """A real kernel's format file, byte for byte (see the README there)."""
+    with open(os.path.join(FORMATS, kernel, event + ".format")) as f:
+        return f.read()
+
+
 COMMON = """\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;
 \tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;
 \tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;
@@ -37,28 +50,16 @@ def fmt(name, eid, fields, printk):
         name, eid, COMMON, lines, printk)
 
 
-SWITCH = fmt("sched_switch", 300, [
-    ("char prev_comm[16]", 8, 16, 0), ("pid_t prev_pid", 24, 4, 1),
-    ("int prev_prio", 28, 4, 1), ("long prev_state", 32, 8, 1),
-    ("char next_comm[16]", 40, 16, 0), ("pid_t next_pid", 56, 4, 1),
-    ("int next_prio", 60, 4, 1)],
-    '"prev_comm=%s prev_pid=%d prev_prio=%d prev_state=%ld ==> next_comm=%s '
-    'next_pid=%d next_prio=%d", REC->prev_comm, REC->prev_pid, REC->prev_prio, '
-    'REC->prev_state, REC->next_comm, REC->next_pid, REC->next_prio')
+SWITCH = real_format("linux-6.18", "sched_switch")
 
 # (system, event, format, values) per variant; util 321, load 654 and,
 # where the event has it, runnable 400 for the task; 210, 333, 222 the CPU.
 TASK = {
-    "sched_load_avg_task": ("sched", fmt("sched_load_avg_task", 301, [
-        ("char comm[16]", 8, 16, 0), ("pid_t pid", 24, 4, 1),
-        ("int cpu", 28, 4, 1), ("unsigned long load_avg", 32, 8, 0),
-        ("unsigned long util_avg", 40, 8, 0), ("u64 load_sum", 48, 8, 0),
-        ("u32 util_sum", 56, 4, 0), ("u32 period_contrib", 60, 4, 0)],
-        '"comm=%s pid=%d cpu=%d load_avg=%lu util_avg=%lu", REC->comm, '
-        'REC->pid, REC->cpu, REC->load_avg, REC->util_avg'),
+    "sched_load_avg_task": ("sched", real_format("juno-4.x", "sched_load_avg_task"),
         dict(comm="kpelt", pid=100, cpu=0, load_avg=654, util_avg=321,
-             load_sum=654 * 47000, util_sum=321 * 47000, period_contrib=500)),
-    "sched_load_se": ("sched", fmt("sched_load_se", 302, [
+             util_est=300, load_sum=654 * 47000, util_sum=321 * 47000,
+             period_contrib=500)),
+    "sched_load_se": ("sched", fmt("sched_load_se", 1302, [
         ("int cpu", 8, 4, 1), ("char path[64]", 12, 64, 0),
         ("char comm[16]", 76, 16, 0), ("pid_t pid", 92, 4, 1),
         ("unsigned long load", 96, 8, 0), ("unsigned long rbl_load", 104, 8, 0),
@@ -68,7 +69,7 @@ TASK = {
         'REC->util'),
         dict(cpu=0, path="(null)", comm="kpelt", pid=100, load=654,
              rbl_load=999, util=321)),
-    "sched_pelt_se": ("sched", fmt("sched_pelt_se", 303, [
+    "sched_pelt_se": ("sched", fmt("sched_pelt_se", 1303, [
         ("int cpu", 8, 4, 1), ("char path[64]", 12, 64, 0),
         ("char comm[16]", 76, 16, 0), ("pid_t pid", 92, 4, 1),
         ("unsigned long load", 96, 8, 0), ("unsigned long runnable", 104, 8, 0),
@@ -78,7 +79,7 @@ TASK = {
         'REC->util'),
         dict(cpu=0, path="(null)", comm="kpelt", pid=100, load=654,
              runnable=400, util=321)),
-    "lisa__sched_pelt_se": ("lisa", fmt("lisa__sched_pelt_se", 304, [
+    "lisa__sched_pelt_se": ("lisa", fmt("lisa__sched_pelt_se", 1304, [
         ("unsigned long long update_time", 8, 8, 0),
         ("unsigned long load", 16, 8, 0), ("unsigned long runnable", 24, 8, 0),
         ("unsigned long util", 32, 8, 0), ("int cpu", 40, 4, 1),
@@ -91,27 +92,23 @@ TASK = {
              path="(null)", comm="kpelt")),
 }
 CPU = {
-    "sched_load_avg_cpu": ("sched", fmt("sched_load_avg_cpu", 311, [
-        ("int cpu", 8, 4, 1), ("unsigned long load_avg", 16, 8, 0),
-        ("unsigned long util_avg", 24, 8, 0)],
-        '"cpu=%d load_avg=%lu util_avg=%lu", REC->cpu, REC->load_avg, '
-        'REC->util_avg'),
-        dict(cpu=0, load_avg=333, util_avg=210)),
-    "sched_load_cfs_rq": ("sched", fmt("sched_load_cfs_rq", 312, [
+    "sched_load_avg_cpu": ("sched", real_format("juno-4.x", "sched_load_avg_cpu"),
+        dict(cpu=0, load_avg=333, util_avg=210, util_est=200)),
+    "sched_load_cfs_rq": ("sched", fmt("sched_load_cfs_rq", 1312, [
         ("int cpu", 8, 4, 1), ("char path[64]", 12, 64, 0),
         ("unsigned long load", 80, 8, 0), ("unsigned long rbl_load", 88, 8, 0),
         ("unsigned long util", 96, 8, 0)],
         '"cpu=%d path=%s load=%lu rbl_load=%lu util=%lu", REC->cpu, '
         'REC->path, REC->load, REC->rbl_load, REC->util'),
         dict(cpu=0, path="/", load=333, rbl_load=999, util=210)),
-    "sched_pelt_cfs": ("sched", fmt("sched_pelt_cfs", 313, [
+    "sched_pelt_cfs": ("sched", fmt("sched_pelt_cfs", 1313, [
         ("int cpu", 8, 4, 1), ("char path[64]", 12, 64, 0),
         ("unsigned long load", 80, 8, 0), ("unsigned long runnable", 88, 8, 0),
         ("unsigned long util", 96, 8, 0)],
         '"cpu=%d path=%s load=%lu runnable=%lu util=%lu", REC->cpu, '
         'REC->path, REC->load, REC->runnable, REC->util'),
         dict(cpu=0, path="/", load=333, runnable=222, util=210)),
-    "lisa__sched_pelt_cfs": ("lisa", fmt("lisa__sched_pelt_cfs", 314, [
+    "lisa__sched_pelt_cfs": ("lisa", fmt("lisa__sched_pelt_cfs", 1314, [
         ("unsigned long long update_time", 8, 8, 0),
         ("unsigned long load", 16, 8, 0), ("unsigned long runnable", 24, 8, 0),
         ("unsigned long util", 32, 8, 0), ("int cpu", 40, 4, 1),

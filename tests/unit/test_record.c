@@ -5,6 +5,7 @@
  * error, and foreign, mangled and future files are told apart.
  */
 #include <errno.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -503,6 +504,65 @@ static void varints_and_header_bytes(void **state)
 }
 
 /* Update @i of a series: a task's, or one of CPU 3's four classes. */
+/*
+ * Read by other clusters (--topology on a recording): the cluster rows
+ * are the recorded CPU rows summed by the new spec, capacities the spec
+ * gives replacing the recorded ones; a spec leaving out a recorded CPU,
+ * or naming one the recording lacks, is refused and changes nothing.
+ */
+static void regroup_sums_the_recorded_cpus(void **state)
+{
+	static const int cluster_of[4] = { 0, 1, 0, 1 };
+	static const unsigned int cap[4] = { 446, 512, 1024, 512 };
+	struct fixture *fx = *state;
+	struct schedstat_recording *rec;
+
+	assert_int_equal(open_bytes(fx->file, fx->size, &rec), 0);
+	assert_int_equal(schedstat_recording_regroup(rec, "x:0-2"),
+			 -SCHEDSTAT_ERR_TOPOLOGY_TRACE);
+	assert_int_equal(schedstat_recording_regroup(rec, "x:0,2,y:1,3-4"),
+			 -SCHEDSTAT_ERR_TOPOLOGY_SPEC);
+	assert_string_equal(schedstat_topology_cluster_name(
+				    schedstat_recording_topology(rec), 0), "LITTLE");
+	assert_int_equal(schedstat_recording_regroup(rec, "x:0,2,y:1,3@512"), 0);
+	for (int i = 0; i < NR_SAMPLES; i++) {
+		const struct schedstat_snapshot *want = fx->snaps[i];
+		struct schedstat_snapshot *s;
+
+		assert_int_equal(schedstat_recording_sample(rec, i, &s, NULL, NULL), 0);
+		assert_int_equal(s->nr_clusters, 2);
+		assert_string_equal(s->clusters[0].name, "x");
+		assert_string_equal(s->clusters[1].cpus, "1,3");
+		assert_int_equal(s->nr_migrations, 0);
+		for (int k = 0; k < 2; k++) {
+			unsigned int capacity = 0, online = 0, all_cfs = 1;
+			uint64_t util = 0;
+
+			for (int c = 0; c < 4; c++) {
+				const struct schedstat_cpu *cpu = &want->cpus[c];
+
+				if (cluster_of[c] != k || !cpu->online)
+					continue;
+				online++;
+				capacity += cap[c];
+				util += cpu->util_avg + cpu->rt_util + cpu->dl_util +
+					cpu->irq_util;
+				all_cfs &= !!(cpu->avail & SCHEDSTAT_AVAIL_CFS);
+				assert_int_equal(s->cpus[c].cluster, k);
+			}
+			assert_int_equal(s->clusters[k].nr_online, online);
+			assert_int_equal(s->clusters[k].capacity, capacity);
+			if (all_cfs)
+				assert_true(fabs(s->clusters[k].util_pct -
+						 100.0 * util / capacity) < 1e-9);
+		}
+		for (size_t k = 0; k < s->nr_tasks; k++)
+			assert_int_equal(s->tasks[k].cluster, cluster_of[s->tasks[k].cpu]);
+		schedstat_snapshot_free(s);
+	}
+	schedstat_recording_close(rec);
+}
+
 static void make_pelt(struct schedstat_pelt_update *u, int i)
 {
 	static const char *const entity[] = { "task", "cfs", "rt", "dl", "irq" };
@@ -641,6 +701,7 @@ int main(void)
 		cmocka_unit_test(foreign_mangled_and_future_files),
 		cmocka_unit_test(varints_and_header_bytes),
 		cmocka_unit_test(pelt_updates_round_trip),
+		cmocka_unit_test(regroup_sums_the_recorded_cpus),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
