@@ -442,10 +442,49 @@ static __always_inline void hotplug_step(unsigned int cpu, int target, int idx,
 	h->last = now;
 }
 
+/* Every step to user space too, for recordings' per-state breakdown. */
+static __always_inline void send_cpuhp(__u32 kind, unsigned int cpu,
+				       int target, int idx, int ret, __u64 fun)
+{
+	struct st_event_cpuhp *e = reserve(ST_EV_CPUHP, sizeof(*e));
+
+	if (!e)
+		return;
+	e->fun = fun;
+	e->kind = kind;
+	e->cpu = cpu;
+	e->target = target;
+	e->idx = idx;
+	e->ret = ret;
+	e->pad = 0;
+	submit(e);
+}
+
 SEC("tp_btf/cpuhp_enter")
 int BPF_PROG(on_cpuhp_enter, unsigned int cpu, int target, int idx)
 {
 	hotplug_step(cpu, target, idx, bpf_ktime_get_ns());
+	return 0;
+}
+
+/*
+ * The callback's address tells cpuhp_kick_ap_work() from a state's. A
+ * tp_btf program may not read it (a function pointer is no struct to the
+ * verifier); a raw tracepoint's arguments are plain u64s.
+ */
+SEC("raw_tp/cpuhp_enter")
+int BPF_PROG(on_cpuhp_enter_step, unsigned int cpu, int target, int idx,
+	     void *fun)
+{
+	send_cpuhp(ST_CPUHP_ENTER, cpu, target, idx, 0, (__u64)fun);
+	return 0;
+}
+
+SEC("raw_tp/cpuhp_multi_enter")
+int BPF_PROG(on_cpuhp_multi_enter_step, unsigned int cpu, int target, int idx,
+	     void *fun)
+{
+	send_cpuhp(ST_CPUHP_MULTI_ENTER, cpu, target, idx, 0, (__u64)fun);
 	return 0;
 }
 
@@ -471,9 +510,11 @@ int BPF_PROG(on_cpuhp_multi_enter, unsigned int cpu, int target, int idx)
 }
 
 SEC("tp_btf/cpuhp_exit")
-int BPF_PROG(on_cpuhp_exit, unsigned int cpu, int state, int idx)
+int BPF_PROG(on_cpuhp_exit, unsigned int cpu, int state, int idx, int ret)
 {
 	unsigned int i = cpu & (ST_MAX_CPUS - 1);
+
+	send_cpuhp(ST_CPUHP_EXIT, cpu, state, idx, ret, 0);
 
 	if (hotplug_multi[i].set) {
 		hotplug_multi[i].set = 0;

@@ -150,6 +150,7 @@ enum st_event_type {
 	ST_EV_EXIT = 1,
 	ST_EV_MIGRATE,
 	ST_EV_OVERUTILIZED,
+	ST_EV_CPUHP,
 };
 
 /* Every ring buffer record starts with this; size covers the whole record. */
@@ -179,6 +180,28 @@ struct st_event_migrate {
 struct st_event_overutilized {
 	struct st_event_hdr hdr;
 	__u32 overutilized;
+	__u32 pad;
+};
+
+enum st_cpuhp_kind {
+	ST_CPUHP_ENTER = 1,	/* SCHEDSTAT_CPUHP_ENTER */
+	ST_CPUHP_MULTI_ENTER,
+	ST_CPUHP_EXIT,
+};
+
+/*
+ * One cpuhp step as the tracepoint gave it, every one (the stray
+ * multi-instance calls too: user space tells them apart as st_hotplug
+ * does). A few hundred per operation; hdr.cpu is where it ran.
+ */
+struct st_event_cpuhp {
+	struct st_event_hdr hdr;
+	__u64 fun;		/* enter: the callback's address */
+	__u32 kind;		/* enum st_cpuhp_kind */
+	__u32 cpu;		/* the CPU taken down or brought up */
+	__s32 target;		/* enter: target; exit: the CPU's state */
+	__s32 idx;		/* the step's state */
+	__s32 ret;		/* exit: the callback's result */
 	__u32 pad;
 };
 

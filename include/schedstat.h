@@ -64,6 +64,7 @@ enum schedstat_error {
 	SCHEDSTAT_ERR_NO_PELT_TP,	/* no pelt_*_tp BTF tracepoints (5.10) */
 	SCHEDSTAT_ERR_PELT_SOURCE,	/* --pelt-trace without the BPF source */
 	SCHEDSTAT_ERR_EM_TOPOLOGY,	/* an energy model domain matches no cluster */
+	SCHEDSTAT_ERR_NO_CPUHP_TP,	/* tracefs has no cpuhp events */
 	SCHEDSTAT_ERR_END,
 };
 
@@ -513,6 +514,19 @@ enum schedstat_event_type {
 	 * them. ts_ns is its release.
 	 */
 	SCHEDSTAT_EV_ACTIVATION,
+	/*
+	 * One step of a CPU hotplug operation, from the cpuhp tracepoints
+	 * (BPF and tracefs sources): cpu is where it ran, the hp_* fields below say what.
+	 * Recordings keep them (format 1.2) for
+	 * schedstat_recording_hotplug().
+	 */
+	SCHEDSTAT_EV_CPUHP,
+};
+
+enum schedstat_cpuhp_kind {
+	SCHEDSTAT_CPUHP_ENTER = 1,	/* cpuhp_enter: a state's callback */
+	SCHEDSTAT_CPUHP_MULTI_ENTER,	/* cpuhp_multi_enter: one instance's */
+	SCHEDSTAT_CPUHP_EXIT,		/* cpuhp_exit: the callback returned */
 };
 
 struct schedstat_event {
@@ -530,6 +544,15 @@ struct schedstat_event {
 	uint64_t end_ns;	/* 0 for a dropped one */
 	uint64_t deadline_ns;
 	int32_t constraint;	/* index in the workload's constraints, -1 none */
+	/* CPUHP: */
+	int32_t hp_cpu;		/* the CPU taken down or brought up */
+	int32_t hp_kind;	/* enum schedstat_cpuhp_kind */
+	int32_t hp_target;	/* enter: the state aimed at; exit: the
+				 * CPU's state after the step */
+	int32_t hp_idx;		/* the state the step runs */
+	int32_t hp_ret;		/* exit: the callback's result */
+	bool hp_kick;		/* enter: cpuhp_kick_ap_work(), the CPU's
+				 * own thread runs the states inside it */
 };
 
 typedef void (*schedstat_event_fn)(const struct schedstat_event *ev, void *ctx);
@@ -920,7 +943,7 @@ struct schedstat_recording;
  * added is skipped: say so.
  */
 #define SCHEDSTAT_RECORDING_VERSION_MAJOR	1
-#define SCHEDSTAT_RECORDING_VERSION_MINOR	1
+#define SCHEDSTAT_RECORDING_VERSION_MINOR	2
 
 struct schedstat_recording_info {
 	unsigned int version_major, version_minor;
@@ -1094,6 +1117,37 @@ void schedstat_exit_op_clear(struct schedstat_exit_op *op);
  * (open brings a CPU found offline online first). 0 or the first error.
  */
 int schedstat_cpu_exit_close(struct schedstat_cpu_exit *x);
+
+/* One CPU hotplug operation of a recording (format 1.2, CPUHP chunks). */
+struct schedstat_recorded_hotplug {
+	int32_t cpu;			/* the CPU taken down or brought up */
+	uint64_t ts_ns;			/* its first cpuhp step */
+	bool failed;			/* a callback returned an error */
+	/*
+	 * op.back: brought up. op.total_ns: first step to last (the sysfs
+	 * write around them was not recorded, so no SCHEDSTAT_STEP_BEFORE or
+	 * _AFTER); op.steps: as schedstat_cpu_exit_hotplug() gives them.
+	 */
+	struct schedstat_exit_op op;
+};
+
+/*
+ * schedstat_recording_hotplug - every hotplug operation, timed per cpuhp state
+ * @ops: set to an array in time order (schedstat_recording_hotplug_free())
+ * @damaged: set to the CPUHP chunks that could not be read
+ *
+ * From the recorded cpuhp steps, as the live hotplug timer splits them: each
+ * moment to the innermost state open then. Multi-instance callbacks that are
+ * no operation (a tracefs instance created on a CPU that stays online) are
+ * left out. Step names are valid until schedstat_recording_close().
+ * 0 (*@nr may be 0), -ENODATA if the file holds no cpuhp steps (before 1.2,
+ * or a source that gives none), -ENOMEM.
+ */
+int schedstat_recording_hotplug(struct schedstat_recording *rec,
+				struct schedstat_recorded_hotplug **ops,
+				size_t *nr, size_t *damaged);
+void schedstat_recording_hotplug_free(struct schedstat_recorded_hotplug *ops,
+				      size_t nr);
 
 /* ------------------------------------------------------------------ */
 /* Text helpers shared by every front end                             */

@@ -314,11 +314,47 @@ static size_t pelt_counters(struct conv *cv, struct schedstat_recording *rec)
 	return bad;
 }
 
+/*
+ * Each hotplug operation of the recorded cpuhp steps (format 1.2) as a
+ * slice on its CPU's "cpuN hotplug" thread, from its first step to its last,
+ * with the time of each cpuhp state in its args, as report lists them.
+ * Returns the damaged CPUHP chunks, or -ENOMEM.
+ */
+static long hotplug_slices(struct conv *cv, struct schedstat_recording *rec)
+{
+	struct schedstat_recorded_hotplug *ops;
+	size_t nr, damaged;
+	int err;
+
+	err = schedstat_recording_hotplug(rec, &ops, &nr, &damaged);
+	if (err)
+		return err == -ENODATA ? 0 : err;
+	for (size_t i = 0; i < nr; i++) {
+		const struct schedstat_recorded_hotplug *h = &ops[i];
+
+		fprintf(cv->f, ",\n{\"ph\":\"M\",\"pid\":%d,\"tid\":%d,"
+			"\"name\":\"thread_name\",\"args\":{\"name\":\"cpu%d hotplug\"}}",
+			PID_CPUS, h->cpu, h->cpu);
+		event(cv, 'X', PID_CPUS, h->ts_ns);
+		fprintf(cv->f, ",\"tid\":%d,\"dur\":%.3f,\"name\":\"cpu%d %s%s\","
+			"\"args\":{", h->cpu, h->op.total_ns / 1e3, h->cpu,
+			h->op.back ? "online" : "offline", h->failed ? " failed" : "");
+		for (size_t k = 0; k < h->op.nr_steps; k++) {
+			fputs(k ? "," : "", cv->f);
+			json_str(cv->f, h->op.steps[k].name);
+			fprintf(cv->f, ":%.3f", h->op.steps[k].ns / 1e6);
+		}
+		fputs("}}", cv->f);
+	}
+	schedstat_recording_hotplug_free(ops, nr);
+	return damaged;
+}
+
 static int convert(struct schedstat_recording *rec, FILE *f, const char *path)
 {
 	struct schedstat_recording_info info;
 	struct conv cv = { .f = f, .first = true };
-	bool have_t0 = false, pelt_bad = false;
+	bool have_t0 = false, chunks_bad = false;
 	int nr_cl, err = 0;
 	size_t bad = 0;
 
@@ -376,10 +412,20 @@ static int convert(struct schedstat_recording *rec, FILE *f, const char *path)
 		err = tasks(&cv, snap);
 		schedstat_snapshot_free(snap);
 	}
-	/* Damaged PELT chunks fail the run as damaged samples do. */
+	/* Damaged PELT or CPUHP chunks fail the run as damaged samples do. */
 	if (!err && pelt_counters(&cv, rec)) {
 		cli_error("%s: damaged PELT chunks skipped", path);
-		pelt_bad = true;
+		chunks_bad = true;
+	}
+	if (!err) {
+		long hp = hotplug_slices(&cv, rec);
+
+		if (hp < 0)
+			err = hp;
+		else if (hp) {
+			cli_error("%s: %ld damaged CPUHP chunks skipped", path, hp);
+			chunks_bad = true;
+		}
 	}
 	fputs("\n]}\n", f);
 cleanup:
@@ -392,7 +438,7 @@ cleanup:
 		cli_error("%s: %s", path, schedstat_strerror(err));
 		return EXIT_FAIL;
 	}
-	if (recording_check_damage(path, rec, bad) != EXIT_OK || pelt_bad)
+	if (recording_check_damage(path, rec, bad) != EXIT_OK || chunks_bad)
 		return EXIT_FAIL;
 	return EXIT_OK;
 }

@@ -36,6 +36,8 @@ struct csv_opts {
 	const char *record;		/* a recording to make alongside */
 	const char *trace_file;
 	struct input_opts input;	/* --pelt-scheme (topology: above) */
+	/* The emulation column: the method of --emulate or of the recording. */
+	const char *emulation;
 };
 
 static const char csv_usage[] =
@@ -275,6 +277,7 @@ static int write_sample(FILE *f, const struct csv_opts *o,
 		.topo = topo,
 		.avail = schedstat_snapshot_avail(snap),
 		.ts_ns = schedstat_snapshot_ts_ns(snap),
+		.emulation = o->emulation,
 	};
 	int err = 0;
 	size_t n;
@@ -327,7 +330,7 @@ static int write_sample(FILE *f, const struct csv_opts *o,
 }
 
 struct csv_run {
-	const struct csv_opts *o;
+	struct csv_opts *o;
 	const struct schedstat_topology *topo;
 	FILE *f;
 	struct recording_out rec;
@@ -473,6 +476,8 @@ static int run_from(struct csv_run *r)
 		return EXIT_FAIL;
 	schedstat_recording_info(rec, &info);
 	recording_warn_lost(r->o->from, &info);
+	r->o->emulation = emulation_recorded_method(
+		schedstat_recording_meta(rec, "emulation"));
 	r->topo = schedstat_recording_topology(rec);
 	r->write_err = csv_write_header(r->f, r->o->table);
 	if (r->o->table == &pelt_table) {
@@ -559,6 +564,7 @@ int cmd_csv(int argc, char **argv)
 		run.rec.emulation = emulation_describe(&emul, desc, sizeof(desc));
 		/* The CSV stays pandas' plain table: the method is said here. */
 		emulation_print_start(&emul);
+		o.emulation = emulation_method_name(emul.method);
 	}
 	if (energy_opt_load(o.session.energy_model, &em)) {
 		ret = EXIT_USAGE;

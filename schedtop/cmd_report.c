@@ -21,7 +21,7 @@
 static const char report_usage[] =
 "Usage: schedtop report [-n N] [--topology SPEC] [--pelt-scheme S] FILE\n"
 "Summarize a recording or a trace.dat: clusters, overutilization, busiest tasks, migrations,\n"
-"hotplug, dropped events and anything lost.\n"
+"hotplug per cpuhp state, dropped events and anything lost.\n"
 "\n"
 "  -n, --top N            tasks listed per ranking (default 10)\n"
 INPUT_OPTS_USAGE
@@ -367,6 +367,45 @@ static void print_hotplug(const struct report *r, uint64_t t0)
 	}
 }
 
+/*
+ * Each operation's cpuhp states, as `schedtop hotplug` splits a live one
+ * (docs/hotplug.md), from the recorded steps: the sysfs write around them
+ * was not recorded, so the time is first step to last.
+ */
+static int print_hotplug_states(struct schedstat_recording *rec, size_t nr_seen,
+				uint64_t t0)
+{
+	struct schedstat_recorded_hotplug *ops;
+	size_t nr, damaged;
+	int err;
+
+	err = schedstat_recording_hotplug(rec, &ops, &nr, &damaged);
+	if (err == -ENODATA) {
+		if (nr_seen)
+			printf("  (no cpuhp steps recorded for a per-state breakdown: "
+			       "a recording before format 1.2, or of a trace file)\n");
+		return 0;
+	}
+	if (err)
+		return err;
+	printf("\nCPU hotplug per cpuhp state: %zu operations, first step to last\n", nr);
+	for (size_t i = 0; i < nr; i++) {
+		const struct schedstat_recorded_hotplug *h = &ops[i];
+
+		printf("  at %8.3f s  cpu%-4d %-8s %9.3f ms%s\n",
+		       (h->ts_ns - t0) / 1e9, h->cpu,
+		       h->op.back ? "online" : "offline", h->op.total_ns / 1e6,
+		       h->failed ? "  (a callback failed: rolled back)" : "");
+		for (size_t k = 0; k < h->op.nr_steps; k++)
+			printf("      %9.3f ms  %s\n", h->op.steps[k].ns / 1e6,
+			       h->op.steps[k].name);
+	}
+	if (damaged)
+		cli_error("%zu damaged CPUHP chunks skipped", damaged);
+	schedstat_recording_hotplug_free(ops, nr);
+	return 0;
+}
+
 static int report(const char *path, struct schedstat_recording *rec,
 		  unsigned long top)
 {
@@ -420,6 +459,9 @@ static int report(const char *path, struct schedstat_recording *rec,
 	print_clusters(&r);
 	print_tasks(&r, list, n, top);
 	print_hotplug(&r, info.first_ts_ns);
+	err = print_hotplug_states(rec, r.nr_hotplug, info.first_ts_ns);
+	if (err)
+		goto fail;
 	if (r.wl) {
 		wl_tally_finish(&r.tally, r.wl);
 		printf("\n");

@@ -178,6 +178,7 @@ void column_text(const struct column *c, const struct schedstat_topology *topo,
 		snprintf(buf, size, "%.0f", column_number(c, row));
 		return;
 	case COL_TS:
+	case COL_EMULATION:
 		snprintf(buf, size, "-");
 		return;
 	}

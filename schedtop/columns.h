@@ -27,6 +27,7 @@ enum column_type {
 	COL_PCT,	/* double, printed "%.2f" */
 	COL_CLUSTER,	/* int32_t cluster index, printed as its name */
 	COL_TS,		/* the snapshot timestamp: not stored in the row */
+	COL_EMULATION,	/* the run's emulation method: not stored in the row */
 };
 
 struct column {
@@ -37,7 +38,7 @@ struct column {
 	bool sort_desc;		/* biggest first when sorted on */
 	enum column_type type;
 	size_t offset;		/* of the value in the row struct */
-	size_t size;		/* sizeof the value in the row (0 for COL_TS) */
+	size_t size;		/* sizeof the value in the row (0: not in it) */
 	uint32_t avail;		/* SCHEDSTAT_AVAIL_* bit it needs, 0: always */
 	bool tui_default;	/* shown by the TUI unless the user picks */
 	/*

@@ -114,6 +114,7 @@ static const struct column cluster_cols[] = {
 		.sort_desc = true,
 		.avail = SCHEDSTAT_AVAIL_ENERGY,
 	},
+	EMULATION_COLUMN,
 };
 
 static const struct column migration_cols[] = {

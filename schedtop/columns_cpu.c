@@ -168,6 +168,7 @@ static const struct column cpu_cols[] = {
 		.sort_desc = true,
 		.avail = SCHEDSTAT_AVAIL_ENERGY,
 	},
+	EMULATION_COLUMN,
 };
 
 const struct column_table cpu_table = {

@@ -80,4 +80,17 @@
 	.type = COL_TS,							\
 }
 
+/*
+ * Whether the machine was emulated (docs/emulation.md) is a property of the
+ * run, not of the kernel's rows: the CSV writer gets it with the row.
+ */
+#define EMULATION_COLUMN {						\
+	.name = "emulation", .title = "EMULATION", .width = 9,		\
+	.desc = "How this machine was made to behave as the --emulate "	\
+		"spec, stealer (SCHED_FIFO threads take the LITTLE CPUs' "	\
+		"time) or cpufreq (frequency caps and floors), the same on "	\
+		"every row of the run; empty when not emulated",		\
+	.type = COL_EMULATION,						\
+}
+
 #endif /* SCHEDTOP_COLUMNS_SCHEMA_H */

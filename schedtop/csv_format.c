@@ -144,6 +144,10 @@ static void write_value(FILE *f, const struct column *c,
 	case COL_TS:
 		fprintf(f, "%" PRIu64, ctx->ts_ns);
 		break;
+	case COL_EMULATION:
+		if (ctx->emulation)
+			csv_field(f, ctx->emulation);
+		break;
 	}
 }
 

@@ -23,6 +23,7 @@ struct csv_ctx {
 	const struct schedstat_topology *topo;	/* names of COL_CLUSTER values */
 	uint32_t avail;		/* SCHEDSTAT_AVAIL_* bits valid for this row */
 	uint64_t ts_ns;		/* the COL_TS value */
+	const char *emulation;	/* the COL_EMULATION value, NULL: empty */
 };
 
 /*

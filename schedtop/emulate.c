@@ -205,6 +205,18 @@ const char *emulation_describe(const struct emulation *e, char *buf, size_t size
 	return buf;
 }
 
+const char *emulation_recorded_method(const char *desc)
+{
+	const char *by = desc ? strrchr(desc, ' ') : NULL;
+
+	if (!by || by - desc < 3 || strncmp(by - 3, " by", 3))
+		return NULL;
+	for (size_t m = 0; m < ARRAY_SIZE(method_names); m++)
+		if (m != EMULATE_AUTO && !strcmp(by + 1, method_names[m]))
+			return method_names[m];
+	return NULL;
+}
+
 bool emulation_is_stealer(const struct emulation *e, int tid)
 {
 	return e && e->started && e->method == EMULATE_STEALER && stealer_is(e, tid);

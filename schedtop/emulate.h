@@ -77,6 +77,12 @@ int emulation_start(struct emulation *e, enum emulate_method method);
  * recordings' metadata, the CSV and the status lines.
  */
 const char *emulation_describe(const struct emulation *e, char *buf, size_t size);
+/*
+ * The method of a recording's "emulation" metadata (emulation_describe()'s
+ * "SPEC by METHOD"), as emulation_method_name() spells it; NULL for NULL or
+ * a method this schedtop does not know.
+ */
+const char *emulation_recorded_method(const char *desc);
 
 /* "schedtop: emulating SPEC by METHOD: cpu0 at 50%" on standard error. */
 void emulation_print_start(const struct emulation *e);

@@ -78,6 +78,10 @@ static const char *const messages[SCHEDSTAT_ERR_END - SCHEDSTAT_ERR_START] = {
 		"the energy model names a cluster that the topology lacks: name "
 		"its lines as the clusters are named (schedtop topology), or give "
 		"--topology",
+	[SCHEDSTAT_ERR_NO_CPUHP_TP - SCHEDSTAT_ERR_START] =
+		"this kernel's tracefs has no cpuhp:cpuhp_enter and cpuhp_exit "
+		"events, which time a hotplug operation per state (they need "
+		"CONFIG_HOTPLUG_CPU and CONFIG_EVENT_TRACING)",
 };
 
 /* Front ends may report errors from several threads; strerror() is not safe. */

@@ -21,72 +21,6 @@
 
 static const char *const systems[] = { "cpuhp", "sched", NULL };
 
-/*
- * /sys/devices/system/cpu/hotplug/states: "%3d: %s" per state the kernel
- * has callbacks for. A state missing there keeps no name (NULL).
- */
-static int read_state_names(struct schedstat_cpu_exit *x)
-{
-	FILE *f = fopen("/sys/devices/system/cpu/hotplug/states", "re");
-	char line[128];
-
-	if (!f)
-		return 0;	/* names are a help, not a need */
-	while (fgets(line, sizeof(line), f)) {
-		char name[96];
-		int state;
-
-		if (sscanf(line, " %d: %95s", &state, name) != 2 ||
-		    state < 0 || state > 4096)
-			continue;
-		if (state >= x->nr_state_names) {
-			char **grown = realloc(x->state_names,
-					       (state + 1) * sizeof(*grown));
-
-			if (!grown)
-				goto nomem;
-			memset(grown + x->nr_state_names, 0,
-			       (state + 1 - x->nr_state_names) * sizeof(*grown));
-			x->state_names = grown;
-			x->nr_state_names = state + 1;
-		}
-		free(x->state_names[state]);
-		x->state_names[state] = strdup(name);
-		if (!x->state_names[state])
-			goto nomem;
-	}
-	fclose(f);
-	return 0;
-nomem:
-	fclose(f);
-	return -ENOMEM;
-}
-
-/*
- * cpuhp_kick_ap_work() reports itself with cpuhp_enter as the state the CPU
- * is in: its own time is the wait for the CPU's hotplug thread, not that
- * state's callback. Its address tells it apart (0 if kallsyms hides it).
- */
-static uint64_t kick_ap_work_address(void)
-{
-	FILE *f = fopen("/proc/kallsyms", "re");
-	char line[256], sym[128], type;
-	unsigned long long addr;
-	uint64_t found = 0;
-
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%llx %c %127s", &addr, &type, sym) == 3 &&
-		    !strcmp(sym, "cpuhp_kick_ap_work")) {
-			found = addr;
-			break;
-		}
-	}
-	fclose(f);
-	return found;
-}
-
 static int get_field(struct tep_event *ev, const char *name,
 		     struct tep_record *rec, unsigned long long *val)
 {
@@ -162,29 +96,6 @@ int cpu_exit_read_events(struct schedstat_cpu_exit *x)
 	return 0;
 }
 
-struct schedstat_exit_step *exit_op_step(struct schedstat_exit_op *op,
-					 const char *name, int state)
-{
-	struct schedstat_exit_step *grown;
-
-	for (size_t i = 0; i < op->nr_steps; i++)
-		if (op->steps[i].state == state && !strcmp(op->steps[i].name, name))
-			return &op->steps[i];
-	grown = realloc(op->steps, (op->nr_steps + 1) * sizeof(*grown));
-	if (!grown)
-		return NULL;
-	op->steps = grown;
-	grown = &op->steps[op->nr_steps++];
-	*grown = (struct schedstat_exit_step){ .name = name, .state = state };
-	return grown;
-}
-
-void schedstat_exit_op_clear(struct schedstat_exit_op *op)
-{
-	free(op->steps);
-	memset(op, 0, sizeof(*op));
-}
-
 int schedstat_cpu_exit_open(struct schedstat_cpu_exit **out, int cpu)
 {
 	struct schedstat_cpu_exit *x;
@@ -207,10 +118,10 @@ int schedstat_cpu_exit_open(struct schedstat_cpu_exit **out, int cpu)
 		      -errno : -SCHEDSTAT_ERR_NO_HOTPLUG;
 		goto cleanup;
 	}
-	err = read_state_names(x);
+	err = cpuhp_names_read(&x->names);
 	if (err)
 		goto cleanup;
-	x->kick_fn = kick_ap_work_address();
+	x->kick_fn = cpuhp_kick_address();
 	err = trace_instance_open(&x->inst, BUFFER_KB);
 	if (err)
 		goto cleanup;
@@ -223,8 +134,13 @@ int schedstat_cpu_exit_open(struct schedstat_cpu_exit **out, int cpu)
 	x->ev_multi = tep_find_event_by_name(x->tep, "cpuhp", "cpuhp_multi_enter");
 	x->ev_exit = tep_find_event_by_name(x->tep, "cpuhp", "cpuhp_exit");
 	x->ev_switch = tep_find_event_by_name(x->tep, "sched", "sched_switch");
-	if (!x->ev_enter || !x->ev_exit || !x->ev_switch ||
+	/* Each missing piece said apart: one line names what this kernel lacks. */
+	if (!x->ev_enter || !x->ev_exit ||
 	    tracefs_event_enable(x->inst, "cpuhp", NULL)) {
+		err = -SCHEDSTAT_ERR_NO_CPUHP_TP;
+		goto cleanup;
+	}
+	if (!x->ev_switch) {
 		err = -SCHEDSTAT_ERR_TRACEFS_EVENTS;
 		goto cleanup;
 	}
@@ -298,9 +214,7 @@ int schedstat_cpu_exit_close(struct schedstat_cpu_exit *x)
 	exit_state_end(x, !err);
 	trace_instance_close(x->inst);
 	tep_free(x->tep);
-	for (int i = 0; i < x->nr_state_names; i++)
-		free(x->state_names[i]);
-	free(x->state_names);
+	cpuhp_names_free(&x->names);
 	free(x->evs);
 	free(x->tasks);
 	free(x->irqs);

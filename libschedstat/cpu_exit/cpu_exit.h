@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "cpuhp_names.h"
 #include "schedstat-local.h"
 
 /* A line of the state file, and the longest path in it. */
@@ -33,6 +34,21 @@ struct exit_event {
 	int ret;		/* cpuhp_exit: the callback's result */
 	int prev_pid, next_pid;	/* sched_switch */
 };
+
+/*
+ * cpuhp_attribute - one operation's time split among its cpuhp states
+ * @evs: events in time order; those of other CPUs than @cpu and switches
+ *       are skipped
+ * @kick_fn: cpuhp_enter's fun of cpuhp_kick_ap_work (0: none known)
+ *
+ * Each moment of [@t0, @t1] goes to the innermost state open then; the time
+ * outside every state to SCHEDSTAT_STEP_BEFORE, _BETWEEN and _AFTER. Sets
+ * op->total_ns. -SCHEDSTAT_ERR_HOTPLUG_FAILED if a callback returned an
+ * error, -ENOMEM.
+ */
+int cpuhp_attribute(const struct exit_event *evs, size_t nr_evs, int cpu,
+		    uint64_t kick_fn, struct cpuhp_names *names,
+		    struct schedstat_exit_op *op, uint64_t t0, uint64_t t1);
 
 struct saved_task {
 	int tid;
@@ -59,8 +75,7 @@ struct schedstat_cpu_exit {
 	struct tep_handle *tep;
 	struct tep_event *ev_enter, *ev_multi, *ev_exit, *ev_switch;
 	uint64_t kick_fn;		/* cpuhp_kick_ap_work, 0 if unknown */
-	char **state_names;		/* by cpuhp state number */
-	int nr_state_names;
+	struct cpuhp_names names;
 	struct exit_event *evs;
 	size_t nr_evs, cap_evs;
 	uint64_t seq;

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cpuhp_names.h"
 #include "model.h"
 
 /*
@@ -22,7 +23,10 @@
 #define REC_MAGIC_LEN		12
 #define REC_FILE_HDR_LEN	20
 #define REC_VERSION_MAJOR	SCHEDSTAT_RECORDING_VERSION_MAJOR
-/* 1.1: PELT chunks (--pelt-trace); a 1.0 reader skips them unread. */
+/*
+ * 1.1: PELT chunks (--pelt-trace); 1.2: CPUHP chunks (cpuhp steps). An
+ * older reader skips a chunk type it does not know, unread.
+ */
 #define REC_VERSION_MINOR	SCHEDSTAT_RECORDING_VERSION_MINOR
 
 #define REC_CHUNK_MAGIC		0x4b435453u	/* "STCK" */
@@ -39,6 +43,7 @@ enum rec_chunk_type {
 	REC_CHUNK_INDEX,
 	REC_CHUNK_END,
 	REC_CHUNK_PELT,		/* 1.1: PELT updates, in the order recorded */
+	REC_CHUNK_CPUHP,	/* 1.2: cpuhp steps, in the order recorded */
 };
 
 #define REC_CHUNK_DEFLATE	0x1	/* chunk flags */
@@ -155,6 +160,24 @@ void rec_encode_pelt(struct rec_buf *b, const struct schedstat_pelt_update *u,
 /* 0, or -EBADMSG for bytes that are no update (unknown entity, CPU, ...). */
 int rec_decode_pelt(struct rec_cur *c, struct schedstat_pelt_update *u,
 		    uint64_t *prev_ts);
+
+/*
+ * CPUHP chunks (record_cpuhp.c): cpuhp steps, each at least
+ * REC_CPUHP_MIN_LEN bytes, at most REC_CHUNK_MAX_CPUHP a chunk. The writer's
+ * side: steps since the last chunk, and the states' names to store.
+ */
+#define REC_CPUHP_MIN_LEN	7
+#define REC_CHUNK_MAX_CPUHP	65536
+struct rec_cpuhp_out {
+	struct rec_buf buf;
+	uint64_t first_ts, prev_ts;
+	uint32_t count;
+	struct cpuhp_names names;
+	bool names_read;
+};
+/* Appends one SCHEDSTAT_EV_CPUHP event; buf.err says if that failed. */
+void rec_cpuhp_add(struct rec_cpuhp_out *o, const struct schedstat_event *ev);
+void rec_cpuhp_out_free(struct rec_cpuhp_out *o);
 
 int rec_encode_topology(struct rec_buf *b, const struct schedstat_topology *topo);
 int rec_decode_topology(struct rec_cur *c, struct schedstat_topology **out);

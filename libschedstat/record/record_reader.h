@@ -43,6 +43,7 @@ struct schedstat_recording {
 	struct schedstat_pelt_update *pelt;
 	size_t pelt_nr, pelt_pos;
 	uint64_t pelt_dropped;
+	struct cpuhp_names hp_names;	/* of the CPUHP chunks read */
 	/* From the metadata: power is derived on read, as it was live. */
 	struct schedstat_energy_model *em;
 	/* Set once regrouped (record_regroup.c): the topology recorded. */

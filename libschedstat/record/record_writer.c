@@ -51,6 +51,8 @@ struct schedstat_recorder {
 	struct rec_buf pelt;
 	uint64_t pelt_first_ts, pelt_prev_ts, pelt_dropped;
 	uint32_t pelt_count;
+	/* cpuhp steps since the last CPUHP chunk. */
+	struct rec_cpuhp_out hp;
 };
 
 /* A PELT chunk goes out with every samples chunk, or when this big. */
@@ -192,6 +194,26 @@ void schedstat_recorder_pelt_dropped(struct schedstat_recorder *r,
 	r->pelt_dropped = dropped;
 }
 
+/* Like PELT chunks: not indexed, before the samples they go out with. */
+static int flush_cpuhp(struct schedstat_recorder *r)
+{
+	struct rec_chunk_hdr h = {
+		.type = REC_CHUNK_CPUHP,
+		.first_ts = r->hp.first_ts,
+		.count = r->hp.count,
+	};
+	int err;
+
+	if (!r->hp.count)
+		return r->err;
+	if (r->hp.buf.err)
+		return fail(r, r->hp.buf.err);
+	err = write_chunk(r, &h, r->hp.buf.p, r->hp.buf.len, true);
+	r->hp.buf.len = 0;
+	r->hp.count = 0;
+	return err;
+}
+
 static int flush_samples(struct schedstat_recorder *r)
 {
 	struct rec_chunk_hdr h = {
@@ -202,7 +224,7 @@ static int flush_samples(struct schedstat_recorder *r)
 	uint64_t at;
 	int err;
 
-	err = flush_pelt(r);
+	err = flush_pelt(r) ?: flush_cpuhp(r);
 	if (err)
 		return err;
 	at = r->offset;
@@ -307,6 +329,12 @@ int schedstat_recorder_add_event(struct schedstat_recorder *r,
 
 	if (r->err)
 		return r->err;
+	if (ev->type == SCHEDSTAT_EV_CPUHP) {
+		rec_cpuhp_add(&r->hp, ev);
+		if (r->hp.buf.err)
+			return fail(r, r->hp.buf.err);
+		return r->hp.count >= REC_CHUNK_MAX_CPUHP ? flush_cpuhp(r) : 0;
+	}
 	err = array_reserve((void **)&r->evs, &r->cap_evs, r->nr_evs + 1,
 			    sizeof(*r->evs));
 	if (err)
@@ -382,6 +410,7 @@ int schedstat_recorder_close(struct schedstat_recorder *r)
 	rec_codec_reset(&r->codec);
 	free(r->raw.p);
 	free(r->pelt.p);
+	rec_cpuhp_out_free(&r->hp);
 	free(r->evs);
 	free(r->index);
 	free(r->zbuf);

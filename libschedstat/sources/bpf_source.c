@@ -22,6 +22,7 @@
 #include "bpf_source.h"
 #include "cgroup_names.h"
 #include "cpufreq_stats.h"
+#include "cpuhp_names.h"
 #include "cpuidle.h"
 #include "pelt_stream.h"
 
@@ -198,6 +199,8 @@ static int bpfsrc_open(struct bpfsrc **out,
 		return -ENOMEM;
 	s->on_event = opts->on_event;
 	s->event_ctx = opts->event_ctx;
+	if (s->on_event)
+		s->kick_fn = cpuhp_kick_address();
 	log_fn = opts->log;
 	log_ctx = opts->log_ctx;
 	log_debug = opts->log_debug;

@@ -24,6 +24,7 @@ struct bpfsrc {
 	struct model *model;
 	schedstat_event_fn on_event;
 	void *event_ctx;
+	uint64_t kick_fn;	/* cpuhp_kick_ap_work, 0 if unknown */
 	uint32_t avail;
 	const char *attached[BPFSRC_MAX_PROGS + 1];
 	int nr_cpus;

@@ -65,6 +65,21 @@ int bpfsrc_on_ring_event(void *ctx, void *data, size_t size)
 		ev.overutilized = e->overutilized;
 		break;
 	}
+	case ST_EV_CPUHP: {
+		const struct st_event_cpuhp *e = data;
+
+		if (h->size < sizeof(*e))
+			return 0;
+		ev.type = SCHEDSTAT_EV_CPUHP;
+		ev.hp_cpu = e->cpu;
+		ev.hp_kind = e->kind;
+		ev.hp_target = e->target;
+		ev.hp_idx = e->idx;
+		ev.hp_ret = e->ret;
+		ev.hp_kick = e->kind == ST_CPUHP_ENTER && s->kick_fn &&
+			     e->fun == s->kick_fn;
+		break;
+	}
 	default:
 		return 0;
 	}

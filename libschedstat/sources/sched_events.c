@@ -56,8 +56,8 @@ enum { WK_PID, WK_PRIO, WK_TARGET_CPU, WK_COMM };	/* sched_waking, _wakeup(_new)
 enum { MG_PID, MG_PRIO, MG_ORIG_CPU, MG_DEST_CPU, MG_COMM };	/* sched_migrate_task */
 enum { EX_PID, EX_PRIO, EX_COMM };			/* sched_process_exit */
 enum { PW_STATE, PW_CPU_ID };				/* cpu_frequency, cpu_idle */
-enum { HP_CPU, HP_TARGET, HP_IDX };			/* cpuhp_enter, cpuhp_multi_enter */
-enum { HPX_CPU, HPX_STATE, HPX_IDX };			/* cpuhp_exit */
+enum { HP_CPU, HP_TARGET, HP_IDX, HP_FUN };		/* cpuhp_enter, cpuhp_multi_enter */
+enum { HPX_CPU, HPX_STATE, HPX_IDX, HPX_RET };		/* cpuhp_exit */
 enum { RT_PID, RT_RUNTIME };				/* sched_stat_runtime */
 enum { OU_OVERUTILIZED };				/* sched_overutilized */
 enum { PELT_PID, PELT_CPU, PELT_UTIL, PELT_LOAD,	/* vendor PELT events */
@@ -92,6 +92,10 @@ struct sched_events {
 	struct tep_event *print;
 	struct tep_format_field *print_buf;
 	bool native;		/* the events' byte order is ours */
+	/* Every cpuhp step, as SCHEDSTAT_EV_CPUHP (sched_events_on_cpuhp()). */
+	schedstat_event_fn on_cpuhp;
+	void *cpuhp_ctx;
+	uint64_t kick_fn;
 };
 
 /* Today's TASK_REPORT letters (the engine's layout), and 'x': dead. */
@@ -187,7 +191,8 @@ static uint64_t prev_state(const struct sched_events *se, uint64_t v)
 
 #define WAKE_FIELDS { [WK_PID] = "pid", [WK_PRIO] = "prio", \
 		      [WK_TARGET_CPU] = "target_cpu", [WK_COMM] = "comm" }
-#define HP_ENTER_FIELDS { [HP_CPU] = "cpu", [HP_TARGET] = "target", [HP_IDX] = "idx" }
+#define HP_ENTER_FIELDS { [HP_CPU] = "cpu", [HP_TARGET] = "target", [HP_IDX] = "idx", \
+			  [HP_FUN] = "fun" }
 #define POWER_FIELDS { [PW_STATE] = "state", [PW_CPU_ID] = "cpu_id" }
 
 static const char *const field_names[NR_EV_KINDS][NR_F] = {
@@ -206,7 +211,8 @@ static const char *const field_names[NR_EV_KINDS][NR_F] = {
 	[EV_IDLE] = POWER_FIELDS,
 	[EV_HP_ENTER] = HP_ENTER_FIELDS,
 	[EV_HP_MULTI_ENTER] = HP_ENTER_FIELDS,
-	[EV_HP_EXIT] = { [HPX_CPU] = "cpu", [HPX_STATE] = "state", [HPX_IDX] = "idx" },
+	[EV_HP_EXIT] = { [HPX_CPU] = "cpu", [HPX_STATE] = "state", [HPX_IDX] = "idx",
+			 [HPX_RET] = "ret" },
 	[EV_STAT_RUNTIME] = { [RT_PID] = "pid", [RT_RUNTIME] = "runtime" },
 	[EV_OVERUTILIZED] = { [OU_OVERUTILIZED] = "overutilized" },
 	[EV_LISA_OVERUTILIZED] = { [OU_OVERUTILIZED] = "overutilized" },
@@ -495,6 +501,39 @@ static int kernel_pelt(const struct sched_events *se, struct engine *e,
 	return 0;
 }
 
+void sched_events_on_cpuhp(struct sched_events *se, schedstat_event_fn fn,
+			   void *ctx, uint64_t kick_fn)
+{
+	se->on_cpuhp = fn;
+	se->cpuhp_ctx = ctx;
+	se->kick_fn = kick_fn;
+}
+
+/* One cpuhp step to the session's events, as the BPF source sends them. */
+static void deliver_cpuhp(struct sched_events *se, const struct ev_fmt *ef,
+			  int k, const struct tep_record *rec, uint64_t ts)
+{
+	struct schedstat_event ev = { .type = SCHEDSTAT_EV_CPUHP, .ts_ns = ts,
+				      .cpu = rec->cpu };
+
+	if (k == EV_HP_EXIT) {
+		ev.hp_kind = SCHEDSTAT_CPUHP_EXIT;
+		ev.hp_cpu = num(se, ef->f[HPX_CPU], rec);
+		ev.hp_target = num(se, ef->f[HPX_STATE], rec);
+		ev.hp_idx = num(se, ef->f[HPX_IDX], rec);
+		ev.hp_ret = num(se, ef->f[HPX_RET], rec);
+	} else {
+		ev.hp_kind = k == EV_HP_ENTER ? SCHEDSTAT_CPUHP_ENTER :
+			     SCHEDSTAT_CPUHP_MULTI_ENTER;
+		ev.hp_cpu = num(se, ef->f[HP_CPU], rec);
+		ev.hp_target = num(se, ef->f[HP_TARGET], rec);
+		ev.hp_idx = num(se, ef->f[HP_IDX], rec);
+		ev.hp_kick = k == EV_HP_ENTER && se->kick_fn &&
+			     (uint64_t)num(se, ef->f[HP_FUN], rec) == se->kick_fn;
+	}
+	se->on_cpuhp(&ev, se->cpuhp_ctx);
+}
+
 int sched_events_handle(struct sched_events *se, struct tep_record *rec)
 {
 	struct engine *e = se->engine;
@@ -574,11 +613,15 @@ int sched_events_handle(struct sched_events *se, struct tep_record *rec)
 		return 0;
 	case EV_HP_ENTER:
 	case EV_HP_MULTI_ENTER:
+		if (se->on_cpuhp)
+			deliver_cpuhp(se, ef, k, rec, ts);
 		engine_hotplug(e, ts, num(se, ef->f[HP_CPU], rec), num(se, ef->f[HP_TARGET], rec),
 			       num(se, ef->f[HP_IDX], rec),
 			       k == EV_HP_ENTER ? ENGINE_HP_ENTER : ENGINE_HP_MULTI_ENTER);
 		return 0;
 	case EV_HP_EXIT:
+		if (se->on_cpuhp)
+			deliver_cpuhp(se, ef, k, rec, ts);
 		engine_hotplug(e, ts, num(se, ef->f[HPX_CPU], rec), num(se, ef->f[HPX_STATE], rec),
 			       num(se, ef->f[HPX_IDX], rec), ENGINE_HP_EXIT);
 		return 0;

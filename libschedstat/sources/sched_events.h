@@ -35,5 +35,11 @@ uint32_t sched_events_avail(const struct sched_events *se);
  */
 void sched_events_ignore(struct sched_events *se, const char *name);
 bool sched_events_have(const struct sched_events *se, const char *name);
+/*
+ * Every cpuhp step also goes to @fn as a SCHEDSTAT_EV_CPUHP event (for
+ * recordings); @kick_fn is cpuhp_kick_ap_work's address, 0 if unknown.
+ */
+void sched_events_on_cpuhp(struct sched_events *se, schedstat_event_fn fn,
+			   void *ctx, uint64_t kick_fn);
 
 #endif /* SCHEDSTAT_SCHED_EVENTS_H */

@@ -19,6 +19,7 @@
 #include <tracefs.h>
 
 #include "model.h"
+#include "cpuhp_names.h"
 #include "engine_sink.h"
 #include "sched_events.h"
 #include "sched_kernel.h"
@@ -447,6 +448,10 @@ static int ftsrc_open(void **out, const struct schedstat_session_opts *opts)
 	err = sched_events_new(&s->events, s->tep, s->engine);
 	if (err)
 		goto cleanup;
+	/* The instance's clock is mono: steps are on the samples' clock. */
+	if (opts->on_event)
+		sched_events_on_cpuhp(s->events, opts->on_event, opts->event_ctx,
+				      cpuhp_kick_address());
 	err = seed_tasks(s, mono_ns());
 	if (err)
 		goto cleanup;

@@ -55,6 +55,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				break;
 		schedstat_recording_pelt_dropped(rec);
 	}
+	/* CPUHP chunks (1.2): steps grouped into operations and timed. */
+	{
+		struct schedstat_recorded_hotplug *ops;
+		size_t nr, damaged;
+
+		if (!schedstat_recording_hotplug(rec, &ops, &nr, &damaged))
+			schedstat_recording_hotplug_free(ops, nr);
+	}
 	schedstat_recording_close(rec);
 	return 0;
 }

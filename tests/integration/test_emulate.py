@@ -366,4 +366,74 @@ def cpufreq_caps_and_restores_on_a_fixture():
         shutil.rmtree(root, ignore_errors=True)
 
 
+def policy_fifo(tid):
+    """Whether thread @tid runs SCHED_FIFO, by /proc/TID/stat's policy."""
+    with open("/proc/%d/stat" % tid) as f:
+        # Field 41, policy; the fields after the comm start at 3.
+        return f.read().rsplit(")", 1)[1].split()[41 - 3] == "1"
+
+
+def emulation_column(path, table):
+    """The emulation values of a CSV file's rows, with the row count."""
+    with open(path, "rb") as f:
+        rows = parse_csv(f.read())
+    check(rows and "emulation" in rows[0], "%s: no emulation column" % table)
+    return {r["emulation"] for r in rows}
+
+
+@test(root=True)
+def csv_emulation_column_names_the_method():
+    """The method is what the machine shows while the CSV is written: SCHED_FIFO
+    emul-steal threads in schedtop's process (stealer), or the fixture's
+    cpufreq limits changed (cpufreq); live, and again from the recording."""
+    if os.path.exists(STATE):
+        raise Skip("%s exists: another emulation is running or was killed" % STATE)
+    d = tempfile.mkdtemp(prefix="schedtop-emul-col-")
+    root = cpufreq_fixture()
+    procs = []
+    try:
+        plain = os.path.join(d, "plain.csv")
+        r = schedtop("csv", "-t", "cpu", "-i", "100", "-n", "2", "-o", plain)
+        check(r.returncode == 0, r.stderr)
+        check(emulation_column(plain, "cpu") == {""}, "not emulated, not empty")
+
+        out, rec = os.path.join(d, "cpu.csv"), os.path.join(d, "run.rec")
+        p = start_schedtop("csv", "-t", "cpu", "--emulate", SPEC, "-i", "200",
+                           "-n", "8", "-o", out, "--record", rec)
+        procs.append(p)
+        steal = wait_stealers(p, 1)
+        check(policy_fifo(steal[0]), "emul-steal/0 is not SCHED_FIFO")
+        err = p.communicate(timeout=30)[1]
+        check(p.returncode == 0, "csv --emulate: exit %d %r" % (p.returncode, err))
+        check(emulation_column(out, "cpu") == {"stealer"}, "live cpu rows: %s"
+              % emulation_column(out, "cpu"))
+        for table in ("cpu", "cluster"):
+            got = os.path.join(d, "from-%s.csv" % table)
+            r = schedtop("csv", "--from", rec, "-t", table, "-o", got)
+            check(r.returncode == 0, r.stderr)
+            check(emulation_column(got, table) == {"stealer"},
+                  "csv --from -t %s: %s" % (table, emulation_column(got, table)))
+
+        out = os.path.join(d, "cluster.csv")
+        p = start_schedtop("csv", "-t", "cluster", "--emulate", CPUFREQ_SPEC,
+                           "--sysfs-root", root, "-i", "200", "-n", "5",
+                           "-o", out)
+        procs.append(p)
+        wait_limits(root, EMULATED, p)
+        err = p.communicate(timeout=30)[1]
+        check(p.returncode == 0, "cpufreq: exit %d %r" % (p.returncode, err))
+        check(limits(root) == ORIGINAL, "limits not restored")
+        check(emulation_column(out, "cluster") == {"cpufreq"},
+              "cpufreq cluster rows: %s" % emulation_column(out, "cluster"))
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        if os.path.exists(STATE):
+            schedtop("emulate", "--restore")
+        shutil.rmtree(root, ignore_errors=True)
+        shutil.rmtree(d, ignore_errors=True)
+
+
 run()

@@ -3,7 +3,8 @@ the trace-file source (trace-cmd's trace.dat, through libtracecmd).
 
 The corpus in tests/fuzz/corpus seeds the first: a whole recording, one cut
 short as a SIGKILL leaves it, one with a flipped byte, one with a PELT chunk
-(record --pelt-trace, format 1.1); tests/fuzz/trace-corpus the second: a
+(record --pelt-trace, format 1.1), one with CPUHP chunks (cpu1 taken
+offline and back three times, format 1.2); tests/fuzz/trace-corpus the second: a
 small cut of the Juno trace (tests/fixtures/trace) as trace-cmd file
 versions 6, 7 and 7 with zstd, and the fuzzer's findings. Each run works on
 a copy so the repository's corpus stays as committed. SCHEDTOP_FUZZ_SECONDS

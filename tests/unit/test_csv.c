@@ -29,10 +29,11 @@
 	"load_avg,blocked_util,blocked_load,rt_util,dl_util,irq_util,nr_running"
 #define CPU_EXTRA "capacity_cfs,util_est,hw_pressure,busy_ns,nr_switches," \
 	"nr_preempt,dropped,hotplug_ops,hotplug_ns,hotplug_to,freq_khz,freq_avg_khz," \
-	"idle0_ns,idle1_ns,idle2_ns,idle3_ns,pelt_estimated,power_mw,eas_power_mw"
+	"idle0_ns,idle1_ns,idle2_ns,idle3_ns,pelt_estimated,power_mw,eas_power_mw," \
+	"emulation"
 #define CLUSTER_HEADER "ts_ns,cluster,cpus,capacity,util_pct,nr_running," \
 	"overutilized"
-#define CLUSTER_EXTRA "nr_online,overutilized_ns,busy_pct,misfit_tasks,up_migrations,down_migrations,freq_khz,freq_avg_khz,power_mw,eas_power_mw,energy_uj"
+#define CLUSTER_EXTRA "nr_online,overutilized_ns,busy_pct,misfit_tasks,up_migrations,down_migrations,freq_khz,freq_avg_khz,power_mw,eas_power_mw,energy_uj,emulation"
 
 #define ALL_AVAIL 0xffffu
 
@@ -79,15 +80,23 @@ static void assert_field(const char *in, const char *want)
 	mem_free(&m);
 }
 
-static void assert_row(const struct column_table *t, uint32_t avail,
-		       const void *row, const char *want)
+static void assert_row_emulated(const struct column_table *t, uint32_t avail,
+				const void *row, const char *emulation,
+				const char *want)
 {
-	struct csv_ctx ctx = { .topo = topo, .avail = avail, .ts_ns = 123456789012 };
+	struct csv_ctx ctx = { .topo = topo, .avail = avail, .ts_ns = 123456789012,
+			       .emulation = emulation };
 	struct mem m;
 
 	assert_int_equal(csv_write_row(mem_open(&m), t, &ctx, row), 0);
 	assert_string_equal(mem_close(&m), want);
 	mem_free(&m);
+}
+
+static void assert_row(const struct column_table *t, uint32_t avail,
+		       const void *row, const char *want)
+{
+	assert_row_emulated(t, avail, row, NULL, want);
 }
 
 static int setup(void **state)
@@ -170,7 +179,7 @@ static void tables_are_well_formed(void **state)
 				assert_true(is_single_bit(c->avail));
 				assert_non_null(column_avail_note(c->avail));
 			}
-			if (c->type == COL_TS)
+			if (c->type == COL_TS || c->type == COL_EMULATION)
 				continue;
 			assert_true(c->size > 0);
 			assert_true(c->offset + c->size <= t->row_size);
@@ -354,19 +363,19 @@ static void cpu_rows(void **state)
 	assert_row(&cpu_table, ALL_AVAIL, &c,
 		   "123456789012,6,big,1,1024,501,640,2100,120,300,11,2,9,3,"
 		   "980,520,30,812345678,4000,250,0,2,4100000,offline,1800000,1500000,"
-		   "1000,20000000,0,5,0,,\r\n");
+		   "1000,20000000,0,5,0,,,\r\n");
 
 	/* Only the root cfs_rq and busy time: every other signal is empty. */
 	c.online = false;
 	c.cluster = 0;
 	assert_row(&cpu_table, SCHEDSTAT_AVAIL_CFS | SCHEDSTAT_AVAIL_BUSY, &c,
 		   "123456789012,6,LITTLE,0,1024,501,640,2100,120,300,,,,3,"
-		   ",,,812345678,4000,,0,,,,,,,,,,0,,\r\n");
+		   ",,,812345678,4000,,0,,,,,,,,,,0,,,\r\n");
 
 	/* And without them: those go too, the kernel's counters stay. */
 	assert_row(&cpu_table, 0, &c,
 		   "123456789012,6,LITTLE,0,1024,,,,,,,,,3,"
-		   ",,,,4000,,0,,,,,,,,,,0,,\r\n");
+		   ",,,,4000,,0,,,,,,,,,,0,,,\r\n");
 }
 
 static const struct schedstat_cluster cluster_row = {
@@ -395,36 +404,40 @@ static void cluster_rows(void **state)
 	struct schedstat_cluster c = cluster_row;
 
 	assert_row(&cluster_table, ALL_AVAIL, &c,
-		   "123456789012,LITTLE,\"0-3,6\",2560,37.46,4,1,5,2500000,42.50,1,3,2,2000000,1900000,,,\r\n");
+		   "123456789012,LITTLE,\"0-3,6\",2560,37.46,4,1,5,2500000,42.50,1,3,2,2000000,1900000,,,,\r\n");
 
 	/* With an energy model: power, EAS power, energy. */
 	assert_row(&cluster_table, ALL_AVAIL | SCHEDSTAT_AVAIL_ENERGY, &c,
-		   "123456789012,LITTLE,\"0-3,6\",2560,37.46,4,1,5,2500000,42.50,1,3,2,2000000,1900000,579.00,161.44,1158000.00\r\n");
+		   "123456789012,LITTLE,\"0-3,6\",2560,37.46,4,1,5,2500000,42.50,1,3,2,2000000,1900000,579.00,161.44,1158000.00,\r\n");
 
 	c.overutilized = 0;
 	c.util_pct = 100;
 	assert_row(&cluster_table, ALL_AVAIL, &c,
-		   "123456789012,LITTLE,\"0-3,6\",2560,100.00,4,0,5,2500000,42.50,1,3,2,2000000,1900000,,,\r\n");
+		   "123456789012,LITTLE,\"0-3,6\",2560,100.00,4,0,5,2500000,42.50,1,3,2,2000000,1900000,,,,\r\n");
 
 	/* Not reported, by the value or by the mask: empty either way. */
 	c.overutilized = -1;
 	assert_row(&cluster_table, ALL_AVAIL, &c,
-		   "123456789012,LITTLE,\"0-3,6\",2560,100.00,4,,5,2500000,42.50,1,3,2,2000000,1900000,,,\r\n");
+		   "123456789012,LITTLE,\"0-3,6\",2560,100.00,4,,5,2500000,42.50,1,3,2,2000000,1900000,,,,\r\n");
 	c.overutilized = 1;
 	assert_row(&cluster_table, ALL_AVAIL & ~SCHEDSTAT_AVAIL_OVERUTILIZED, &c,
-		   "123456789012,LITTLE,\"0-3,6\",2560,100.00,4,,5,2500000,42.50,1,3,2,2000000,1900000,,,\r\n");
+		   "123456789012,LITTLE,\"0-3,6\",2560,100.00,4,,5,2500000,42.50,1,3,2,2000000,1900000,,,,\r\n");
 	/* The derived columns go with what they are made of. */
 	assert_row(&cluster_table, ALL_AVAIL & ~(SCHEDSTAT_AVAIL_CFS |
 						 SCHEDSTAT_AVAIL_BUSY |
 						 SCHEDSTAT_AVAIL_OVERUTILIZED_NS), &c,
-		   "123456789012,LITTLE,\"0-3,6\",2560,,4,1,5,,,1,3,2,2000000,1900000,,,\r\n");
+		   "123456789012,LITTLE,\"0-3,6\",2560,,4,1,5,,,1,3,2,2000000,1900000,,,,\r\n");
 
 	/* No online CPU, no capacity: no percentage either. */
 	c.capacity = 0;
 	c.nr_online = 0;
 	c.util_pct = NAN;
 	assert_row(&cluster_table, ALL_AVAIL, &c,
-		   "123456789012,LITTLE,\"0-3,6\",0,,4,1,0,2500000,42.50,1,3,2,2000000,1900000,,,\r\n");
+		   "123456789012,LITTLE,\"0-3,6\",0,,4,1,0,2500000,42.50,1,3,2,2000000,1900000,,,,\r\n");
+
+	/* An emulated run: the method on every row, whatever is available. */
+	assert_row_emulated(&cluster_table, 0, &c, "stealer",
+		   "123456789012,LITTLE,\"0-3,6\",0,,4,,0,,,1,3,2,,,,,,stealer\r\n");
 }
 
 /* A reader that went away must come back as -EPIPE, not as silence. */

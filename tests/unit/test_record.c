@@ -622,7 +622,7 @@ static void pelt_updates_round_trip(void **state)
 	assert_int_equal(pread(fd, file, size, 0), (ssize_t)size);
 	close(fd);
 	assert_int_equal(file[12] | file[13] << 8, 1);
-	assert_int_equal(file[14] | file[15] << 8, 1);
+	assert_int_equal(file[14] | file[15] << 8, SCHEDSTAT_RECORDING_VERSION_MINOR);
 
 	assert_int_equal(open_bytes(file, size, &rec), 0);
 	schedstat_recording_info(rec, &info);

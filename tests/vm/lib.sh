@@ -302,7 +302,7 @@ vm_initramfs() {
 	bb=$(vm_busybox) || exit 1
 	root=$dir/root
 	rm -rf "$root"
-	mkdir -p "$root"/bin "$root"/proc "$root"/sys "$root"/dev "$root"/tmp
+	mkdir -p "$root"/bin "$root"/proc "$root"/sys "$root"/dev "$root"/tmp "$root"/run
 	cp "$bb" "$root/bin/busybox"
 	for f in "$@"; do
 		cp "$f" "$root/" || vm_die "cannot copy $f into the guest"
@@ -316,6 +316,8 @@ mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs dev /dev
 mount -t tmpfs tmp /tmp
+# As on any system: schedtop hotplug and emulate keep their state files there.
+mount -t tmpfs run /run
 mount -t debugfs nodev /sys/kernel/debug 2>/dev/null
 mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
 mkdir -p /dev/pts && mount -t devpts devpts /dev/pts

@@ -146,6 +146,31 @@ wait_samples hp $((lines + ncpu * 2))
 stop_csv hp
 show_csv hp HP
 
+# schedtop hotplug: the last CPU down and up three times, each operation
+# timed per cpuhp state, while an instance of ours records the kernel's own
+# cpuhp events ("mono": schedtop's clock) to compare.
+hpi=/sys/kernel/tracing/instances/matrix-hp-$$
+if mkdir "$hpi" 2>/dev/null; then
+	echo mono >"$hpi/trace_clock"
+	echo 1 >"$hpi/events/cpuhp/enable"
+fi
+"$ST" hotplug "$last" -n 3 --csv >"$T/hpcmd.csv" 2>"$T/hpcmd.err"
+rc=$?
+echo '===HPCMDCSV==='
+cat "$T/hpcmd.csv"
+echo '===HPCMDERR==='
+cat "$T/hpcmd.err"
+echo "status $rc"
+echo "cpu$last online $(cat /sys/devices/system/cpu/cpu$last/online)"
+echo '===HPTRACE==='
+if [ -d "$hpi" ]; then
+	echo 0 >"$hpi/events/cpuhp/enable"
+	cat "$hpi/trace"
+	rmdir "$hpi"
+fi
+echo '===HPSTATES==='
+cat /sys/devices/system/cpu/hotplug/states
+
 kill $A $B $P 2>/dev/null
 wait $A $B $P 2>/dev/null
 echo '===DONE==='
