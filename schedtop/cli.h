@@ -74,6 +74,7 @@ enum {
 	OPT_ENERGY_MODEL,
 	OPT_PELT_TRACE,
 	OPT_PELT_CPUS,
+	OPT_PELT_CGROUP,
 };
 
 #define CLI_OPT_TOPOLOGY	{ "topology", required_argument, NULL, OPT_TOPOLOGY }
@@ -87,6 +88,7 @@ enum {
 #define CLI_OPT_PID		{ "pid", required_argument, NULL, 'p' }
 #define CLI_OPT_COMM		{ "comm", required_argument, NULL, 'c' }
 #define CLI_OPT_PELT_CPUS	{ "pelt-cpus", required_argument, NULL, OPT_PELT_CPUS }
+#define CLI_OPT_PELT_CGROUP	{ "pelt-cgroup", required_argument, NULL, OPT_PELT_CGROUP }
 
 #define CLI_USAGE_TOPOLOGY \
 "      --topology SPEC    clusters as NAME:CPULIST[@CAPACITY],..., or @FILE\n" \

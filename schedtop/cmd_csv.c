@@ -39,6 +39,7 @@ struct csv_opts {
 	struct input_opts input;	/* --pelt-scheme (topology: above) */
 	bool pelt_trace;		/* --pelt-trace, or -t pelt live */
 	const char *pelt_cpus;		/* --pelt-cpus LIST */
+	const char *pelt_cgroup;	/* --pelt-cgroup DIR */
 };
 
 static const char csv_usage[] =
@@ -63,6 +64,8 @@ CLI_USAGE_EMULATE
 "                         and the CPUs of --pelt-cpus, through BPF ring\n"
 "                         buffers (-t pelt writes them, --record keeps them)\n"
 "      --pelt-cpus LIST   CPUs whose cfs, rt, dl and irq updates are traced\n"
+"      --pelt-cgroup DIR  the cgroup (its directory) whose group entities'\n"
+"                         updates are traced, one per CPU (not --record)\n"
 CLI_USAGE_ENERGY_MODEL
 "  -p, --pid PID[,PID]    only these tasks (matches thread or process id)\n"
 "  -c, --comm COMM        only tasks whose name is exactly COMM\n"
@@ -104,6 +107,7 @@ const struct option csv_long_opts[] = {
 	{ "pelt-scheme", required_argument, NULL, OPT_INPUT_PELT_SCHEME },
 	CLI_OPT_PELT_TRACE,
 	CLI_OPT_PELT_CPUS,
+	CLI_OPT_PELT_CGROUP,
 	CLI_OPT_ENERGY_MODEL,
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -197,6 +201,9 @@ static int parse_csv_opts(int argc, char **argv, struct csv_opts *o)
 		case OPT_PELT_CPUS:
 			o->pelt_cpus = optarg;
 			break;
+		case OPT_PELT_CGROUP:
+			o->pelt_cgroup = optarg;
+			break;
 		case OPT_LIST_COLUMNS:
 			o->done = true;
 			return list_columns(optarg);
@@ -249,8 +256,13 @@ static int parse_csv_opts(int argc, char **argv, struct csv_opts *o)
 	if (o->pelt_trace && (o->from || o->trace_file ||
 			      o->session.source == SCHEDSTAT_SOURCE_TRACEFS))
 		return cli_usage_error("csv", "--pelt-trace reads the live kernel through BPF: not with --from, --trace or --source tracefs (csv --from FILE -t pelt reads recorded updates)");
-	if (o->pelt_trace && !o->pids && !o->comm && !o->pelt_cpus)
-		return cli_usage_error("csv", "--pelt-trace traces what you name: add -p PID, -c COMM or --pelt-cpus LIST");
+	if (o->pelt_cgroup && !o->pelt_trace)
+		return cli_usage_error("csv", "--pelt-cgroup selects what --pelt-trace traces: add --pelt-trace (or -t pelt)");
+	/* Format 1.1 has no group entity: a reader of it would call it damage. */
+	if (o->pelt_cgroup && o->record)
+		return cli_usage_error("csv", "--pelt-cgroup's group updates are not kept in recordings: not with --record");
+	if (o->pelt_trace && !o->pids && !o->comm && !o->pelt_cpus && !o->pelt_cgroup)
+		return cli_usage_error("csv", "--pelt-trace traces what you name: add -p PID, -c COMM, --pelt-cpus LIST or --pelt-cgroup DIR");
 	if (o->pelt_trace && o->nr_pids > SCHEDSTAT_PELT_MAX_PIDS)
 		return cli_usage_error("csv", "--pelt-trace takes at most %d pids", SCHEDSTAT_PELT_MAX_PIDS);
 	return EXIT_OK;
@@ -599,6 +611,7 @@ int cmd_csv(int argc, char **argv)
 		sopts.nr_pelt_pids = o.nr_pids;
 		sopts.pelt_comm = o.comm;
 		sopts.pelt_cpus = o.pelt_cpus;
+		sopts.pelt_cgroup = o.pelt_cgroup;
 		sopts.on_pelt = on_pelt;
 		sopts.pelt_ctx = &run;
 	}

@@ -78,6 +78,9 @@ static const char *const messages[SCHEDSTAT_ERR_END - SCHEDSTAT_ERR_START] = {
 		"the energy model names a cluster that the topology lacks: name "
 		"its lines as the clusters are named (schedtop topology), or give "
 		"--topology",
+	[SCHEDSTAT_ERR_PELT_CGROUP - SCHEDSTAT_ERR_START] =
+		"--pelt-cgroup takes a cgroup's directory (e.g. /sys/fs/cgroup/NAME, "
+		"on the hierarchy with the cpu controller)",
 };
 
 /* Front ends may report errors from several threads; strerror() is not safe. */
