@@ -203,7 +203,7 @@ def replay_draws_a_cpus_pelt_stream():
                       parse_csv(schedtop("csv", "--from", rec, "-t", "cpu").stdout)})
     pelt = [int(row["ts_ns"]) for row in
             parse_csv(schedtop("csv", "--from", rec, "-t", "pelt").stdout)
-            if row["cpu"] == "1" and row["pid"] == "-1"]
+            if row["cpu"] == "1" and row["entity"] != "task"]
 
     def in_window(now):
         return sum(1 for ts in pelt if now - 2000000000 < ts <= now)
