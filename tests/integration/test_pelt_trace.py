@@ -405,11 +405,20 @@ def selection_errors_say_what_to_do():
                         (["record", "-o", "/dev/null", "-p", "1"], "--pelt-trace"),
                         (["csv", "--pelt-trace", "-p", "1", "--source",
                           "tracefs"], "BPF"),
-                        (["csv", "--pelt-cpus", "0"], "--pelt-trace")):
+                        (["csv", "--pelt-cpus", "0"], "--pelt-trace"),
+                        (["csv", "--pelt-cgroup", "/"], "--pelt-trace"),
+                        (["csv", "-t", "pelt", "--pelt-cgroup", "/",
+                          "--record", "/dev/null"], "not kept in recordings")):
         res = schedtop(*args)
         err = res.stderr.decode()
         check(res.returncode == 2, "%s: exit %d" % (args, res.returncode))
         check(words in err.splitlines()[0], "%s: %r" % (args, err))
+    # Not a cgroup's directory: one line, before anything is loaded.
+    res = schedtop("csv", "-t", "pelt", "--pelt-cgroup", "/tmp", "-d", "1")
+    err = res.stderr.decode().splitlines()
+    check(res.returncode == 1 and len(err) == 1 and
+          "--pelt-cgroup takes a cgroup's directory" in err[0],
+          "--pelt-cgroup /tmp: exit %d, %r" % (res.returncode, err))
 
 
 run()
