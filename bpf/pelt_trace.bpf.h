@@ -113,11 +113,15 @@ static __always_inline void pelt_rq_avg(struct rq *rq, __u32 entity,
 static __always_inline void pelt_group(struct sched_entity *se,
 				       struct cfs_rq *my_q)
 {
-	__u64 id = BPF_CORE_READ(cfs_rq_tg(my_q), css.cgroup, kn, id);
+	/*
+	 * Plain loads through BTF pointers, as for se: a group entity exists
+	 * only with FAIR_GROUP_SCHED, which gives cfs_rq its tg and rq.
+	 */
+	__u64 id = my_q->tg->css.cgroup->kn->id;
 
 	if (id == pelt_cgroup_id)
-		pelt_send_avg(BPF_CORE_READ(cfs_rq_rq(my_q), cpu), ST_PELT_GROUP,
-			      &se->avg, ST_PELT_NO_UTIL_EST, id);
+		pelt_send_avg(my_q->rq->cpu, ST_PELT_GROUP, &se->avg,
+			      ST_PELT_NO_UTIL_EST, id);
 }
 
 /*
