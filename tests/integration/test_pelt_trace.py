@@ -222,6 +222,11 @@ def group_entity_follows_its_cgroup():
         tid = app.tids["pt_grp"]
         with open(os.path.join(cg, "cgroup.procs"), "w") as f:
             f.write(str(app.proc.pid))
+        # rt-app's other threads too stay on the CPU: a task joining or
+        # leaving the group there changes the group entity without
+        # pelt_se_tp (propagate_entity_load_avg(), docs/signals.md).
+        for t in os.listdir("/proc/%d/task" % app.proc.pid):
+            os.sched_setaffinity(int(t), {cpu})
         time.sleep(1.5)			# util settles in a few half-lives
         proc = start_schedtop("csv", "-t", "pelt", "--pelt-cgroup", cg,
                               "-d", "6")
