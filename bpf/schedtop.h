@@ -232,6 +232,7 @@ enum st_pelt_entity {
 	ST_PELT_RT,		/* pelt_rt_tp: rq->avg_rt */
 	ST_PELT_DL,		/* pelt_dl_tp: rq->avg_dl */
 	ST_PELT_IRQ,		/* pelt_irq_tp: rq->avg_irq */
+	ST_PELT_GROUP,		/* pelt_se_tp on a task group's sched_entity */
 };
 
 /* util_est of an entity that keeps none (rt, dl, irq). */
@@ -241,15 +242,18 @@ struct st_pelt_rec {
 	__u64 ts;		/* bpf_ktime_get_ns() at the update */
 	__u64 last_update_time;	/* sched_avg.last_update_time: PELT clock, ns */
 	__u64 load_avg;
-	__s32 pid;		/* -1 for a CPU's entity */
+	__s32 pid;		/* -1 for a CPU's or a group's entity */
 	__s32 tgid;
-	__u32 cpu;
+	__u32 cpu;		/* a group's: the CPU of its runqueue */
 	__u32 entity;		/* enum st_pelt_entity */
 	__u32 util_avg;
 	__u32 runnable_avg;
 	__u32 util_est;		/* ST_PELT_NO_UTIL_EST when not kept */
 	__u32 pad;
-	char comm[ST_COMM_LEN];	/* "" for a CPU's entity */
+	union {
+		char comm[ST_COMM_LEN];	/* a task's; "" for a CPU's entity */
+		__u64 cgroup_id;	/* ST_PELT_GROUP: its cgroup's kernfs id */
+	};
 };
 
 #endif /* SCHEDTOP_H */

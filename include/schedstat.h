@@ -65,6 +65,7 @@ enum schedstat_error {
 	SCHEDSTAT_ERR_PELT_SOURCE,	/* --pelt-trace without the BPF source */
 	SCHEDSTAT_ERR_EM_TOPOLOGY,	/* an energy model domain matches no cluster */
 	SCHEDSTAT_ERR_NO_CPUHP_TP,	/* tracefs has no cpuhp events */
+	SCHEDSTAT_ERR_PELT_CGROUP,	/* --pelt-cgroup names no cgroup */
 	SCHEDSTAT_ERR_END,
 };
 
@@ -566,6 +567,7 @@ enum schedstat_pelt_entity {
 	SCHEDSTAT_PELT_RT,		/* rq->avg_rt (pelt_rt_tp) */
 	SCHEDSTAT_PELT_DL,		/* rq->avg_dl (pelt_dl_tp) */
 	SCHEDSTAT_PELT_IRQ,		/* rq->avg_irq (pelt_irq_tp) */
+	SCHEDSTAT_PELT_GROUP,		/* a task group's sched_entity (pelt_se_tp) */
 };
 
 /*
@@ -580,7 +582,7 @@ struct schedstat_pelt_update {
 	int32_t tgid;
 	/* Control characters replaced by '?'; "" for a CPU's entity. */
 	char comm[SCHEDSTAT_COMM_LEN];
-	char entity[8];		/* "task", "cfs", "rt", "dl", "irq" */
+	char entity[8];		/* "task", "cfs", "rt", "dl", "irq", "group" */
 	uint32_t util_avg;
 	uint32_t runnable_avg;
 	uint64_t load_avg;
@@ -589,6 +591,12 @@ struct schedstat_pelt_update {
 	uint64_t last_update_ns;
 	/* SCHEDSTAT_AVAIL_PELT_TASK, SCHEDSTAT_AVAIL_UTIL_EST as they apply. */
 	uint32_t avail;
+	/*
+	 * A group's entity: its cgroup (kernfs id, the inode of its cgroupfs
+	 * directory) and its path below the cgroup mount; else 0 and "".
+	 */
+	uint64_t cgroup_id;
+	char cgroup[SCHEDSTAT_PATH_LEN];
 };
 
 typedef void (*schedstat_pelt_fn)(const struct schedstat_pelt_update *u,
@@ -673,6 +681,13 @@ struct schedstat_session_opts {
 	 * the caller keeps it until the session is closed.
 	 */
 	struct schedstat_energy_model *energy_model;
+	/*
+	 * --pelt-trace of the group entities (one per CPU) of the cgroup whose
+	 * directory is @pelt_cgroup, with the cpu controller enabled; alone or
+	 * beside the selections above. -SCHEDSTAT_ERR_PELT_CGROUP if it is no
+	 * cgroup directory.
+	 */
+	const char *pelt_cgroup;
 };
 
 /*

@@ -340,6 +340,9 @@ int cli_pelt_arg(const char *cmd, int c, const char *arg, struct cli_pelt_args *
 	case OPT_PELT_CPUS:
 		a->cpus = arg;
 		return 0;
+	case OPT_PELT_CGROUP:
+		a->cgroup = arg;
+		return 0;
 	}
 	return -ENOENT;
 }
@@ -350,8 +353,11 @@ int cli_pelt_args_check(const char *cmd, const struct cli_pelt_args *a)
 		cli_usage_error(cmd, "-p, -c and --pelt-cpus select what --pelt-trace traces: add --pelt-trace");
 		return -EINVAL;
 	}
-	if (a->trace && !a->pids && !a->comm && !a->cpus) {
-		cli_usage_error(cmd, "--pelt-trace traces what you name: add -p PID, -c COMM or --pelt-cpus LIST");
+	if (a->trace && !a->pids && !a->comm && !a->cpus && !a->cgroup) {
+		/* Only csv takes --pelt-cgroup: recordings keep no group entity. */
+		cli_usage_error(cmd, "--pelt-trace traces what you name: add -p PID, -c COMM%s",
+				strcmp(cmd, "csv") ? " or --pelt-cpus LIST" :
+				", --pelt-cpus LIST or --pelt-cgroup DIR");
 		return -EINVAL;
 	}
 	if (a->nr_pids > SCHEDSTAT_PELT_MAX_PIDS) {
@@ -372,6 +378,7 @@ void cli_pelt_args_apply(const struct cli_pelt_args *a,
 	so->nr_pelt_pids = a->nr_pids;
 	so->pelt_comm = a->comm;
 	so->pelt_cpus = a->cpus;
+	so->pelt_cgroup = a->cgroup;
 	so->on_pelt = on_pelt;
 	so->pelt_ctx = ctx;
 }

@@ -76,6 +76,7 @@ enum {
 	OPT_ENERGY_MODEL,
 	OPT_PELT_TRACE,
 	OPT_PELT_CPUS,
+	OPT_PELT_CGROUP,
 };
 
 #define CLI_OPT_TOPOLOGY	{ "topology", required_argument, NULL, OPT_TOPOLOGY }
@@ -89,6 +90,7 @@ enum {
 #define CLI_OPT_PID		{ "pid", required_argument, NULL, 'p' }
 #define CLI_OPT_COMM		{ "comm", required_argument, NULL, 'c' }
 #define CLI_OPT_PELT_CPUS	{ "pelt-cpus", required_argument, NULL, OPT_PELT_CPUS }
+#define CLI_OPT_PELT_CGROUP	{ "pelt-cgroup", required_argument, NULL, OPT_PELT_CGROUP }
 /* All four, for a command whose -p and -c only select what is traced. */
 #define CLI_OPT_PELT \
 	CLI_OPT_PELT_TRACE, CLI_OPT_PID, CLI_OPT_COMM, CLI_OPT_PELT_CPUS
@@ -155,11 +157,13 @@ struct cli_pelt_args {
 	size_t nr_pids;
 	const char *comm;	/* -c */
 	const char *cpus;	/* --pelt-cpus LIST */
+	/* --pelt-cgroup DIR: csv only (recordings keep no group entity) */
+	const char *cgroup;
 };
 
 /*
- * Takes getopt's @c and @arg into @a if @c is --pelt-trace, -p, -c or
- * --pelt-cpus. Returns 0, -ENOENT if @c is none of them, or -EINVAL after
+ * Takes getopt's @c and @arg into @a if @c is --pelt-trace, -p, -c,
+ * --pelt-cpus or --pelt-cgroup. Returns 0, -ENOENT if @c is none of them, or -EINVAL after
  * saying what is wrong with the value (@cmd as in cli_usage_error()).
  */
 int cli_pelt_arg(const char *cmd, int c, const char *arg, struct cli_pelt_args *a);

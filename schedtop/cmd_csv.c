@@ -62,6 +62,8 @@ CLI_USAGE_EMULATE
 "                         and the CPUs of --pelt-cpus, through BPF ring\n"
 "                         buffers (-t pelt writes them, --record keeps them)\n"
 "      --pelt-cpus LIST   CPUs whose cfs, rt, dl and irq updates are traced\n"
+"      --pelt-cgroup DIR  the cgroup (its directory) whose group entities'\n"
+"                         updates are traced, one per CPU (not --record)\n"
 CLI_USAGE_ENERGY_MODEL
 "  -p, --pid PID[,PID]    only these tasks (matches thread or process id)\n"
 "  -c, --comm COMM        only tasks whose name is exactly COMM\n"
@@ -103,6 +105,7 @@ const struct option csv_long_opts[] = {
 	{ "pelt-scheme", required_argument, NULL, OPT_INPUT_PELT_SCHEME },
 	CLI_OPT_PELT_TRACE,
 	CLI_OPT_PELT_CPUS,
+	CLI_OPT_PELT_CGROUP,
 	CLI_OPT_ENERGY_MODEL,
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -233,6 +236,11 @@ static int parse_csv_opts(int argc, char **argv, struct csv_opts *o)
 	if (o->pelt.trace && (o->from || o->trace_file ||
 			      o->session.source == SCHEDSTAT_SOURCE_TRACEFS))
 		return cli_usage_error("csv", "--pelt-trace reads the live kernel through BPF: not with --from, --trace or --source tracefs (csv --from FILE -t pelt reads recorded updates)");
+	if (o->pelt.cgroup && !o->pelt.trace)
+		return cli_usage_error("csv", "--pelt-cgroup selects what --pelt-trace traces: add --pelt-trace (or -t pelt)");
+	/* Format 1.1 has no group entity: a reader of it would call it damage. */
+	if (o->pelt.cgroup && o->record)
+		return cli_usage_error("csv", "--pelt-cgroup's group updates are not kept in recordings: not with --record");
 	if (o->pelt.trace && cli_pelt_args_check("csv", &o->pelt))
 		return EXIT_USAGE;
 	return EXIT_OK;

@@ -36,7 +36,7 @@ static const struct column pelt_cols[] = {
 		.tui_default = true,
 	}, {
 		.name = "entity", .title = "ENTITY", .width = 6,
-		.desc = "What was updated: task (pelt_se_tp), or the CPU's cfs (root cfs_rq, pelt_cfs_tp), rt, dl or irq (pelt_rt_tp, pelt_dl_tp, pelt_irq_tp)",
+		.desc = "What was updated: task (pelt_se_tp), group (a cgroup's entity on that CPU, pelt_se_tp, --pelt-cgroup), or the CPU's cfs (root cfs_rq, pelt_cfs_tp), rt, dl or irq (pelt_rt_tp, pelt_dl_tp, pelt_irq_tp)",
 		PELT(entity, COL_STR), .tui_default = true,
 	}, {
 		.name = "util_avg", .title = "UTIL", .width = 5,
@@ -63,6 +63,10 @@ static const struct column pelt_cols[] = {
 		.name = "last_update_ns", .title = "LAST_UPD", .width = 10,
 		.desc = "sched_avg.last_update_time: the CPU's PELT clock (rq_clock_pelt(), which stops while idle and runs slower at low capacity), not CLOCK_MONOTONIC, ns",
 		PELT(last_update_ns, COL_NS),
+	}, {
+		.name = "cgroup", .title = "CGROUP", .width = 16,
+		.desc = "A group entity's cgroup, its path below the cgroup mount (as the group table); empty for other entities",
+		PELT(cgroup, COL_STR),
 	},
 };
 

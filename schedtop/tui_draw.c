@@ -9,26 +9,11 @@
 
 #include "array_size.h"
 #include "emulate.h"
-#include "tui_draw.h"
+#include "tui_draw_local.h"
 
 _Static_assert(VK_DOWN == KEY_DOWN && VK_NPAGE == KEY_NPAGE &&
 	       VK_ENTER == KEY_ENTER && VK_END == KEY_END && VK_F0 == KEY_F0,
 	       "tui_keys.h key codes must be ncurses' own");
-
-/* Semantic colours (htop's ColorElements idea), mapped per scheme. */
-enum color {
-	C_NORMAL = 1,
-	C_TITLE,
-	C_HEADER,
-	C_CFS,
-	C_RT,
-	C_DL,
-	C_IRQ,
-	C_ALERT,
-	C_DIM,
-	C_SELECTED,
-	C_STATUS,
-};
 
 static bool use_color;
 
@@ -72,6 +57,11 @@ static void put(int y, int x, enum color c, const char *s)
 	attrset(attr_of(c));
 	mvaddnstr(y, x, s, COLS - x);
 	attrset(A_NORMAL);
+}
+
+void tui_put(int y, int x, enum color c, const char *s)
+{
+	put(y, x, c, s);
 }
 
 static void fill_line(int y, enum color c)
@@ -138,72 +128,6 @@ static void sparkline(int y, int x, int width, const uint16_t *ring,
 		else
 			mvaddch(y, x + i, ascii[(int)(f * 9 + 0.5)]);
 	}
-}
-
-/* A line from tui_pelt_layout(): -1 (no update yet) stays blank. */
-static void draw_cols(int y, int x, const int *cols, int width, double max,
-		      const struct tui_style *st)
-{
-	static const char *const blocks[] = {
-		" ", "\u2581", "\u2582", "\u2583", "\u2584", "\u2585", "\u2586",
-		"\u2587", "\u2588",
-	};
-	static const char ascii[] = " .:-=+*#%@";
-
-	for (int i = 0; i < width; i++) {
-		double f = cols[i] / max;
-
-		if (cols[i] < 0)
-			continue;
-		if (f > 1)
-			f = 1;
-		if (st->utf8)
-			mvaddstr(y, x + i, blocks[(int)(f * 8 + 0.5)]);
-		else
-			mvaddch(y, x + i, ascii[(int)(f * 9 + 0.5)]);
-	}
-}
-
-/*
- * The task's every PELT update (--pelt-trace) over the last
- * PELT_WINDOW_NS up to the sample shown, with the time axis under it.
- * Returns the next free line.
- */
-static int draw_pelt_stream(int y, const struct pelt_task *pt, uint64_t now_ns,
-			    int w, const struct tui_style *st)
-{
-	static const struct {
-		const char *name;
-		enum pelt_signal sig;
-	} lines[] = {
-		{ "util  (all)", PELT_UTIL },
-		{ "runn  (all)", PELT_RUNNABLE },
-		{ "u_est (all)", PELT_UTIL_EST },
-	};
-	double secs = PELT_WINDOW_NS / 1e9;
-	int cols[512];
-	size_t shown = 0;
-	char s[128];
-
-	if (w > (int)ARRAY_SIZE(cols))
-		w = ARRAY_SIZE(cols);
-	for (size_t i = 0; i < ARRAY_SIZE(lines); i++) {
-		shown = tui_pelt_layout(pt, lines[i].sig, now_ns, PELT_WINDOW_NS,
-					w, cols);
-		put(y, 0, C_NORMAL, lines[i].name);
-		draw_cols(y++, 14, cols, w, SCHEDSTAT_CAPACITY_SCALE, st);
-	}
-	/* The axis: the window's start, its middle and the sample shown. */
-	snprintf(s, sizeof(s), "-%.1fs", secs);
-	put(y, 14, C_DIM, s);
-	snprintf(s, sizeof(s), "-%.1fs", secs / 2);
-	if (w > 24)
-		put(y, 14 + w / 2 - (int)strlen(s) / 2, C_DIM, s);
-	put(y++, 14 + w - 3, C_DIM, "now");
-	snprintf(s, sizeof(s), "(%zu PELT updates in the last %.1f s, each drawn; "
-		 "a column shows its peak)", shown, secs);
-	put(y++, 14, C_DIM, s);
-	return y;
 }
 
 static int count_cpu_lines(const struct schedstat_snapshot *snap)
@@ -566,7 +490,7 @@ static void draw_detail(const struct view *v, const struct schedstat_snapshot *s
 	y++;
 	pt = tui_pelt_find(v->pelt, v->detail_pid);
 	if (pt) {
-		y = draw_pelt_stream(y, pt, schedstat_snapshot_ts_ns(snap), w, st);
+		y = tui_draw_pelt_task(y, pt, schedstat_snapshot_ts_ns(snap), w, st);
 		y++;
 	} else if (v->pelt && v->pelt->untracked) {
 		/* Said, not hidden: -c COMM matched more tasks than are kept. */
@@ -618,10 +542,12 @@ static void draw_cluster_history(const struct view *v,
 				 const struct tui_style *st)
 {
 	const struct schedstat_cluster *cl;
-	size_t nc;
+	const struct schedstat_cpu *cpus;
+	size_t nc, nu;
 	int y = 0;
 
 	cl = schedstat_snapshot_clusters(snap, &nc);
+	cpus = schedstat_snapshot_cpus(snap, &nu);
 	put(y++, 0, C_TITLE, "cluster utilization history, full scale 100%  (Esc back)");
 	for (size_t k = 0; k < nc && k < 8 && y < LINES - 2; k++) {
 		const struct cluster_hist *h = &v->clusters[k];
@@ -632,6 +558,13 @@ static void draw_cluster_history(const struct view *v,
 			 cl[k].cpus, cl[k].util_pct);
 		put(y++, 0, C_NORMAL, s);
 		sparkline(y++, 2, COLS - 4, NULL, h->util_pct, h->n, h->head, 100, st);
+		/* --pelt-cpus: the cluster's traced CPUs, every update. */
+		for (size_t i = 0; v->pelt && i < nu; i++)
+			if (cpus[i].cluster == cl[k].id)
+				y = tui_draw_pelt_cpu(y, LINES - 1, v->pelt,
+						      cpus[i].cpu,
+						      schedstat_snapshot_ts_ns(snap),
+						      COLS - 16, st);
 	}
 }
 

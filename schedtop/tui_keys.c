@@ -326,7 +326,7 @@ const struct view_binding view_bindings[] = {
 	  "cgroup entities instead of tasks",
 	  "cgroup (and session autogroup) entities instead of tasks." },
 	{ BIND_MAIN, act_clusters, { 'c' }, "c",
-	  "cluster history", "Per-cluster utilization history." },
+	  "cluster history", "Per-cluster utilization history; with --pelt-trace, each --pelt-cpus CPU's every PELT update of the last 2 s under its cluster." },
 	{ BIND_MAIN, act_detail, { '\n', '\r', VK_ENTER }, "Enter",
 	  "task detail",
 	  "Task detail: util_avg and runnable_avg history, time per cluster, "

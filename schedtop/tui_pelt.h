@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The recent PELT updates (--pelt-trace) of the traced tasks, for the task
- * detail screen: every update of the last few seconds, and how they fall
- * onto the columns of a line with a time axis. No ncurses here.
+ * The recent PELT updates (--pelt-trace) of the traced tasks and CPUs, for
+ * the task detail and the cluster screen: every update of the last few
+ * seconds, and how they fall onto the columns of a line with a time axis.
+ * No ncurses here.
  */
 #ifndef SCHEDTOP_TUI_PELT_H
 #define SCHEDTOP_TUI_PELT_H
@@ -21,7 +22,13 @@
 #define PELT_RING		8192
 /* Tasks kept: -c COMM may match many; the first ones seen are kept. */
 #define PELT_TASKS		16
-/* What the detail screen draws: the last 2 s up to the shown sample. */
+/*
+ * CPU entities kept (--pelt-cpus): cfs, rt, dl and irq of the first
+ * PELT_CPUS CPUs seen, a ring each like a task's.
+ */
+#define PELT_CPUS		16
+#define PELT_CPU_ENTITIES	4	/* SCHEDSTAT_PELT_CFS .. _IRQ */
+/* What the screens draw: the last 2 s up to the shown sample. */
 #define PELT_WINDOW_NS		2000000000ULL
 
 struct pelt_point {
@@ -30,8 +37,11 @@ struct pelt_point {
 	bool has_util_est;
 };
 
+/* One entity's updates: a task's (entity "task") or one of a CPU's. */
 struct pelt_task {
-	int32_t pid;
+	int32_t pid;			/* -1 for a CPU's entity */
+	int32_t cpu;			/* a CPU entity's CPU */
+	enum schedstat_pelt_entity entity;
 	uint32_t n, head;		/* head: the next slot written */
 	struct pelt_point p[PELT_RING];
 };
@@ -40,15 +50,23 @@ struct tui_pelt {
 	struct pelt_task *tasks[PELT_TASKS];
 	size_t nr;
 	uint64_t untracked;		/* updates of tasks past PELT_TASKS */
+	/* CPU entities: [k][entity - SCHEDSTAT_PELT_CFS] is CPU cpus[k]'s. */
+	struct pelt_task *cpu_series[PELT_CPUS][PELT_CPU_ENTITIES];
+	int32_t cpus[PELT_CPUS];
+	size_t nr_cpus;
+	uint64_t cpu_untracked;		/* updates of CPUs past PELT_CPUS */
 };
 
 /*
- * Keep @u if it is a task's update. Updates arrive in time order (the
- * session and the recording both give them so). 0 or -ENOMEM.
+ * Keep @u, a task's or a CPU entity's update. Updates arrive in time order
+ * (the session and the recording both give them so). 0 or -ENOMEM.
  */
 int tui_pelt_add(struct tui_pelt *tp, const struct schedstat_pelt_update *u);
 /* The updates of @pid, or NULL if it has none. */
 const struct pelt_task *tui_pelt_find(const struct tui_pelt *tp, int32_t pid);
+/* The updates of CPU @cpu's @entity (cfs, rt, dl, irq), or NULL. */
+const struct pelt_task *tui_pelt_find_cpu(const struct tui_pelt *tp, int32_t cpu,
+					  enum schedstat_pelt_entity entity);
 /* Forget every update (a jump back in a replay); keeps the memory. */
 void tui_pelt_clear(struct tui_pelt *tp);
 void tui_pelt_free(struct tui_pelt *tp);

@@ -82,6 +82,9 @@ static const char *const messages[SCHEDSTAT_ERR_END - SCHEDSTAT_ERR_START] = {
 		"this kernel's tracefs has no cpuhp:cpuhp_enter and cpuhp_exit "
 		"events, which time a hotplug operation per state (they need "
 		"CONFIG_HOTPLUG_CPU and CONFIG_EVENT_TRACING)",
+	[SCHEDSTAT_ERR_PELT_CGROUP - SCHEDSTAT_ERR_START] =
+		"--pelt-cgroup takes a cgroup's directory (e.g. /sys/fs/cgroup/NAME, "
+		"on the hierarchy with the cpu controller)",
 };
 
 /* Front ends may report errors from several threads; strerror() is not safe. */

@@ -8,6 +8,7 @@ static const char *const names[] = {
 	[SCHEDSTAT_PELT_RT] = "rt",
 	[SCHEDSTAT_PELT_DL] = "dl",
 	[SCHEDSTAT_PELT_IRQ] = "irq",
+	[SCHEDSTAT_PELT_GROUP] = "group",
 };
 
 const char *schedstat_pelt_entity_name(enum schedstat_pelt_entity e)

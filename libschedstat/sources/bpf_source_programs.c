@@ -14,6 +14,7 @@
 #include <bpf/btf.h>
 
 #include "bpf_source.h"
+#include "cgroup_names.h"
 #include "pelt_stream.h"
 #include "tracepoints.h"
 
@@ -30,7 +31,8 @@ static bool wanted(const char *tp, const struct schedstat_tracepoint *row,
 		if (!opts->pelt_trace)
 			return false;
 		if (!strcmp(tp, "pelt_se_tp"))
-			return opts->nr_pelt_pids || opts->pelt_comm;
+			return opts->nr_pelt_pids || opts->pelt_comm ||
+			       opts->pelt_cgroup;
 		return opts->pelt_cpus;
 	}
 	if (row && (row->flags & SCHEDSTAT_TP_EXACT_WAKEUPS))
@@ -118,11 +120,13 @@ int bpfsrc_pelt_select(struct bpfsrc *s,
 		       const struct schedstat_session_opts *opts)
 {
 	struct cpuset cpus = {};
+	uint64_t id;
 	int err;
 
 	if (!opts->pelt_trace)
 		return 0;
-	if ((!opts->nr_pelt_pids && !opts->pelt_comm && !opts->pelt_cpus) ||
+	if ((!opts->nr_pelt_pids && !opts->pelt_comm && !opts->pelt_cpus &&
+	     !opts->pelt_cgroup) ||
 	    opts->nr_pelt_pids > ST_PELT_MAX_PIDS ||
 	    (opts->pelt_comm && strlen(opts->pelt_comm) >= ST_COMM_LEN))
 		return -EINVAL;
@@ -138,7 +142,17 @@ int bpfsrc_pelt_select(struct bpfsrc *s,
 	if (opts->pelt_comm)
 		memcpy((char *)s->skel->rodata->pelt_comm, opts->pelt_comm,
 		       strlen(opts->pelt_comm) + 1);
-	return pelt_stream_new(&s->pelt, opts->on_pelt, opts->pelt_ctx);
+	err = pelt_stream_new(&s->pelt, opts->on_pelt, opts->pelt_ctx);
+	if (err || !opts->pelt_cgroup)
+		return err;
+	/* Named as the group table names it: the path below the mount. */
+	err = cgroup_dir_id(opts->pelt_cgroup, &id);
+	if (!err) {
+		s->skel->rodata->pelt_cgroup_id = id;
+		pelt_stream_set_group(s->pelt, id,
+				      cgroup_names_find(s->cgroup_names, id));
+	}
+	return err;
 }
 
 int bpfsrc_pelt_fill_pids(struct bpfsrc *s,

@@ -11,6 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <linux/magic.h>
 
 #include "cgroup_names.h"
 #include "schedstat-local.h"
@@ -140,4 +143,16 @@ const char *cgroup_names_find(struct cgroup_names *c, uint64_t id)
 		n = bsearch(&key, c->names, c->nr, sizeof(key), cmp_name);
 	}
 	return n ? n->path : "";
+}
+
+int cgroup_dir_id(const char *dir, uint64_t *id)
+{
+	struct statfs fs;
+	struct stat st;
+
+	if (stat(dir, &st) || !S_ISDIR(st.st_mode) || statfs(dir, &fs) ||
+	    (fs.f_type != CGROUP2_SUPER_MAGIC && fs.f_type != CGROUP_SUPER_MAGIC))
+		return -SCHEDSTAT_ERR_PELT_CGROUP;
+	*id = st.st_ino;
+	return 0;
 }

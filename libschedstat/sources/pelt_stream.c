@@ -17,6 +17,8 @@ struct pelt_stream {
 	void *ctx;
 	struct schedstat_pelt_update *held;	/* sorted from head on */
 	size_t head, nr, cap;
+	uint64_t cgroup_id;			/* --pelt-cgroup's */
+	char cgroup[SCHEDSTAT_PATH_LEN];
 };
 
 int pelt_stream_new(struct pelt_stream **out, schedstat_pelt_fn fn, void *ctx)
@@ -39,7 +41,15 @@ void pelt_stream_free(struct pelt_stream *ps)
 	free(ps);
 }
 
-static void to_update(struct schedstat_pelt_update *u, const struct st_pelt_rec *r)
+void pelt_stream_set_group(struct pelt_stream *ps, uint64_t cgroup_id,
+			   const char *path)
+{
+	ps->cgroup_id = cgroup_id;
+	snprintf(ps->cgroup, sizeof(ps->cgroup), "%s", path);
+}
+
+static void to_update(const struct pelt_stream *ps,
+		      struct schedstat_pelt_update *u, const struct st_pelt_rec *r)
 {
 	const char *name = schedstat_pelt_entity_name(r->entity);
 
@@ -56,6 +66,11 @@ static void to_update(struct schedstat_pelt_update *u, const struct st_pelt_rec 
 	if (r->entity == ST_PELT_TASK) {
 		u->avail |= SCHEDSTAT_AVAIL_PELT_TASK;
 		schedstat_comm_sanitize(u->comm, r->comm, sizeof(u->comm));
+	}
+	if (r->entity == ST_PELT_GROUP) {
+		u->cgroup_id = r->cgroup_id;
+		if (r->cgroup_id == ps->cgroup_id)
+			memcpy(u->cgroup, ps->cgroup, sizeof(u->cgroup));
 	}
 	if (r->util_est != ST_PELT_NO_UTIL_EST) {
 		u->util_est = r->util_est;
@@ -83,7 +98,7 @@ int pelt_stream_add(struct pelt_stream *ps, const struct st_pelt_rec *r)
 	}
 	if (array_reserve((void **)&ps->held, &ps->cap, ps->nr + 1, sizeof(*ps->held)))
 		return -ENOMEM;
-	to_update(&u, r);
+	to_update(ps, &u, r);
 	/* Equal keys keep their arrival order. */
 	for (i = ps->nr; i > ps->head && before(&u, &ps->held[i - 1]); i--)
 		;

@@ -29,6 +29,9 @@ struct pelt_stream;
 
 int pelt_stream_new(struct pelt_stream **out, schedstat_pelt_fn fn, void *ctx);
 void pelt_stream_free(struct pelt_stream *ps);
+/* The --pelt-cgroup group: its updates are named @path (below the mount). */
+void pelt_stream_set_group(struct pelt_stream *ps, uint64_t cgroup_id,
+			   const char *path);
 /* Hold one record from the ring; 0 or -ENOMEM. */
 int pelt_stream_add(struct pelt_stream *ps, const struct st_pelt_rec *r);
 /* Deliver, in (ts, cpu) order, every held update stamped at or before @upto. */

@@ -123,8 +123,11 @@ def bpf_programs_follow_tracepoint_table():
     """The BPF source takes each program's avail bits and opt-in from the
     table row of its tracepoint: every tp_btf program of bpf/schedtop.bpf.c
     has a row that the BPF source reads, and every such row a program."""
-    with open(os.path.join(SRC, "bpf", "schedtop.bpf.c")) as f:
-        progs = set(re.findall(r'SEC\("tp_btf/(\w+)"\)', f.read()))
+    progs = set()
+    # schedtop.bpf.c and what it includes (pelt_trace.bpf.h)
+    for name in ("schedtop.bpf.c", "pelt_trace.bpf.h"):
+        with open(os.path.join(SRC, "bpf", name)) as f:
+            progs |= set(re.findall(r'SEC\("tp_btf/(\w+)"\)', f.read()))
     _, rows = tracepoint_table()
     table = {name for name, (_, bpf, _) in rows.items() if bpf}
     check(progs == table, "bpf/schedtop.bpf.c attaches %s; the table has %s "

@@ -183,6 +183,71 @@ def replay_draws_the_pelt_stream_of_a_recording():
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+@test(root=True)
+def replay_draws_a_cpus_pelt_stream():
+    """replay of record --pelt-trace --pelt-cpus 1: the cluster screen draws
+    cpu1's every recorded cfs/rt/dl/irq update of the 2 s before the sample
+    shown; the count must be the csv --from -t pelt rows of cpu1 in that
+    window, at the last sample and one back."""
+    tmp = tempfile.mkdtemp(prefix="schedtop-replay-")
+    rec = os.path.join(tmp, "c.rec")
+    rt = RtApp({"rp_cpu": periodic(1, 0.5, name="rp_cpu")}, duration=8)
+    try:
+        time.sleep(1)
+        r = schedtop("record", "-q", "-o", rec, "-i", "100", "-d", "4",
+                     "--topology", TOPO, "--pelt-trace", "--pelt-cpus", "1")
+        check(r.returncode == 0, "record failed: %s" % r.stderr)
+    finally:
+        rt.stop()
+    samples = sorted({int(row["ts_ns"]) for row in
+                      parse_csv(schedtop("csv", "--from", rec, "-t", "cpu").stdout)})
+    pelt = [int(row["ts_ns"]) for row in
+            parse_csv(schedtop("csv", "--from", rec, "-t", "pelt").stdout)
+            if row["cpu"] == "1" and row["entity"] != "task"]
+
+    def in_window(now):
+        return sum(1 for ts in pelt if now - 2000000000 < ts <= now)
+
+    def drawn(screen):
+        check(re.search(r"^  cpu1, every PELT update:", screen, re.M) and
+              re.search(r"^cfs util .*[\u2581-\u2588]{5,}", screen, re.M),
+              "no cpu1 block with a cfs util line:\n" + screen)
+        check(re.search(r"^ +-2\.0s .* -1\.0s .* now$", screen, re.M),
+              "no time axis:\n" + screen)
+        m = re.search(r"\((\d+) PELT updates of cpu1 in the last 2\.0 s",
+                      screen)
+        check(m, "no update count:\n" + screen)
+        return int(m.group(1))
+
+    check(len(samples) == 40, "%d samples recorded, not 40" % len(samples))
+    want = in_window(samples[-1])
+    check(want >= 200, "only %d recorded updates of cpu1 in the last 2 s" % want)
+    t = Tmux(["replay", "-s", "x0.25", rec], width=150, height=45)
+    try:
+        t.wait_for(r"REPLAY \d+/40 ")
+        t.keys("space")
+        t.wait_for(r"PAUSED")
+        t.keys("}")
+        t.wait_for(r"REPLAY 40/40 ")
+        t.keys("c")
+        got = drawn(t.wait_for(r"PELT updates of cpu1 in the last"))
+        print("# cluster screen shows %d updates of cpu1, csv --from has %d"
+              % (got, want))
+        check(got == want, "screen says %d updates of cpu1, the recording "
+              "has %d in the 2 s before its last sample" % (got, want))
+        t.keys(",")
+        t.wait_for(r"REPLAY 39/40 ")
+        got = drawn(t.wait_for(r"PELT updates of cpu1 in the last"))
+        check(got == in_window(samples[-2]),
+              "one sample back, %d updates of cpu1 drawn, the recording has %d"
+              % (got, in_window(samples[-2])))
+        t.keys("q")
+        exited_cleanly(t)
+    finally:
+        t.close()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 if __name__ == "__main__":
     try:
         run()

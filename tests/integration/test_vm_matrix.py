@@ -14,7 +14,9 @@ reads what the kernel itself keeps, just before and just after each sample:
   host: never);
 - a flat-out task on a LITTLE CPU, then allowed everywhere, moves to a big
   one (the kernel's own record: /proc/PID/stat, se.nr_migrations);
-- a CPU goes offline and comes back.
+- a CPU goes offline and comes back;
+- --pelt-trace: updates arrive, or on 5.10 (no pelt_*_tp) one line says
+  the stream is unavailable there.
 
 Every column the kernel keeps must be filled in every row: rt/dl util and
 capacity_cfs always (rq->avg_rt, avg_dl, cpu_capacity exist on every SMP
@@ -515,6 +517,41 @@ def check_hotplug_cmd(p, s, last, guest):
                 p.count("hotplug leaf states within %s ms" % slack)
 
 
+def check_pelt(p, s, gen):
+    """--pelt-trace -p P --pelt-cpus C for 1 s. 5.10 has no pelt_*_tp
+    (docs/kernel-matrix.md): one line saying the stream is unavailable and
+    exit 1, no rows. Elsewhere the updates arrive: P wakes every 4 ms, so
+    each wakeup and sleep is an update of P and of its CPU's root cfs_rq;
+    50 of each in 1 s is a fifth of that (a TCG guest runs slow)."""
+    err, status = s["PELTERR"][:-1], s["PELTERR"][-1]
+    pid = s["PIDS"][0].split()[2]
+    cpu = s["PELTCPU"][0]
+    if gen == "5.10":
+        check(status == "status 1" and len(err) == 1 and
+              "unavailable" in err[0] and not s["PELTCSV"],
+              "5.10 --pelt-trace: %s, stderr %s, %d csv lines"
+              % (status, err, len(s["PELTCSV"])))
+        print("# 5.10: --pelt-trace says %r" % err[0])
+        return
+    check(status == "status 0" and len(err) == 1 and
+          re.match(r"schedtop: \d+ PELT updates, \d+ lost$", err[0]),
+          "csv -t pelt: %s, stderr %s" % (status, err))
+    rows = csv_rows(s["PELTCSV"])
+    task = [r for r in rows if r["entity"] == "task"]
+    cfs = [r for r in rows if r["entity"] == "cfs"]
+    ts = [int(r["ts_ns"]) for r in rows]
+    if ts != sorted(ts):
+        p.add("csv -t pelt rows not in time order")
+    if len(task) < 50 or any(r["pid"] != pid for r in task):
+        p.add("%d task updates in 1 s, pids %s; want >= 50 of %s"
+              % (len(task), sorted({r["pid"] for r in task}), pid))
+    if len(cfs) < 50 or any(r["cpu"] != cpu for r in cfs):
+        p.add("%d cfs updates in 1 s, cpus %s; want >= 50 of cpu %s"
+              % (len(cfs), sorted({r["cpu"] for r in cfs}), cpu))
+    print("# %s: --pelt-trace gave %d updates of pid %s and %d of cpu %s's "
+          "cfs_rq in 1 s (%s)" % (gen, len(task), pid, len(cfs), cpu, err[0]))
+
+
 def matrix(gen):
     if gen == "host":
         r = subprocess.run(["make", "-s", "-C", SRC, "OUT=" + OUT, "all",
@@ -575,6 +612,7 @@ def verify(gen, out):
         print("# %s: symmetric CPUs, no up-migration to see" % gen)
     check_hotplug(p, s, ncpu - 1)
     check_hotplug_cmd(p, s, ncpu - 1, gen != "host")
+    check_pelt(p, s, gen)
     p.done()
     if unmoved:
         # Everything else held; the kernel gave schedtop nothing to show.

@@ -88,7 +88,7 @@ static void nothing_before_the_first_update(void **state)
 	tui_pelt_free(&tp);
 }
 
-/* CPU entities are not kept; the ring keeps the newest PELT_RING updates. */
+/* CPU entities are kept apart; the ring keeps the newest PELT_RING updates. */
 static void buffer_is_bounded_and_per_task(void **state)
 {
 	struct tui_pelt tp = {};
@@ -117,12 +117,61 @@ static void buffer_is_bounded_and_per_task(void **state)
 	tui_pelt_free(&tp);
 }
 
+/*
+ * --pelt-cpus: each CPU's cfs, rt, dl and irq updates are a series of their
+ * own, never a task's; a CPU's cfs window counts only its cfs updates.
+ */
+static void cpu_entities_are_kept_per_cpu_and_entity(void **state)
+{
+	struct tui_pelt tp = {};
+	struct schedstat_pelt_update u;
+	const struct pelt_task *cfs;
+	int cols[2];
+
+	u = upd(-1, "cfs", 100, 300);
+	u.cpu = 1;
+	add(&tp, u);
+	u = upd(-1, "cfs", 600, 500);
+	u.cpu = 1;
+	add(&tp, u);
+	u = upd(-1, "rt", 700, 20);
+	u.cpu = 1;
+	add(&tp, u);
+	u = upd(-1, "cfs", 800, 900);
+	u.cpu = 0;
+	add(&tp, u);
+	assert_null(tui_pelt_find(&tp, -1));
+	cfs = tui_pelt_find_cpu(&tp, 1, SCHEDSTAT_PELT_CFS);
+	assert_non_null(cfs);
+	assert_int_equal(cfs->n, 2);
+	assert_int_equal(tui_pelt_find_cpu(&tp, 1, SCHEDSTAT_PELT_RT)->n, 1);
+	assert_null(tui_pelt_find_cpu(&tp, 1, SCHEDSTAT_PELT_DL));
+	assert_null(tui_pelt_find_cpu(&tp, 1, SCHEDSTAT_PELT_TASK));
+	assert_int_equal(tui_pelt_find_cpu(&tp, 0, SCHEDSTAT_PELT_CFS)->n, 1);
+	/* (0,500] (500,1000]: 300 in the first, 500 in the second. */
+	assert_int_equal(tui_pelt_layout(cfs, PELT_UTIL, 1000, 1000, 2, cols), 2);
+	assert_int_equal(cols[0], 300);
+	assert_int_equal(cols[1], 500);
+	/* More CPUs than kept are counted, not stored. */
+	for (int cpu = 2; cpu < PELT_CPUS + 3; cpu++) {
+		u = upd(-1, "irq", 900, 1);
+		u.cpu = cpu;
+		add(&tp, u);
+	}
+	assert_int_equal(tp.nr_cpus, PELT_CPUS);
+	assert_int_equal(tp.cpu_untracked, 3);
+	tui_pelt_clear(&tp);
+	assert_null(tui_pelt_find_cpu(&tp, 1, SCHEDSTAT_PELT_CFS));
+	tui_pelt_free(&tp);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(columns_from_hand_worked_window),
 		cmocka_unit_test(nothing_before_the_first_update),
 		cmocka_unit_test(buffer_is_bounded_and_per_task),
+		cmocka_unit_test(cpu_entities_are_kept_per_cpu_and_entity),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -131,6 +131,17 @@ if [ "$ncpu" -ge 4 ]; then
 	cat "$T/up.after"
 fi
 
+# --pelt-trace: P's every update and its CPU's, for 1 s. Where the kernel
+# has no pelt_*_tp (5.10) it must stop at once with one line saying so.
+"$ST" csv -t pelt -p "$P" --pelt-cpus "$pcpu" -d 1 >"$T/pelt.csv" 2>"$T/pelt.err"
+echo "status $?" >>"$T/pelt.err"
+echo '===PELTCSV==='
+cat "$T/pelt.csv"
+echo '===PELTERR==='
+cat "$T/pelt.err"
+echo '===PELTCPU==='
+echo "$pcpu"
+
 # The last CPU goes offline and comes back while schedtop samples it: two
 # samples before, two after.
 run_csv hp -t cpu -i 200 -n 40
