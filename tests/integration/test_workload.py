@@ -242,14 +242,18 @@ STOP_POLL_NS = 50e6
 WAKEUP_NS = 1e6
 
 
-def check_against_schedstat(s, acts, comm, reads, span_excluded=()):
+def check_against_schedstat(s, acts, comm, reads, span_excluded=(), lock_wait=False):
     """The workload's account of thread @comm against the kernel's: the
     last schedstat read @reads[-1] (run, wait) against the activations
     done by then, and the thread's reported CPU time at its end against the
     same read plus what ran after it. Activations of the constraints in
     @span_excluded (browse's page load: its end is the last helper's, the
-    thread sleeps in between) bound nothing from below. Returns the
-    numbers for the report."""
+    thread sleeps in between) bound nothing from below. With @lock_wait
+    (browse's helpers) the response has no upper bound: after the
+    broadcast that releases a load, a helper takes the load's mutex, and
+    while a holder is preempted it sleeps on it, counted neither as run
+    nor as wait (8-13 ms in all seen with two busy loops on the machine).
+    Returns the numbers for the report."""
     th = [t for t in s["threads"] if t["comm"] == comm]
     check(len(th) == 1, (comm, s["threads"]))
     tid, cpu_ns = th[0]["tid"], th[0]["cpu_ns"]
@@ -294,7 +298,8 @@ def check_against_schedstat(s, acts, comm, reads, span_excluded=()):
           % (comm, run_ns, work, outside))
     # Response = end - release: the kernel's run + wait from the wakeup
     # on, plus the timer's slack and the wakeup not counted ...
-    check(resp_tight <= run_ns + wait_ns + len(tight) * (slack_ns + WAKEUP_NS) + steal + tick,
+    check(lock_wait or
+          resp_tight <= run_ns + wait_ns + len(tight) * (slack_ns + WAKEUP_NS) + steal + tick,
           "%s: responses sum to %d ns, run + wait %d: %.0f us each beyond" %
           (comm, resp_tight, run_ns + wait_ns,
            (resp_tight - run_ns - wait_ns) / 1e3 / len(tight)))
@@ -427,7 +432,8 @@ def times_match_schedstat(name, seconds):
     for comm in MAIN_THREADS[name]:
         got.append(check_against_schedstat(
             s, acts, comm, reads[comm],
-            span_excluded=("page load",) if comm == "browse-render" else ()))
+            span_excluded=("page load",) if comm == "browse-render" else (),
+            lock_wait=comm.startswith("browse-load")))
     check_judgement(s, acts)
     print("# " + "; ".join("%(comm)s n %(n)d work %(work_ms).1f run %(run_ms).1f "
                           "wait %(wait_ms).1f resp %(resp_ms).1f cpu %(cpu_ms).1f ms" % g
