@@ -214,6 +214,7 @@ $(OUT)/bench/tui_render: bench/tui_render.c $(OUT)/libschedstat.a $(APP_TESTABLE
 # The recording reader under libFuzzer, ASan and UBSan (clang); its own
 # objects, as the library's are not instrumented.
 FUZZ_LIB_SRCS := $(filter $(addprefix %/,record_codec.c record_reader.c \
+	record_reader_chunks.c record_reader_samples.c record_reader_pelt.c \
 	record_pelt.c pelt_entity.c \
 	energy_model.c energy_estimate.c \
 	topology.c spec.c cpu_sysfs.c detect.c cluster_names.c cpulist.c sysfs.c \
@@ -232,8 +233,10 @@ fuzz: $(OUT)/fuzz/fuzz_recording
 # The trace-file source under libFuzzer: libtracecmd and libtraceevent are
 # the system's (not instrumented), schedtop's code from the sources is.
 FUZZ_TRACE_SRCS := $(filter $(addprefix %/,trace_file_source.c trace_file_check.c \
-	sched_events.c engine.c engine_sink.c model.c pelt.c hash.c snapshot.c \
-	util.c errors.c comm.c),$(LIB_SRCS)) $(wildcard libschedstat/topology/*.c)
+	trace_file_formats.c trace_file_pages.c tracepoints.c \
+	sched_events.c pelt.c hash.c snapshot.c util.c errors.c comm.c),$(LIB_SRCS)) \
+	$(wildcard libschedstat/model/engine*.c libschedstat/model/model*.c \
+		   libschedstat/topology/*.c)
 FUZZ_TRACE_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION \
 	-std=gnu11 -D_GNU_SOURCE $(LIB_INC)

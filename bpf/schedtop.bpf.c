@@ -351,7 +351,7 @@ static __always_inline int dump(struct bpf_iter__task *ctx, bool ksyms)
 	return 0;
 }
 
-/* User space loads one of the two (bpf_cpus_ksyms_resolvable()). */
+/* User space loads one of the two (bpfsrc_cpus_ksyms_resolvable()). */
 SEC("iter/task")
 int dump_task(struct bpf_iter__task *ctx)
 {

@@ -168,7 +168,10 @@ unsigned int schedstat_topology_cpu_capacity(const struct schedstat_topology *to
 /* ------------------------------------------------------------------ */
 /* Snapshot rows                                                      */
 
-/* Which optional signals a snapshot holds; a missing one is "not available". */
+/*
+ * Which optional signals a snapshot holds; a missing one is "not available".
+ * Which tracepoint gives which bit, for each source: schedstat_tracepoints().
+ */
 enum schedstat_avail {
 	SCHEDSTAT_AVAIL_CFS		= 1u << 0,	/* rq->cfs.avg */
 	SCHEDSTAT_AVAIL_RT		= 1u << 1,	/* rq->avg_rt */
@@ -177,28 +180,65 @@ enum schedstat_avail {
 	SCHEDSTAT_AVAIL_HW		= 1u << 4,	/* rq->avg_hw / avg_thermal */
 	SCHEDSTAT_AVAIL_CAPACITY_CFS	= 1u << 5,	/* rq->cpu_capacity */
 	SCHEDSTAT_AVAIL_OVERUTILIZED	= 1u << 6,	/* root_domain.overutilized */
-	SCHEDSTAT_AVAIL_WAKEUPS		= 1u << 7,	/* exact_wakeups: sched_waking */
+	SCHEDSTAT_AVAIL_WAKEUPS		= 1u << 7,	/* every wakeup counted */
 	SCHEDSTAT_AVAIL_UTIL_EST	= 1u << 8,	/* util_est of tasks and CPUs */
-	SCHEDSTAT_AVAIL_HOTPLUG		= 1u << 9,	/* cpuhp_enter / cpuhp_exit */
-	SCHEDSTAT_AVAIL_FREQ		= 1u << 10,	/* cpu_frequency or sysfs */
-	SCHEDSTAT_AVAIL_IDLE		= 1u << 11,	/* power:cpu_idle seen */
+	SCHEDSTAT_AVAIL_HOTPLUG		= 1u << 9,	/* CPU hotplug operations */
+	SCHEDSTAT_AVAIL_FREQ		= 1u << 10,	/* the CPU's clock */
+	SCHEDSTAT_AVAIL_IDLE		= 1u << 11,	/* idle-state residency */
 	/*
 	 * util/load/runnable of tasks and CPUs computed by schedtop's own
 	 * PELT engine from sched events (tracefs source, trace files), not
 	 * read from the kernel. docs/signals.md says how close they are.
 	 */
 	SCHEDSTAT_AVAIL_PELT_ESTIMATED	= 1u << 12,
-	/* CPU busy time: tick_sched's idle accounting, or sched_switch. */
+	/* CPU busy time: tick_sched's idle accounting, or the switches. */
 	SCHEDSTAT_AVAIL_BUSY		= 1u << 13,
-	/* Preempting switches: sched_switch (--exact-wakeups, event sources). */
+	/* Preempting switches per CPU. */
 	SCHEDSTAT_AVAIL_PREEMPT		= 1u << 14,
-	/* Time overutilized: sched_overutilized_tp attached. */
+	/* Time overutilized, from the flips of the root domain's flag. */
 	SCHEDSTAT_AVAIL_OVERUTILIZED_NS	= 1u << 15,
 	/* A PELT update (--pelt-trace) of a task: pid, tgid and comm are set. */
 	SCHEDSTAT_AVAIL_PELT_TASK	= 1u << 16,
 	/* An energy model was given: power_mw, eas_power_mw, energy_uj. */
 	SCHEDSTAT_AVAIL_ENERGY		= 1u << 17,
 };
+
+/* Who reads a tracepoint (struct schedstat_tracepoint.flags). */
+enum schedstat_tp_flags {
+	/* The BPF source attaches a program to it (tp_btf). */
+	SCHEDSTAT_TP_BPF		= 1u << 0,
+	/* BPF: only with exact_wakeups; it fires on every switch or wakeup. */
+	SCHEDSTAT_TP_EXACT_WAKEUPS	= 1u << 1,
+	/* BPF: only with pelt_trace. */
+	SCHEDSTAT_TP_PELT_TRACE		= 1u << 2,
+	/* The event sources (tracefs, trace-cmd files) read it. */
+	SCHEDSTAT_TP_EVENTS		= 1u << 3,
+	/* Events: trace files only; the live tracefs source leaves it off. */
+	SCHEDSTAT_TP_FILES_ONLY		= 1u << 4,
+};
+
+/*
+ * One tracepoint a source reads, and the signals it gives: the one table
+ * that the sources, the column notes and docs/signals.md follow.
+ */
+struct schedstat_tracepoint {
+	const char *system;	/* its tracefs system: "sched", "power", ... */
+	const char *name;	/* tracefs event, or BTF-only tracepoint (*_tp) */
+	uint32_t flags;		/* SCHEDSTAT_TP_* */
+	uint32_t bpf_avail;	/* SCHEDSTAT_AVAIL_* it gives the BPF source */
+	uint32_t events_avail;	/* ... and the event sources */
+	const char *gives;	/* what it gives, one phrase */
+	/* Why a column of its bpf_avail bit is empty, or NULL. */
+	const char *missing;
+};
+
+/**
+ * schedstat_tracepoints - every tracepoint a source reads
+ * @nr: set to the number of rows
+ *
+ * Returns the table, in a fixed order (the event sources' first).
+ */
+const struct schedstat_tracepoint *schedstat_tracepoints(size_t *nr);
 
 struct schedstat_task {
 	int32_t pid;
@@ -274,14 +314,14 @@ struct schedstat_cpu {
 	 */
 	char hotplug_to[8];
 	/*
-	 * Clock: the latest power:cpu_frequency value and its time-weighted
-	 * mean over the interval; where that event never fired, the policy's
-	 * scaling_cur_freq read at the sample for both. kHz.
+	 * Clock: the latest frequency event's value (schedstat_tracepoints())
+	 * and its time-weighted mean over the interval; where that event never
+	 * fired, the policy's scaling_cur_freq read at the sample for both. kHz.
 	 */
 	uint32_t freq_khz;
 	uint32_t freq_avg_khz;
-	/* Residency in idle states 0..3 (3: and deeper) during the interval,
-	 * from power:cpu_idle. */
+	/* Residency in idle states 0..3 (3: and deeper) during the interval:
+	 * cpuidle's sysfs, or the idle events (schedstat_tracepoints()). */
 	uint64_t idle_state_ns[4];
 	/* SCHEDSTAT_AVAIL_* bits valid for this CPU (a tracepoint that exists
 	 * but has not fired for this CPU yet leaves its signal unavailable). */
@@ -477,9 +517,9 @@ struct schedstat_session_opts {
 	void *log_ctx;
 	bool log_debug;			/* pass libbpf debug messages too */
 	/*
-	 * Count wakeups at sched_waking (every successful try_to_wake_up(),
-	 * also of tasks not yet asleep) instead of deriving them from
-	 * voluntary switches. Costs a task storage lookup per wakeup: a few
+	 * Count every wakeup as it happens (every successful try_to_wake_up(),
+	 * also of tasks not yet asleep; SCHEDSTAT_TP_EXACT_WAKEUPS) instead of
+	 * deriving them from voluntary switches. Costs a task storage lookup per wakeup: a few
 	 * percent on wakeup-heavy loads (docs/performance.md).
 	 */
 	bool exact_wakeups;
@@ -609,7 +649,7 @@ schedstat_snapshot_clusters(const struct schedstat_snapshot *snap, size_t *nr);
  * Per cluster (its first online CPU: they share a clock), every frequency
  * seen since open with the time spent there in the interval; by cluster,
  * then kHz: cpufreq's stats/time_in_state where the policy keeps it, else
- * power:cpu_frequency. Empty where neither tells.
+ * the frequency events. Empty where neither tells.
  */
 const struct schedstat_freq_residency *
 schedstat_snapshot_freq_residency(const struct schedstat_snapshot *snap, size_t *nr);

@@ -194,6 +194,8 @@ extern const struct option workload_long_opts[];
 
 /* The bash completion script for schedtop, on stdout. */
 int cli_write_bash_completion(void);
+/* The tracepoint table as docs/signals.md shows it, on stdout. */
+int cli_list_tracepoints(void);
 
 int cmd_live(int argc, char **argv);
 int cmd_csv(int argc, char **argv);

@@ -676,7 +676,7 @@ const struct column *column_find(const struct column_table *t, const char *name)
 	return NULL;
 }
 
-/* Mirrors the tracepoint notes of enum schedstat_avail. */
+/* Signals that no one tracepoint gives (those: schedstat_tracepoints()). */
 static const struct {
 	uint32_t bit;
 	const char *note;
@@ -695,18 +695,12 @@ static const struct {
 	  "empty if the CPU's runqueue could not be read" },
 	{ SCHEDSTAT_AVAIL_OVERUTILIZED,
 	  "empty if the runqueue's root domain could not be read" },
-	{ SCHEDSTAT_AVAIL_OVERUTILIZED_NS,
-	  "empty where sched_overutilized_tp cannot be attached (no btf_trace typedef, e.g. 5.10) and the state at the sample is unknown" },
 	{ SCHEDSTAT_AVAIL_BUSY,
 	  "empty if neither tick_sched nor /proc/stat gives the CPU's idle time" },
-	{ SCHEDSTAT_AVAIL_PREEMPT,
-	  "empty unless --exact-wakeups (the kernel does not count preemptions per CPU)" },
 	{ SCHEDSTAT_AVAIL_FREQ,
 	  "empty where neither power:cpu_frequency nor cpufreq's scaling_cur_freq tells the clock (no cpufreq)" },
 	{ SCHEDSTAT_AVAIL_IDLE,
 	  "empty where the CPU has no cpuidle states in sysfs (cpuN/cpuidle/stateK/time); from power:cpu_idle for the event sources" },
-	{ SCHEDSTAT_AVAIL_HOTPLUG,
-	  "empty if the cpuhp tracepoints are missing" },
 	{ SCHEDSTAT_AVAIL_PELT_TASK,
 	  "empty for a CPU's entity (cfs, rt, dl, irq)" },
 	{ SCHEDSTAT_AVAIL_UTIL_EST,
@@ -717,6 +711,12 @@ static const struct {
 
 const char *column_avail_note(uint32_t avail)
 {
+	size_t nr;
+	const struct schedstat_tracepoint *tp = schedstat_tracepoints(&nr);
+
+	for (size_t i = 0; avail && i < nr; i++)
+		if (tp[i].bpf_avail == avail && tp[i].missing)
+			return tp[i].missing;
 	for (size_t i = 0; i < ARRAY_SIZE(avail_notes); i++)
 		if (avail_notes[i].bit == avail)
 			return avail_notes[i].note;

@@ -32,6 +32,8 @@ int main(int argc, char **argv)
 	/* Generated, not hand-kept: make install writes it (Makefile). */
 	if (i == 1 && argc == 2 && !strcmp(argv[1], "--bash-completion"))
 		return cli_write_bash_completion();
+	if (i == 1 && argc == 2 && !strcmp(argv[1], "--list-tracepoints"))
+		return cli_list_tracepoints();
 	for (size_t c = 0; i < argc && c < cli_nr_commands; c++)
 		if (!strcmp(argv[i], cli_commands[c].name))
 			return cli_commands[c].fn(argc - i, argv + i);

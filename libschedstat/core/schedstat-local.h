@@ -99,6 +99,6 @@ int read_small_file(const char *path, char *buf, size_t size);
 int write_small_file(const char *path, const char *text);
 
 /* 0 if kernel BTF is readable at @path, else -SCHEDSTAT_ERR_NO_BTF. */
-int bpf_source_btf_check(const char *path);
+int bpfsrc_btf_check(const char *path);
 
 #endif /* SCHEDSTAT_LOCAL_H */

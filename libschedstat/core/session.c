@@ -15,7 +15,7 @@ struct schedstat_session {
 };
 
 /* BPF failures that tracefs does not share: worth trying it instead. */
-static bool bpf_unusable(int err)
+static bool session_bpf_unusable(int err)
 {
 	switch (-err) {
 	case SCHEDSTAT_ERR_NO_BTF:
@@ -32,7 +32,7 @@ int schedstat_session_open(struct schedstat_session **out,
 			   const struct schedstat_session_opts *opts)
 {
 	struct schedstat_session *s;
-	int err, bpf_err;
+	int err, first_err;
 
 	*out = NULL;
 	if (!opts || opts->sz < sizeof(*opts))
@@ -54,22 +54,22 @@ int schedstat_session_open(struct schedstat_session **out,
 		return -SCHEDSTAT_ERR_NO_TRACECMD;
 #endif
 	} else if (opts->source == SCHEDSTAT_SOURCE_TRACEFS) {
-		s->ops = &tracefs_source_ops;
+		s->ops = &ftsrc_ops;
 	} else {
-		s->ops = &bpf_source_ops;
+		s->ops = &bpfsrc_ops;
 	}
 	err = s->ops->open(&s->src, opts);
 	if (err && !opts->trace_file && opts->source == SCHEDSTAT_SOURCE_AUTO &&
-	    !opts->pelt_trace && bpf_unusable(err)) {
-		bpf_err = err;
-		s->ops = &tracefs_source_ops;
+	    !opts->pelt_trace && session_bpf_unusable(err)) {
+		first_err = err;
+		s->ops = &ftsrc_ops;
 		err = s->ops->open(&s->src, opts);
 		/*
 		 * Unprivileged, tracefs fails too (EACCES): the BPF message
 		 * says what to do, and is the one the user expects.
 		 */
 		if (err == -SCHEDSTAT_ERR_TRACEFS_PRIV)
-			err = bpf_err;
+			err = first_err;
 	}
 	if (!err && opts->energy_model) {
 		s->em = opts->energy_model;

@@ -29,8 +29,8 @@ struct source_ops {
 int source_topology(const struct schedstat_session_opts *opts,
 		    struct schedstat_topology **topo);
 
-extern const struct source_ops bpf_source_ops;
-extern const struct source_ops tracefs_source_ops;
+extern const struct source_ops bpfsrc_ops;
+extern const struct source_ops ftsrc_ops;
 extern const struct source_ops trace_file_source_ops;
 
 #endif /* SCHEDSTAT_SOURCE_H */

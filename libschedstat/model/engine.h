@@ -90,7 +90,7 @@ int engine_switch(struct engine *e, uint64_t ts, int cpu,
  */
 int engine_current(struct engine *e, uint64_t ts, int cpu, int32_t pid);
 /* sched_waking: counted as a wakeup. */
-int engine_waking(struct engine *e, uint64_t ts, int32_t pid, const char *comm);
+int engine_waking(struct engine *e, uint64_t ts, int32_t pid);
 /* sched_wakeup(_new): the task is enqueued on @cpu. */
 int engine_wakeup(struct engine *e, uint64_t ts, int32_t pid, int32_t prio,
 		  int cpu, const char *comm, bool new_task);

@@ -15,7 +15,7 @@
  * per-CPU variables only with CONFIG_KALLSYMS_ALL. Names are listed even
  * to users who see zero addresses.
  */
-bool bpf_cpus_ksyms_resolvable(void)
+bool bpfsrc_cpus_ksyms_resolvable(void)
 {
 	FILE *f = fopen("/proc/kallsyms", "re");
 	char line[512], name[256];
@@ -41,8 +41,8 @@ bool bpf_cpus_ksyms_resolvable(void)
  * one. Copy each slot until two copies agree; writers are rare enough per
  * slot that this ends at once.
  */
-void bpf_cpus_copy(struct st_cpu_state *dst,
-			   const volatile struct st_cpu_state *src, int nr)
+void bpfsrc_cpus_copy(struct st_cpu_state *dst,
+		      const volatile struct st_cpu_state *src, int nr)
 {
 	for (int i = 0; i < nr; i++) {
 		struct st_cpu_state again;
@@ -61,7 +61,7 @@ void bpf_cpus_copy(struct st_cpu_state *dst,
  * The signals this kernel keeps per CPU, as read_cpus() found them on the
  * first CPU it read (the fields are the same on every CPU).
  */
-uint32_t bpf_cpus_avail(const struct st_cpu_state *cpus, int nr)
+uint32_t bpfsrc_cpus_avail(const struct st_cpu_state *cpus, int nr)
 {
 	static const struct { uint32_t seen, bit; } map[] = {
 		{ ST_SEEN_CFS, SCHEDSTAT_AVAIL_CFS },

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-#ifndef SCHEDSTAT_BPF_CPUS_H
-#define SCHEDSTAT_BPF_CPUS_H
+#ifndef SCHEDSTAT_BPFSRC_CPUS_H
+#define SCHEDSTAT_BPFSRC_CPUS_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -9,11 +9,11 @@
 #include "schedtop.h"
 
 /* True if kallsyms lists runqueues and tick_cpu_sched (dump_task loads). */
-bool bpf_cpus_ksyms_resolvable(void);
+bool bpfsrc_cpus_ksyms_resolvable(void);
 /* Consistent copies of @nr slots of the skeleton's cpu_state[]. */
-void bpf_cpus_copy(struct st_cpu_state *dst,
-		   const volatile struct st_cpu_state *src, int nr);
+void bpfsrc_cpus_copy(struct st_cpu_state *dst,
+		      const volatile struct st_cpu_state *src, int nr);
 /* SCHEDSTAT_AVAIL_* bits of what the runqueue read found. */
-uint32_t bpf_cpus_avail(const struct st_cpu_state *cpus, int nr);
+uint32_t bpfsrc_cpus_avail(const struct st_cpu_state *cpus, int nr);
 
-#endif /* SCHEDSTAT_BPF_CPUS_H */
+#endif /* SCHEDSTAT_BPFSRC_CPUS_H */

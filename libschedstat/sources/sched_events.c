@@ -11,39 +11,35 @@
 
 #include "array_size.h"
 #include "sched_events.h"
+#include "tracepoints.h"
 
+/*
+ * The events read, in the order of the tracepoint table (tracepoints.h):
+ * a kind is its row there, which names the event and the signals it gives.
+ */
 enum ev_kind {
-	EV_SWITCH, EV_WAKING, EV_WAKEUP, EV_WAKEUP_NEW, EV_MIGRATE, EV_EXIT,
-	EV_FREQ, EV_IDLE, EV_HP_ENTER, EV_HP_MULTI_ENTER, EV_HP_EXIT,
-	EV_STAT_RUNTIME,
+	EV_SWITCH = TP_SCHED_SWITCH,
+	EV_WAKING = TP_SCHED_WAKING,
+	EV_WAKEUP = TP_SCHED_WAKEUP,
+	EV_WAKEUP_NEW = TP_SCHED_WAKEUP_NEW,
+	EV_MIGRATE = TP_SCHED_MIGRATE_TASK,
+	EV_EXIT = TP_SCHED_PROCESS_EXIT,
+	EV_FREQ = TP_CPU_FREQUENCY,
+	EV_IDLE = TP_CPU_IDLE,
+	EV_HP_ENTER = TP_CPUHP_ENTER,
+	EV_HP_MULTI_ENTER = TP_CPUHP_MULTI_ENTER,
+	EV_HP_EXIT = TP_CPUHP_EXIT,
+	EV_STAT_RUNTIME = TP_SCHED_STAT_RUNTIME,
 	/* EAS-era kernels and vendor modules: the kernel's own PELT values. */
-	EV_PELT_SE, EV_PELT_CFS, EV_LOAD_SE, EV_LOAD_AVG_TASK, EV_LOAD_AVG_CPU,
-	EV_LOAD_CFS_RQ, EV_LISA_PELT_SE, EV_LISA_PELT_CFS, NR_EV_KINDS,
-};
-
-const struct sched_event_name sched_event_names[] = {
-	[EV_SWITCH] = { "sched", "sched_switch" },
-	[EV_WAKING] = { "sched", "sched_waking" },
-	[EV_WAKEUP] = { "sched", "sched_wakeup" },
-	[EV_WAKEUP_NEW] = { "sched", "sched_wakeup_new" },
-	[EV_MIGRATE] = { "sched", "sched_migrate_task" },
-	[EV_EXIT] = { "sched", "sched_process_exit" },
-	[EV_FREQ] = { "power", "cpu_frequency" },
-	[EV_IDLE] = { "power", "cpu_idle" },
-	[EV_HP_ENTER] = { "cpuhp", "cpuhp_enter" },
-	[EV_HP_MULTI_ENTER] = { "cpuhp", "cpuhp_multi_enter" },
-	[EV_HP_EXIT] = { "cpuhp", "cpuhp_exit" },
-	[EV_STAT_RUNTIME] = { "sched", "sched_stat_runtime" },
-	[EV_PELT_SE] = { "sched", "sched_pelt_se" },
-	[EV_PELT_CFS] = { "sched", "sched_pelt_cfs" },
-	[EV_LOAD_SE] = { "sched", "sched_load_se" },
-	[EV_LOAD_AVG_TASK] = { "sched", "sched_load_avg_task" },
-	[EV_LOAD_AVG_CPU] = { "sched", "sched_load_avg_cpu" },
-	[EV_LOAD_CFS_RQ] = { "sched", "sched_load_cfs_rq" },
-	/* LISA's kernel module (lisa/_assets/kmodules/lisa/ftrace_events.h). */
-	[EV_LISA_PELT_SE] = { "lisa", "lisa__sched_pelt_se" },
-	[EV_LISA_PELT_CFS] = { "lisa", "lisa__sched_pelt_cfs" },
-	[NR_EV_KINDS] = { NULL, NULL },
+	EV_PELT_SE = TP_SCHED_PELT_SE,
+	EV_PELT_CFS = TP_SCHED_PELT_CFS,
+	EV_LOAD_SE = TP_SCHED_LOAD_SE,
+	EV_LOAD_AVG_TASK = TP_SCHED_LOAD_AVG_TASK,
+	EV_LOAD_AVG_CPU = TP_SCHED_LOAD_AVG_CPU,
+	EV_LOAD_CFS_RQ = TP_SCHED_LOAD_CFS_RQ,
+	EV_LISA_PELT_SE = TP_LISA_PELT_SE,
+	EV_LISA_PELT_CFS = TP_LISA_PELT_CFS,
+	NR_EV_KINDS = TP_NR_EVENTS,
 };
 
 /*
@@ -253,8 +249,8 @@ int sched_events_new(struct sched_events **out, struct tep_handle *tep,
 	for (int k = 0; k < NR_EV_KINDS; k++) {
 		struct ev_fmt *ef = &se->ev[k];
 
-		ef->event = tep_find_event_by_name(tep, sched_event_names[k].system,
-						   sched_event_names[k].name);
+		ef->event = tep_find_event_by_name(tep, tp_table[k].system,
+						   tp_table[k].name);
 		if (!ef->event)
 			continue;
 		if (is_pelt_kind(k)) {
@@ -299,35 +295,32 @@ void sched_events_free(struct sched_events *se)
 void sched_events_ignore(struct sched_events *se, const char *name)
 {
 	for (int k = 0; k < NR_EV_KINDS; k++)
-		if (!strcmp(sched_event_names[k].name, name))
+		if (!strcmp(tp_table[k].name, name))
 			se->ev[k].event = NULL;
 }
 
 bool sched_events_have(const struct sched_events *se, const char *name)
 {
 	for (int k = 0; k < NR_EV_KINDS; k++)
-		if (se->ev[k].event && !strcmp(sched_event_names[k].name, name))
+		if (se->ev[k].event && !strcmp(tp_table[k].name, name))
 			return true;
 	return false;
 }
 
 uint32_t sched_events_avail(const struct sched_events *se)
 {
-	/* sched_switch is always read: busy time and preemptions with it. */
-	uint32_t avail = SCHEDSTAT_AVAIL_CFS | SCHEDSTAT_AVAIL_PELT_ESTIMATED |
-			 SCHEDSTAT_AVAIL_BUSY | SCHEDSTAT_AVAIL_PREEMPT;
+	uint32_t avail = 0;
 
-	if (se->ev[EV_WAKING].event || se->ev[EV_WAKEUP].event)
-		avail |= SCHEDSTAT_AVAIL_WAKEUPS;
-	if (se->ev[EV_HP_EXIT].event)
-		avail |= SCHEDSTAT_AVAIL_HOTPLUG;
-	if (se->ev[EV_IDLE].event)
-		avail |= SCHEDSTAT_AVAIL_IDLE;
 	/*
-	 * A kernel PELT event's format in the file says nothing about whether
-	 * it fired (EAS kernels' trace.dat lists all their events): the rows
-	 * whose values came from one say so themselves (engine_fill()).
+	 * What each event read gives (tracepoints.c); sched_switch is always
+	 * among them, or the sources refuse the trace. A kernel PELT event's
+	 * format in the file says nothing about whether it fired (EAS
+	 * kernels' trace.dat lists all their events): the rows whose values
+	 * came from one say so themselves (engine_fill()).
 	 */
+	for (int k = 0; k < NR_EV_KINDS; k++)
+		if (se->ev[k].event)
+			avail |= tp_table[k].events_avail;
 	return avail;
 }
 
@@ -539,8 +532,7 @@ int sched_events_handle(struct sched_events *se, struct tep_record *rec)
 				     comm, num(se, ef->f[SW_NEXT_PID], rec),
 				     num(se, ef->f[SW_NEXT_PRIO], rec), comm2);
 	case EV_WAKING:
-		str(ef->f[WK_COMM], rec, comm, sizeof(comm));
-		return engine_waking(e, ts, num(se, ef->f[WK_PID], rec), comm);
+		return engine_waking(e, ts, num(se, ef->f[WK_PID], rec));
 	case EV_WAKEUP:
 	case EV_WAKEUP_NEW: {
 		int32_t pid = num(se, ef->f[WK_PID], rec);
@@ -555,7 +547,7 @@ int sched_events_handle(struct sched_events *se, struct tep_record *rec)
 		 * sched_waking is followed by one sched_wakeup of the task.
 		 */
 		if (!err && k == EV_WAKEUP && !se->ev[EV_WAKING].event)
-			err = engine_waking(e, ts, pid, comm);
+			err = engine_waking(e, ts, pid);
 		return err;
 	}
 	case EV_MIGRATE:

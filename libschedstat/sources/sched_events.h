@@ -12,13 +12,7 @@
 
 #include "engine.h"
 
-/* System and name of every event schedtop reads, NULL-terminated. */
-struct sched_event_name {
-	const char *system;
-	const char *name;
-};
-extern const struct sched_event_name sched_event_names[];
-
+/* The events read are the first TP_NR_EVENTS rows of tracepoints.h. */
 struct sched_events;
 
 /* Look the events up in @tep (missing ones are left out). */

@@ -25,13 +25,14 @@
 #include "source.h"
 #include "tracefs_instance.h"
 #include "tracefs_reader.h"
+#include "tracepoints.h"
 
 /* Per CPU: ~100k sched events, a second of a busy phone's switches. */
 #define BUFFER_KB	4096
 /* Drain this often between samples so long intervals do not overrun. */
 #define DRAIN_MS	100
 
-struct tracefs_source {
+struct ftsrc {
 	struct tracefs_instance *instance;
 	struct tep_handle *tep;
 	struct trace_reader *reader;
@@ -44,15 +45,6 @@ struct tracefs_source {
 	uint32_t avail;
 	const char *attached[24];
 };
-
-/*
- * Events a trace may carry that the live source leaves off: each fires
- * about as often as sched_switch (per 100,000 pinned pipe loops: 111,396
- * sched_waking, 229,162 sched_stat_runtime, 200,182 sched_switch), and
- * what they give comes from elsewhere: the wakeup count from sched_wakeup,
- * the task clock from /proc/PID/schedstat (engine_task_clocks()).
- */
-static const char *const not_live[] = { "sched_waking", "sched_stat_runtime" };
 
 static const char *const systems[] = { "sched", "power", "cpuhp", NULL };
 
@@ -99,7 +91,7 @@ static int proc_task_clock(void *ctx, int32_t pid, uint64_t *ns)
 
 static int on_record(void *ctx, struct tep_record *rec)
 {
-	struct tracefs_source *s = ctx;
+	struct ftsrc *s = ctx;
 	int err = sched_events_handle(s->events, rec);
 
 	return err ? err : engine_sink_take_error(&s->sink);
@@ -113,7 +105,7 @@ static int on_record(void *ctx, struct tep_record *rec)
  * interrupt. (On the test VM it is 0, and softirq time sampled by the tick
  * let ms of spurious loss through.)
  */
-static void read_lost_budget(struct tracefs_source *s)
+static void read_lost_budget(struct ftsrc *s)
 {
 	FILE *f = fopen("/proc/stat", "re");
 	long hz = sysconf(_SC_CLK_TCK);
@@ -151,7 +143,7 @@ static void read_lost_budget(struct tracefs_source *s)
  * tasks that ran are asked the kernel's run time, which says what steal
  * and irq took from them, within what /proc/stat says they took.
  */
-static int drain_until(struct tracefs_source *s, uint64_t upto)
+static int drain_until(struct ftsrc *s, uint64_t upto)
 {
 	int n = trace_reader_drain(s->reader, upto, on_record, s);
 
@@ -162,7 +154,7 @@ static int drain_until(struct tracefs_source *s, uint64_t upto)
 	return n;
 }
 
-static int drain(struct tracefs_source *s)
+static int drain(struct ftsrc *s)
 {
 	return drain_until(s, mono_ns());
 }
@@ -172,7 +164,7 @@ static int drain(struct tracefs_source *s)
  * "overrun", which the pages read also say) or refused when the buffer was
  * full ("dropped events"), cumulative.
  */
-static void read_overruns(struct tracefs_source *s)
+static void read_overruns(struct ftsrc *s)
 {
 	for (int cpu = 0; cpu < s->nr_cpus; cpu++) {
 		uint64_t lost = trace_reader_missed(s->reader, cpu), v = 0;
@@ -260,7 +252,7 @@ static void parse_sched(const char *path, struct engine_seed *seed)
  * and (where /proc shows it) the PELT state the kernel has for them, so the
  * engine does not start every task from zero.
  */
-static int seed_tasks(struct tracefs_source *s, uint64_t ts)
+static int seed_tasks(struct ftsrc *s, uint64_t ts)
 {
 	DIR *proc = opendir("/proc");
 	struct dirent *pd;
@@ -312,23 +304,24 @@ static int seed_tasks(struct tracefs_source *s, uint64_t ts)
 	return err;
 }
 
-static bool is_live(const char *name)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(not_live); i++)
-		if (!strcmp(not_live[i], name))
-			return false;
-	return true;
-}
-
-static int enable_events(struct tracefs_source *s)
+static int enable_events(struct ftsrc *s)
 {
 	int n = 0;
 
-	for (int k = 0; sched_event_names[k].name; k++) {
-		const char *sys = sched_event_names[k].system;
-		const char *name = sched_event_names[k].name;
+	for (int k = 0; k < TP_NR_EVENTS; k++) {
+		const char *sys = tp_table[k].system;
+		const char *name = tp_table[k].name;
 
-		if (!is_live(name)) {
+		/*
+		 * Events a trace may carry that the live source leaves off:
+		 * each fires about as often as sched_switch (per 100,000
+		 * pinned pipe loops: 111,396 sched_waking, 229,162
+		 * sched_stat_runtime, 200,182 sched_switch), and what they
+		 * give comes from elsewhere: the wakeup count from
+		 * sched_wakeup, the task clock from /proc/PID/schedstat
+		 * (engine_task_clocks()).
+		 */
+		if (tp_table[k].flags & SCHEDSTAT_TP_FILES_ONLY) {
 			sched_events_ignore(s->events, name);
 			continue;
 		}
@@ -342,9 +335,9 @@ static int enable_events(struct tracefs_source *s)
 	return 0;
 }
 
-static int tracefs_source_sample(void *src, struct schedstat_snapshot **out)
+static int ftsrc_sample(void *src, struct schedstat_snapshot **out)
 {
-	struct tracefs_source *s = src;
+	struct ftsrc *s = src;
 	struct cpuset online = {};
 	struct model_input in = {};
 	uint64_t now = mono_ns();
@@ -366,9 +359,9 @@ static int tracefs_source_sample(void *src, struct schedstat_snapshot **out)
 	return model_update(s->sink.model, &in, out);
 }
 
-static int tracefs_source_poll(void *src)
+static int ftsrc_poll(void *src)
 {
-	struct tracefs_source *s = src;
+	struct ftsrc *s = src;
 	uint64_t ticks;
 
 	/* The timer only paces draining; its count does not matter. */
@@ -377,23 +370,23 @@ static int tracefs_source_poll(void *src)
 	return drain(s);
 }
 
-static int tracefs_source_event_fd(const void *src)
+static int ftsrc_event_fd(const void *src)
 {
-	const struct tracefs_source *s = src;
+	const struct ftsrc *s = src;
 
 	return s->timerfd;
 }
 
-static const struct schedstat_topology *tracefs_source_topology(const void *src)
+static const struct schedstat_topology *ftsrc_topology(const void *src)
 {
-	const struct tracefs_source *s = src;
+	const struct ftsrc *s = src;
 
 	return s->topo;
 }
 
-static void tracefs_source_close(void *src)
+static void ftsrc_close(void *src)
 {
-	struct tracefs_source *s = src;
+	struct ftsrc *s = src;
 
 	if (!s)
 		return;
@@ -410,7 +403,7 @@ static void tracefs_source_close(void *src)
 	free(s);
 }
 
-static int tracefs_source_open(void **out, const struct schedstat_session_opts *opts)
+static int ftsrc_open(void **out, const struct schedstat_session_opts *opts)
 {
 	struct itimerspec its = {
 		.it_interval = { 0, DRAIN_MS * 1000000L },
@@ -420,7 +413,7 @@ static int tracefs_source_open(void **out, const struct schedstat_session_opts *
 		.tgid = proc_tgid, .task_clock = proc_task_clock,
 	};
 	struct schedstat_snapshot *none;
-	struct tracefs_source *s;
+	struct ftsrc *s;
 	int err;
 
 	*out = NULL;
@@ -467,22 +460,22 @@ static int tracefs_source_open(void **out, const struct schedstat_session_opts *
 		goto cleanup;
 	}
 	/* The baseline that the first snapshot's deltas are taken against. */
-	err = tracefs_source_sample(s, &none);
+	err = ftsrc_sample(s, &none);
 	if (err)
 		goto cleanup;
 	*out = s;
 	s = NULL;
 cleanup:
-	tracefs_source_close(s);
+	ftsrc_close(s);
 	return err;
 }
 
-const struct source_ops tracefs_source_ops = {
+const struct source_ops ftsrc_ops = {
 	.name = "tracefs",
-	.open = tracefs_source_open,
-	.close = tracefs_source_close,
-	.sample = tracefs_source_sample,
-	.poll = tracefs_source_poll,
-	.event_fd = tracefs_source_event_fd,
-	.topology = tracefs_source_topology,
+	.open = ftsrc_open,
+	.close = ftsrc_close,
+	.sample = ftsrc_sample,
+	.poll = ftsrc_poll,
+	.event_fd = ftsrc_event_fd,
+	.topology = ftsrc_topology,
 };

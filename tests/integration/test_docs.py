@@ -93,5 +93,81 @@ def csv_doc_columns_are_generated():
           "docs/csv.md differs from 'schedtop csv --list-columns'")
 
 
+def tracepoint_table():
+    """schedtop --list-tracepoints: its text and {name: (system, bpf, events)}."""
+    r = schedtop("--list-tracepoints")
+    check(r.returncode == 0, r.stderr)
+    text = r.stdout.decode()
+    rows = {}
+    for line in text.splitlines()[2:]:
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        system, name = cells[0].strip("`").split(":")
+        rows[name] = (system, cells[1], cells[2])
+    check(len(rows) >= 20, "few tracepoints: %s" % text)
+    return text, rows
+
+
+@test
+def tracepoint_table_is_generated():
+    with open(os.path.join(SRC, "docs", "signals.md")) as f:
+        doc = f.read()
+    got = between(doc, "<!-- BEGIN GENERATED: schedtop --list-tracepoints -->\n",
+                  "<!-- END GENERATED -->")
+    text, _ = tracepoint_table()
+    check(got == text, "docs/signals.md's tracepoint table differs from "
+          "'schedtop --list-tracepoints': regenerate it (make docs)")
+
+
+@test
+def bpf_programs_follow_tracepoint_table():
+    """The BPF source takes each program's avail bits and opt-in from the
+    table row of its tracepoint: every tp_btf program of bpf/schedtop.bpf.c
+    has a row that the BPF source reads, and every such row a program."""
+    with open(os.path.join(SRC, "bpf", "schedtop.bpf.c")) as f:
+        progs = set(re.findall(r'SEC\("tp_btf/(\w+)"\)', f.read()))
+    _, rows = tracepoint_table()
+    table = {name for name, (_, bpf, _) in rows.items() if bpf}
+    check(progs == table, "bpf/schedtop.bpf.c attaches %s; the table has %s "
+          "for the BPF source (libschedstat/sources/tracepoints.c)" %
+          (sorted(progs - table), sorted(table - progs)))
+
+
+# Kernel names that look like tracepoints and are not read by any source.
+NOT_TRACEPOINTS = {
+    "sched_entity", "sched_avg", "sched_info", "sched_schedstats",
+    "cpuhp_kick_ap_work", "btf_trace_sched_overutilized_tp",
+    "irq_tp",                   # "pelt_cfs/rt/dl/irq_tp"
+    "sched_util_est_cfs_tp",    # left off on purpose (docs/performance.md)
+}
+
+
+@test
+def tracepoints_named_are_in_the_table():
+    """The public header, the column docs and docs/signals.md name only
+    tracepoints the table has, so a renamed or dropped one fails here; and
+    enum schedstat_avail names none: which tracepoint gives which bit is
+    the table's to say."""
+    _, rows = tracepoint_table()
+    with open(os.path.join(SRC, "include", "schedstat.h")) as f:
+        header = f.read()
+    avail = between(header, "enum schedstat_avail {", "};")
+    for name in rows:
+        check(not re.search(r"\b%s\b" % name, avail),
+              "enum schedstat_avail names %s: say it in the table" % name)
+    with open(os.path.join(SRC, "docs", "signals.md")) as f:
+        signals = f.read()
+    r = schedtop("csv", "--list-columns")
+    check(r.returncode == 0, r.stderr)
+    for what, text in (("include/schedstat.h", header),
+                       ("docs/signals.md", signals),
+                       ("the column docs", r.stdout.decode())):
+        for tok in set(re.findall(r"\b(?:power:)?(?:sched|cpuhp)_[a-z_]+\b|"
+                                  r"\b[a-z_]+_tp\b", text)):
+            name = tok.split(":")[-1]
+            check(name in rows or name in NOT_TRACEPOINTS,
+                  "%s names %s, which is not in the tracepoint table" %
+                  (what, tok))
+
+
 if __name__ == "__main__":
     run()

@@ -47,9 +47,9 @@ static void codes_actionable(void **state)
 /* The check the live source makes before loading anything. */
 static void missing_btf_is_reported(void **state)
 {
-	assert_int_equal(bpf_source_btf_check("/nonexistent/btf/vmlinux"),
+	assert_int_equal(bpfsrc_btf_check("/nonexistent/btf/vmlinux"),
 			 -SCHEDSTAT_ERR_NO_BTF);
-	assert_int_equal(bpf_source_btf_check("/proc/self/status"), 0);
+	assert_int_equal(bpfsrc_btf_check("/proc/self/status"), 0);
 }
 
 static void errno_values(void **state)

@@ -1,0 +1,298 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The model's CPU and cluster rows: per-interval busy, idle and frequency
+ * time, what this kernel keeps per CPU (the avail bits), the clusters'
+ * sums and the misfit tasks (fits_capacity()).
+ */
+#include <stdio.h>
+
+#include "model_local.h"
+#include "sched_kernel.h"
+
+static uint64_t idle_total(const struct st_cpu_state *c, uint64_t ts)
+{
+	return c->idle_ns + (c->idle_start && ts > c->idle_start ?
+			     ts - c->idle_start : 0);
+}
+
+static uint32_t cpu_avail(uint32_t avail, uint32_t seen)
+{
+	static const struct { uint32_t avail, seen; } map[] = {
+		{ SCHEDSTAT_AVAIL_CFS, ST_SEEN_CFS },
+		{ SCHEDSTAT_AVAIL_RT, ST_SEEN_RT },
+		{ SCHEDSTAT_AVAIL_DL, ST_SEEN_DL },
+		{ SCHEDSTAT_AVAIL_IRQ, ST_SEEN_IRQ },
+		{ SCHEDSTAT_AVAIL_HW, ST_SEEN_HW },
+		{ SCHEDSTAT_AVAIL_CAPACITY_CFS, ST_SEEN_CAPACITY },
+		{ SCHEDSTAT_AVAIL_FREQ, ST_SEEN_FREQ },
+		{ SCHEDSTAT_AVAIL_IDLE, ST_SEEN_IDLE },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(map); i++)
+		if (!(seen & map[i].seen))
+			avail &= ~map[i].avail;
+	/* Read from the runqueue (BPF): what this kernel keeps per CPU. */
+	if ((seen & ST_SEEN_RQ) && !(seen & ST_SEEN_IDLE_TIME))
+		avail &= ~SCHEDSTAT_AVAIL_BUSY;
+	if ((seen & ST_SEEN_RQ) && !(seen & ST_SEEN_OVERUTILIZED))
+		avail &= ~SCHEDSTAT_AVAIL_OVERUTILIZED;
+	return avail;
+}
+
+/* A signal the kernel did not report is 0 in the row, never a stale value. */
+static void clear_unavailable(struct schedstat_cpu *o)
+{
+	if (!(o->avail & SCHEDSTAT_AVAIL_CFS)) {
+		o->util_avg = o->runnable_avg = 0;
+		o->load_avg = 0;
+	}
+	if (!(o->avail & SCHEDSTAT_AVAIL_RT))
+		o->rt_util = 0;
+	if (!(o->avail & SCHEDSTAT_AVAIL_DL))
+		o->dl_util = 0;
+	if (!(o->avail & SCHEDSTAT_AVAIL_IRQ))
+		o->irq_util = 0;
+	if (!(o->avail & SCHEDSTAT_AVAIL_HW))
+		o->hw_pressure = 0;
+	if (!(o->avail & SCHEDSTAT_AVAIL_CAPACITY_CFS))
+		o->capacity_cfs = 0;
+	if (!(o->avail & SCHEDSTAT_AVAIL_FREQ))
+		o->freq_khz = o->freq_avg_khz = 0;
+	if (!(o->avail & SCHEDSTAT_AVAIL_BUSY))
+		o->busy_ns = 0;
+	if (!(o->avail & SCHEDSTAT_AVAIL_PREEMPT))
+		o->nr_preempt = 0;
+}
+
+static uint64_t cstate_total(const struct st_cpu_state *c, int s, uint64_t ts)
+{
+	int now_in = c->cstate < ST_IDLE_STATES ? c->cstate : ST_IDLE_STATES - 1;
+
+	return c->cstate_ns[s] + (c->cstate >= 0 && now_in == s && c->cstate_ts &&
+				  ts > c->cstate_ts ? ts - c->cstate_ts : 0);
+}
+
+static uint64_t freq_total(const struct st_cpu_state *c, uint64_t ts)
+{
+	return c->freq_khz_us + (uint64_t)c->freq_khz *
+	       ((ts > c->freq_ts ? ts - c->freq_ts : 0) / 1000);
+}
+
+/* The clock over the interval, from the events, else from the poll. */
+static void fill_freq(struct model *m, const struct model_input *in,
+		      struct schedstat_cpu *o, const struct st_cpu_state *c,
+		      const struct st_cpu_state *p, uint64_t interval)
+{
+	uint32_t polled = in->polled_khz ? in->polled_khz[o->cpu] : 0;
+
+	if (c->seen & ST_SEEN_FREQ) {
+		uint64_t now = freq_total(c, in->ts_ns);
+		uint64_t then = freq_total(p, m->prev_ts);
+
+		o->freq_khz = c->freq_khz;
+		/* Events began within the interval: no full mean yet. */
+		o->freq_avg_khz = (p->seen & ST_SEEN_FREQ) && interval >= 1000 &&
+				  now >= then ? (now - then) / (interval / 1000) :
+				  c->freq_khz;
+		o->avail |= SCHEDSTAT_AVAIL_FREQ;
+	} else if (polled) {
+		o->freq_khz = o->freq_avg_khz = polled;
+		o->avail |= SCHEDSTAT_AVAIL_FREQ;
+	}
+}
+
+void model_fill_cpus(struct model *m, const struct model_input *in,
+		     struct schedstat_snapshot *s, const bool *cpu_running)
+{
+	uint64_t interval = s->interval_ns;
+
+	for (size_t i = 0; i < s->nr_cpus; i++) {
+		struct schedstat_cpu *o = &s->cpus[i];
+		const struct st_cpu_state *c = model_cpu_of(in, i);
+		const struct st_cpu_state *p = &m->prev_cpus[i];
+		uint64_t idle;
+
+		o->cpu = i;
+		o->cluster = schedstat_topology_cpu_cluster(m->topo, i);
+		o->online = cpuset_test(in->online, i);
+		o->capacity = schedstat_topology_cpu_capacity(m->topo, i);
+		o->capacity_cfs = c->capacity;
+		o->util_avg = c->cfs_util;
+		o->runnable_avg = c->cfs_runnable;
+		o->load_avg = c->cfs_load;
+		o->rt_util = c->rt_util;
+		o->dl_util = c->dl_util;
+		o->irq_util = c->irq_util;
+		o->hw_pressure = c->hw_pressure;
+		/* Read from the runqueue: the kernel's count and sum, not ours. */
+		if (c->seen & ST_SEEN_RQ) {
+			o->nr_running = c->nr_running;
+			o->util_est = c->cfs_util_est;
+		}
+		o->avail = cpu_avail(in->avail, c->seen);
+		o->pelt_estimated = (in->avail & SCHEDSTAT_AVAIL_PELT_ESTIMATED) &&
+				    !(in->cpu_kernel_pelt && in->cpu_kernel_pelt[i]);
+		fill_freq(m, in, o, c, p, interval);
+		for (int k = 0; (o->avail & SCHEDSTAT_AVAIL_IDLE) && k < ST_IDLE_STATES; k++) {
+			uint64_t now = cstate_total(c, k, in->ts_ns);
+			uint64_t then = cstate_total(p, k, m->prev_ts);
+
+			o->idle_state_ns[k] = now > then ? now - then : 0;
+			if (o->idle_state_ns[k] > interval)
+				o->idle_state_ns[k] = interval;
+		}
+		o->nr_switches = model_delta(c->nr_switches, p->nr_switches);
+		o->nr_preempt = model_delta(c->nr_preempt, p->nr_preempt);
+		o->dropped = model_delta(c->dropped, p->dropped);
+		/*
+		 * sched_switch only sees idle periods that start after attach:
+		 * a CPU idle throughout (no switch, nothing on it) is all idle.
+		 * tick_sched's accounting (ST_SEEN_IDLE_TIME) has no such gap.
+		 */
+		if (!(c->seen & ST_SEEN_IDLE_TIME) && !o->nr_switches &&
+		    !c->idle_start && !cpu_running[i])
+			idle = interval;
+		else
+			idle = model_delta(idle_total(c, in->ts_ns),
+					   idle_total(p, m->prev_ts));
+		o->busy_ns = idle < interval ? interval - idle : 0;
+		s->dropped += c->dropped;
+		if (in->hotplug) {
+			const struct st_hotplug *h = &in->hotplug[i];
+
+			/* An operation may span two samples: show it in each. */
+			o->hotplug_ops = h->ops - m->prev_hotplug[i].ops;
+			if (h->last != m->prev_hotplug[i].last ||
+			    o->hotplug_ops) {
+				o->hotplug_ns = h->last - h->first;
+				snprintf(o->hotplug_to, sizeof(o->hotplug_to),
+					 "%s", h->up ? "online" : "offline");
+			}
+		}
+		clear_unavailable(o);
+	}
+}
+
+static uint64_t overutilized_total(const struct st_global_state *g, uint64_t ts)
+{
+	return g->overutilized_ns + (g->overutilized && ts > g->overutilized_since ?
+				     ts - g->overutilized_since : 0);
+}
+
+/*
+ * fits_capacity() of kernel/sched/fair.c: util fits with 20% to spare. A
+ * task that does not fit is misfit only where a bigger cluster exists.
+ */
+void model_mark_misfits(struct model *m, struct schedstat_snapshot *s)
+{
+	int top = s->nr_clusters ? (int)s->nr_clusters - 1 : 0;
+	unsigned int biggest = schedstat_topology_cluster_capacity(m->topo, top);
+
+	for (size_t i = 0; i < s->nr_tasks; i++) {
+		struct schedstat_task *t = &s->tasks[i];
+		const struct schedstat_cpu *c;
+		uint64_t util, cap;
+
+		if (t->exited || t->state != 'R' || !prio_is_fair(t->prio) ||
+		    t->cpu < 0 || (size_t)t->cpu >= s->nr_cpus || t->cluster < 0)
+			continue;
+		c = &s->cpus[t->cpu];
+		if (c->capacity >= biggest)
+			continue;
+		util = t->util_avg > t->util_est ? t->util_avg : t->util_est;
+		cap = c->avail & SCHEDSTAT_AVAIL_CAPACITY_CFS ? c->capacity_cfs :
+							       c->capacity;
+		t->misfit = !fits_capacity(util, cap);
+		if (t->misfit && (size_t)t->cluster < s->nr_clusters)
+			s->clusters[t->cluster].misfit_tasks++;
+	}
+}
+
+/*
+ * Time overutilized needs the flips (sched_overutilized_tp); with none seen
+ * since attach, the state read at the sample held throughout.
+ */
+static bool overutilized_ns_known(const struct model_input *in, int now)
+{
+	const struct st_global_state *g = in->global;
+
+	if (!(in->avail & SCHEDSTAT_AVAIL_OVERUTILIZED_NS) || !g)
+		return false;
+	return g->overutilized_seen || now >= 0;
+}
+
+void model_fill_clusters(struct model *m, const struct model_input *in,
+			 struct schedstat_snapshot *s)
+{
+	const struct st_global_state *g = in->global;
+	uint64_t ou_ns = 0;
+	uint32_t cpu_bits;
+
+	if ((in->avail & SCHEDSTAT_AVAIL_OVERUTILIZED_NS) && g && g->overutilized_seen) {
+		uint64_t now = overutilized_total(g, in->ts_ns);
+		uint64_t then = overutilized_total(&m->prev_global, m->prev_ts);
+
+		ou_ns = now > then ? now - then : 0;
+	}
+
+	for (size_t k = 0; k < s->nr_clusters; k++) {
+		struct schedstat_cluster *cl = &s->clusters[k];
+		uint64_t util = 0, busy = 0;
+
+		cl->id = k;
+		snprintf(cl->name, sizeof(cl->name), "%s",
+			 schedstat_topology_cluster_name(m->topo, k));
+		schedstat_topology_cluster_cpulist(m->topo, k, cl->cpus,
+						   sizeof(cl->cpus));
+		cl->overutilized = (in->avail & SCHEDSTAT_AVAIL_OVERUTILIZED) &&
+				   g && g->overutilized_seen ? (int)g->overutilized : -1;
+		cl->overutilized_ns = ou_ns;
+		/* Only what every online CPU of the cluster has (see below). */
+		cpu_bits = ~0u;
+		for (size_t i = 0; i < s->nr_cpus; i++) {
+			const struct schedstat_cpu *c = &s->cpus[i];
+			const struct st_cpu_state *st = model_cpu_of(in, i);
+
+			if (c->cluster != (int)k || !c->online)
+				continue;
+			cpu_bits &= c->avail;
+			/* The root domain's state, as read at the sample. */
+			if (st->seen & ST_SEEN_OVERUTILIZED && st->overutilized >= 0)
+				cl->overutilized = st->overutilized;
+			cl->nr_online++;
+			cl->capacity += c->capacity;
+			cl->nr_running += c->nr_running;
+			util += c->util_avg + c->rt_util + c->dl_util + c->irq_util;
+			busy += c->busy_ns;
+			if (c->freq_khz > cl->freq_khz) {
+				cl->freq_khz = c->freq_khz;
+				cl->freq_avg_khz = c->freq_avg_khz;
+			}
+		}
+		cl->util_pct = cl->capacity ? 100.0 * util / cl->capacity : 0;
+		cl->avail = in->avail & ~SCHEDSTAT_AVAIL_FREQ;
+		/*
+		 * util_pct needs every online CPU's cfs util, busy_pct every
+		 * one's busy time: a sum with holes would be a wrong number.
+		 */
+		cl->avail &= cpu_bits | ~(SCHEDSTAT_AVAIL_CFS | SCHEDSTAT_AVAIL_BUSY);
+		if (!cl->nr_online)
+			cl->avail &= ~(SCHEDSTAT_AVAIL_CFS | SCHEDSTAT_AVAIL_BUSY);
+		if (!(cl->avail & SCHEDSTAT_AVAIL_CFS))
+			cl->util_pct = 0;
+		if (cl->overutilized < 0)
+			cl->avail &= ~SCHEDSTAT_AVAIL_OVERUTILIZED;
+		if (!overutilized_ns_known(in, cl->overutilized)) {
+			cl->avail &= ~SCHEDSTAT_AVAIL_OVERUTILIZED_NS;
+			cl->overutilized_ns = 0;
+		} else if (!(g && g->overutilized_seen)) {
+			/* No flip since attach: the state held all along. */
+			cl->overutilized_ns = cl->overutilized > 0 ? s->interval_ns : 0;
+		}
+		if (cl->freq_khz)
+			cl->avail |= SCHEDSTAT_AVAIL_FREQ;
+		cl->busy_pct = cl->nr_online && s->interval_ns &&
+			       (cl->avail & SCHEDSTAT_AVAIL_BUSY) ?
+			       100.0 * busy / ((double)s->interval_ns * cl->nr_online) : 0;
+	}
+}

@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * One sample of the BPF source: the task iterator's records (its last call
+ * copies the runqueues), the group entities, frequency residency, cpuidle
+ * and cpufreq from sysfs, and the ring buffers drained so that every task
+ * gone has its exit record; all handed to model_update().
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+
+#include "bpf_source.h"
+#include "cgroup_names.h"
+#include "cpufreq_stats.h"
+#include "cpuidle.h"
+
+/* A group entity not updated for this long is gone or idle for good. */
+#define GROUP_STALE_NS	(60 * 1000000000ULL)
+
+/* Run the task iterator once: one st_task_rec per task, all threads. */
+static int read_tasks(struct bpfsrc *s, size_t *nr)
+{
+	struct bpf_link *link = s->ksyms ? s->skel->links.dump_task :
+					   s->skel->links.dump_task_nosym;
+	int fd = bpf_iter_create(bpf_link__fd(link));
+	size_t len = 0;
+	int err = 0;
+
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		ssize_t got;
+
+		if (s->recs_cap - len < 64 * 1024) {
+			size_t cap = s->recs_cap ? s->recs_cap * 2 : 256 * 1024;
+			void *p = realloc(s->recs, cap);
+
+			if (!p) {
+				err = -ENOMEM;
+				goto cleanup;
+			}
+			s->recs = p;
+			s->recs_cap = cap;
+		}
+		got = read(fd, (char *)s->recs + len, s->recs_cap - len);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			err = -errno;
+			goto cleanup;
+		}
+		if (got == 0)
+			break;
+		len += got;
+	}
+	if (len % sizeof(struct st_task_rec))
+		err = -EPROTO;
+	*nr = len / sizeof(struct st_task_rec);
+cleanup:
+	close(fd);
+	return err;
+}
+
+static int add_group(struct bpfsrc *s, const struct st_group_val *v,
+		     uint64_t now)
+{
+	struct schedstat_group *g;
+
+	if (array_reserve((void **)&s->groups, &s->cap_groups, s->nr_groups + 1,
+			  sizeof(*s->groups)))
+		return -ENOMEM;
+	g = &s->groups[s->nr_groups++];
+	memset(g, 0, sizeof(*g));
+	g->cgroup_id = v->cgroup_id;
+	if (v->cgroup_id)
+		snprintf(g->path, sizeof(g->path), "%s",
+			 cgroup_names_find(s->cgroup_names, v->cgroup_id));
+	else
+		snprintf(g->path, sizeof(g->path), "autogroup-%llu",
+			 (unsigned long long)v->autogroup_id);
+	g->cpu = v->cpu;
+	g->depth = v->depth;
+	g->util_avg = v->util_avg;
+	g->runnable_avg = v->runnable_avg;
+	g->load_avg = v->load_avg;
+	g->age_ns = now > v->ts ? now - v->ts : 0;
+	return 0;
+}
+
+/*
+ * Copy the group entities out of their hash map, and drop the ones whose
+ * cgroup is gone (no update for a minute) so the map never fills.
+ */
+static int read_groups(struct bpfsrc *s, uint64_t now)
+{
+	int fd = bpf_map__fd(s->skel->maps.groups);
+	__u64 key, next, *stale = NULL;
+	size_t nr_stale = 0, cap_stale = 0;
+	struct st_group_val v;
+	void *prev = NULL;
+	int err = 0;
+
+	s->nr_groups = 0;
+	while (!err && !bpf_map_get_next_key(fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &v))
+			continue;
+		if (v.ts + GROUP_STALE_NS >= now) {
+			err = add_group(s, &v, now);
+			continue;
+		}
+		/* Deleting now would restart the walk: later. */
+		err = array_reserve((void **)&stale, &cap_stale, nr_stale + 1,
+				    sizeof(*stale));
+		if (!err)
+			stale[nr_stale++] = key;
+	}
+	for (size_t i = 0; i < nr_stale; i++)
+		bpf_map_delete_elem(fd, &stale[i]);
+	free(stale);
+	return err;
+}
+
+static bool any_cpu_seen(const struct bpfsrc *s, __u32 flag)
+{
+	for (int cpu = 0; cpu < s->nr_cpus; cpu++)
+		if (s->cpus[cpu].seen & flag)
+			return true;
+	return false;
+}
+
+/* Completed stays at each frequency, from the residency map. */
+static int read_freq_times(struct bpfsrc *s)
+{
+	int fd = bpf_map__fd(s->skel->maps.freq_time);
+	struct st_freq_key key, next;
+	void *prev = NULL;
+	__u64 ns;
+
+	s->nr_freq_times = 0;
+	/*
+	 * A stay is stored from a CPU's second cpu_frequency event on, so
+	 * while no CPU has seen one the map is empty. Walking an empty hash
+	 * still scans all its buckets (8% of a sample's CPU time at 200
+	 * tasks, where cpufreq does not exist).
+	 */
+	if (!any_cpu_seen(s, ST_SEEN_FREQ))
+		return 0;
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &ns))
+			continue;
+		if (array_reserve((void **)&s->freq_times, &s->cap_freq_times,
+				  s->nr_freq_times + 1, sizeof(*s->freq_times)))
+			return -ENOMEM;
+		s->freq_times[s->nr_freq_times++] =
+			(struct model_freq_time){ key.cpu, key.khz, ns };
+	}
+	return 0;
+}
+
+/*
+ * Where power:cpu_frequency never fires (a driver that does not report, or
+ * no event support) the policy's scaling_cur_freq still says the clock.
+ */
+static void poll_freqs(struct bpfsrc *s)
+{
+	int n = schedstat_topology_nr_clusters(s->topo);
+
+	memset(s->polled_khz, 0, s->nr_cpus * sizeof(*s->polled_khz));
+	for (int k = 0; k < n; k++) {
+		int policy = schedstat_topology_cluster_policy(s->topo, k);
+		char rel[96];
+		uint64_t khz;
+
+		if (policy < 0)
+			continue;
+		snprintf(rel, sizeof(rel),
+			 "devices/system/cpu/cpufreq/policy%d/scaling_cur_freq", policy);
+		if (sysfs_read_u64(s->sysfs_root, rel, &khz) || khz > UINT32_MAX)
+			continue;
+		for (int cpu = 0; cpu < s->nr_cpus; cpu++)
+			if (schedstat_topology_cpu_cluster(s->topo, cpu) == k)
+				s->polled_khz[cpu] = khz;
+	}
+}
+
+int bpfsrc_sample(struct bpfsrc *s,
+		  struct schedstat_snapshot **out)
+{
+	struct st_global_state global;
+	struct cpuset online = {};
+	struct model_input in = {};
+	size_t nr = 0;
+	int err;
+
+	*out = NULL;
+	/* The iterator's last call copies the runqueues: after the tasks. */
+	err = read_tasks(s, &nr);
+	if (err)
+		return err;
+	s->nr_recs = nr;
+	bpfsrc_cpus_copy(s->cpus, s->skel->bss->cpu_state, s->nr_cpus);
+	memcpy(s->hotplug, (const void *)s->skel->bss->hotplug,
+	       s->nr_cpus * sizeof(*s->hotplug));
+	global = s->skel->bss->global_state;
+	/* The CPUs' values are as of this instant: the sample's time. */
+	in.ts_ns = global.cpus_read_ts ? global.cpus_read_ts : mono_ns();
+	cpuidle_read(s->cpuidle, s->cpus, s->nr_cpus);
+	/* Without tick_sched, the same accounting through /proc/stat. */
+	if (!s->ksyms)
+		cpuidle_read_proc_stat(s->cpus, s->nr_cpus);
+	err = read_groups(s, in.ts_ns);
+	if (err)
+		return err;
+	/*
+	 * A task leaves the task list only after sched_process_exit fired, so
+	 * draining events after the iterator pairs every vanished task with
+	 * its exit record.
+	 */
+	err = bpfsrc_poll(s);
+	if (err < 0)
+		return err;
+	if (topology_read_online(NULL, &online))
+		topology_cpus(s->topo, &online);
+	in.tasks = s->recs;
+	in.nr_tasks = nr;
+	in.cpus = s->cpus;
+	in.hotplug = s->hotplug;
+	poll_freqs(s);
+	in.polled_khz = s->polled_khz;
+	err = read_freq_times(s);
+	if (!err)
+		err = cpufreq_stats_apply(s->cpufreq_stats, &s->freq_times,
+					  &s->nr_freq_times, &s->cap_freq_times);
+	if (err)
+		return err;
+	in.freq_times = s->freq_times;
+	in.nr_freq_times = s->nr_freq_times;
+	in.nr_cpus = s->nr_cpus;
+	in.online = &online;
+	in.global = &global;
+	in.avail = s->avail | bpfsrc_cpus_avail(s->cpus, s->nr_cpus) |
+		   (cpuidle_present(s->cpuidle) ? SCHEDSTAT_AVAIL_IDLE : 0);
+	in.groups = s->groups;
+	in.nr_groups = s->nr_groups;
+	return model_update(s->model, &in, out);
+}
