@@ -303,11 +303,13 @@ def check_against_schedstat(s, acts, comm, reads, span_excluded=(), lock_wait=Fa
           "%s: responses sum to %d ns, run + wait %d: %.0f us each beyond" %
           (comm, resp_tight, run_ns + wait_ns,
            (resp_tight - run_ns - wait_ns) / 1e3 / len(tight)))
-    # ... and the kernel's run + wait all fall in some [release, end]
-    # but for the bookkeeping between them.
-    check(resp >= run_ns + wait_ns - outside,
-          "%s: responses sum to %d ns, less than run + wait %d (-%d outside)" %
-          (comm, resp, run_ns + wait_ns, outside))
+    # ... and the kernel's run time all falls in some [release, end] but
+    # for the bookkeeping between them. Not its wait: a thread preempted
+    # in that bookkeeping waits outside (6.4 ms more than the responses
+    # for video-render, with 1.1 s waited in a 4 s run next to others).
+    check(resp >= run_ns - outside,
+          "%s: responses sum to %d ns, less than run %d (-%d outside)" %
+          (comm, resp, run_ns, outside))
     # The CPU time reported for the thread (its own clock at its end): at
     # least the kernel's run time at the read, and at most that plus what
     # ran after it: the rest of the activations, their bookkeeping, the
