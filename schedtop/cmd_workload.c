@@ -298,11 +298,12 @@ static int on_activation(const struct wl_activation *a, void *ctx)
 	return wl_tally_activation(ws->tally, a);
 }
 
-/* Each sample: the activations done by then, then the sample's energy. */
+/* Each sample: the activations done by its time, then its energy. */
 static int on_sample(const struct schedstat_snapshot *snap, void *ctx)
 {
 	struct wl_sampling *ws = ctx;
-	int err = wl_run_drain(ws->run, on_activation, ws);
+	int err = wl_run_drain(ws->run, schedstat_snapshot_ts_ns(snap), false,
+			       on_activation, ws);
 
 	if (err) {
 		cli_error("keeping the activations: %s", strerror(-err));
@@ -336,8 +337,13 @@ static int write_activations(const char *path, struct wl_run *run,
 
 		fprintf(f, "%s,%d,%s,%" PRIu64 ",", wl->threads[a[i].thread].comm,
 			a[i].tid, cname, a[i].release);
-		if (a[i].dropped || !a[i].end)
+		if (a[i].dropped)
 			fprintf(f, ",,%" PRIu64 ",,,1\n", a[i].deadline);
+		else if (!a[i].end && a[i].start)
+			/* Not finished when the run stopped: no end. */
+			fprintf(f, "%" PRIu64 ",,%" PRIu64 ",,,0\n", a[i].start, a[i].deadline);
+		else if (!a[i].end)
+			fprintf(f, ",,%" PRIu64 ",,,0\n", a[i].deadline);
 		else
 			fprintf(f, "%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRId64 ",%" PRId64 ",0\n",
 				a[i].start, a[i].end, a[i].deadline,
@@ -363,7 +369,7 @@ int cmd_workload(int argc, char **argv)
 	struct wl_tally tally = {};
 	struct wl_sampling ws = { .tally = &tally, .rec = &rec };
 	double units_per_ms;
-	char *spec = NULL, desc[256], scale[32], seed[32], threads[512];
+	char *spec = NULL, desc[256], scale[32], seed[32], threads[512], end_ns[32];
 	const char *meta[16];
 	sigset_t block;
 	int ret, err;
@@ -459,13 +465,27 @@ int cmd_workload(int argc, char **argv)
 	wl_run_stop(run);
 	if (err)
 		goto cleanup;
+	/*
+	 * The run ends at the last sample: what was due by then and not done
+	 * is missed, though the thread (starved, say) never got to say so.
+	 * No sample follows to carry it into a recording.
+	 */
+	ws.record = false;
+	err = wl_run_drain(run, tally.last_ts, true, on_activation, &ws);
+	if (err) {
+		cli_error("keeping the activations: %s", strerror(-err));
+		goto cleanup;
+	}
 	if (wl_run_policy_failures(run))
 		cli_error("warning: %zu threads ran without their policy (SCHED_FIFO, nice): run as root for a phone's priorities",
 			  wl_run_policy_failures(run));
 	wl_tally_finish(&tally, o.wl);
 	{
-		const char *extra[] = { "threads", threads, NULL };
+		const char *extra[] = { "threads", threads, "end_ns", end_ns, NULL };
 		size_t len = 0;
+
+		/* Where judging stopped, on the clock of --activations. */
+		snprintf(end_ns, sizeof(end_ns), "%" PRIu64, tally.last_ts);
 
 		len += snprintf(threads + len, sizeof(threads) - len, "[");
 		for (size_t t = 0; t < o.wl->nr_threads; t++)

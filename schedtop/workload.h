@@ -73,7 +73,10 @@ extern const struct workload workloads[];
 extern const size_t nr_workloads;
 const struct workload *workload_find(const char *name);
 
-/* One activation: CLOCK_MONOTONIC ns. start/end 0 for a dropped one. */
+/*
+ * One activation: CLOCK_MONOTONIC ns. start/end 0 for a dropped one; end 0
+ * for one not finished when the run stopped (start 0 if not started).
+ */
 struct wl_activation {
 	uint64_t release, start, end, deadline;
 	int32_t tid;
@@ -114,13 +117,17 @@ int wl_run_start(struct wl_run **out, const struct wl_run_opts *o);
 /* Stops the threads (each after the activation under way) and joins them; safe on NULL. */
 void wl_run_stop(struct wl_run *r);
 /*
- * Calls @fn with each activation that completed (or was dropped) since the
- * last call, from the sampling thread while the workload runs. -ENOMEM if a
- * thread could not keep one: the score would be wrong.
+ * Calls @fn with each activation done by @upto (CLOCK_MONOTONIC ns), or
+ * dropped and due by then, not handed over before: from the sampling
+ * thread at each sample's time while the workload runs. With @final,
+ * after wl_run_stop() at the run's end @upto: the rest, released and due
+ * by then but not done by then, handed over as dropped (missed); the
+ * others are not judged. -ENOMEM if a thread could not keep one: the
+ * score would be wrong.
  */
-int wl_run_drain(struct wl_run *r,
+int wl_run_drain(struct wl_run *r, uint64_t upto, bool final,
 		 int (*fn)(const struct wl_activation *a, void *ctx), void *ctx);
-/* Every activation released before the stop, judged or dropped. */
+/* Every activation released before the stop: done, dropped or unfinished. */
 const struct wl_activation *wl_run_activations(struct wl_run *r, size_t *nr);
 uint64_t wl_run_start_ns(const struct wl_run *r);
 uint64_t wl_run_stop_ns(const struct wl_run *r);

@@ -7,6 +7,7 @@
  * passed drops that frame, as a display pipeline does.
  */
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -137,7 +138,19 @@ static void add_act(struct wl_thread *t, const struct wl_activation *a)
 	pthread_mutex_unlock(&t->run->acts_lock);
 }
 
-int wl_run_drain(struct wl_run *r,
+/*
+ * Settled by @upto: done by then, or dropped and due by then. Each
+ * thread keeps its activations in release order and ends them in that
+ * order, so the first one not settled holds back the rest.
+ */
+static bool settled(const struct wl_activation *a, uint64_t upto)
+{
+	if (a->dropped)
+		return a->deadline <= upto;
+	return a->end && a->end <= upto;
+}
+
+int wl_run_drain(struct wl_run *r, uint64_t upto, bool final,
 		 int (*fn)(const struct wl_activation *a, void *ctx), void *ctx)
 {
 	int err = 0;
@@ -146,13 +159,51 @@ int wl_run_drain(struct wl_run *r,
 	for (size_t i = 0; i < r->nr_threads && !err; i++) {
 		struct wl_thread *t = &r->threads[i];
 
-		while (t->drained < t->nr && !err)
-			err = fn(&t->acts[t->drained++], ctx);
+		while (t->drained < t->nr && !err) {
+			struct wl_activation a = t->acts[t->drained];
+
+			if (!settled(&a, upto)) {
+				if (!final)
+					break;
+				/*
+				 * The end of the run: released and due by then
+				 * but not done is missed, as a dropped one; not
+				 * yet due, or released after it, is not judged.
+				 */
+				if (a.release >= upto || a.deadline > upto) {
+					t->drained++;
+					continue;
+				}
+				a.dropped = true;
+				a.start = a.end = 0;
+			}
+			t->drained++;
+			err = fn(&a, ctx);
+		}
 		if (!err)
 			err = t->err;
 	}
 	pthread_mutex_unlock(&r->acts_lock);
 	return err;
+}
+
+/*
+ * Stopped before release @rel was done: it and the releases after it up
+ * to the stop are kept unfinished (end 0), so that the run can judge
+ * those due by its end rather than forget them (a thread starved at the
+ * end would otherwise look as if it had kept up).
+ */
+static void keep_unfinished(struct wl_thread *t, uint64_t rel, uint64_t period,
+			    uint64_t deadline, unsigned int left, uint16_t constraint)
+{
+	for (; left && rel < t->run->stop_ns; left--, rel += period) {
+		struct wl_activation a = {
+			.release = rel, .deadline = rel + deadline, .tid = t->tid,
+			.thread = t->idx, .constraint = constraint,
+		};
+
+		add_act(t, &a);
+	}
 }
 
 /*
@@ -171,8 +222,11 @@ static void run_frames(struct wl_thread *t, uint64_t first, uint64_t period,
 		};
 		uint64_t now;
 
-		if (!sleep_until(t->run, rel))
+		if (!sleep_until(t->run, rel)) {
+			keep_unfinished(t, rel, period, deadline,
+					count ? count - k : UINT_MAX, constraint);
 			return;
+		}
 		now = now_ns();
 		/* Releases that passed while the last frame ran: dropped. */
 		while (now >= rel + period && (!count || k < count)) {
@@ -240,8 +294,9 @@ static void run_page_loads(struct wl_thread *t)
 		while (r->helpers_done < helpers && !atomic_load(&r->stop))
 			pthread_cond_wait(&r->cond, &r->lock);
 		if (r->helpers_done < helpers) {
-			/* Stopped during the load: it has no end to judge. */
+			/* Stopped during the load: kept unfinished (end 0). */
 			pthread_mutex_unlock(&r->lock);
+			add_act(t, &a);
 			return;
 		}
 		a.end = end > r->load_end ? end : r->load_end;

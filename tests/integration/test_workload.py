@@ -14,7 +14,8 @@ import tempfile
 import time
 
 from harness import (SRC, Inconclusive, Skip, check, cpufreq_policy, mono_ns,
-                     parse_csv, read_sys, run, schedtop, start_schedtop, test)
+                     parse_csv, read_sys, run, schedtop, start_schedtop,
+                     steal_ns, test)
 
 EM = os.path.join(SRC, "tests/fixtures/energy/two-cluster.em")
 TOPO = "LITTLE:0@1024,big:1@1024"
@@ -129,51 +130,258 @@ def energy_prints_the_model():
               r.stderr)
 
 
-def run_workload(name, seconds, *extra, watch=None):
-    """Runs a workload with --json; with @watch (a comm), reads that
-    thread's schedstat every 10 ms. Returns (summary, activations file,
-    [(t_ns, run_ns, wait_ns)])."""
+def run_workload(name, seconds, *extra, watch=()):
+    """Runs a workload with --json; reads the schedstat of each thread
+    named in @watch (comms) every 10 ms. Returns (summary, activations
+    file, {comm: [(t_ns, run_ns, wait_ns)]}); run_workload.allowed is the
+    first watched thread's CPU list, .slack {comm: timer slack ns},
+    .steal_ns the time the hypervisor
+    took from every CPU meanwhile, .exit_ns when the process was seen gone."""
     acts = tempfile.NamedTemporaryFile(prefix="schedtop-acts-", suffix=".csv",
                                        delete=False).name
+    steal0 = sum(steal_ns(c) for c in online_cpus())
     p = start_schedtop("workload", name, "-d", str(seconds), "--json",
                        "--topology", TOPO, "--energy-model", EM,
                        "--calibration", CALIB, "--activations", acts, *extra)
-    reads = []
-    tid = None
+    reads = {comm: [] for comm in watch}
+    tids = {}
+    slack = {}
     allowed = None
     while p.poll() is None and watch:
         Offline.look()
-        if tid is None:
-            t = thread_tids(p.pid, watch)
-            tid = t[0] if t else None
-        if tid is not None and allowed is None:
+        for comm in watch:
+            if comm not in tids:
+                t = thread_tids(p.pid, comm)
+                if t:
+                    tids[comm] = t[0]
+        if watch[0] in tids and allowed is None:
             try:
-                with open("/proc/%d/task/%d/status" % (p.pid, tid)) as f:
+                with open("/proc/%d/task/%d/status" % (p.pid, tids[watch[0]])) as f:
                     allowed = [l.split()[1] for l in f
                                if l.startswith("Cpus_allowed_list:")][0]
             except (OSError, IndexError):
                 pass
-        if tid is not None:
+        for comm, tid in tids.items():
+            if comm not in slack:
+                try:
+                    with open("/proc/%d/timerslack_ns" % tid) as f:
+                        slack[comm] = int(f.read())
+                except (OSError, ValueError):
+                    pass
             try:
                 t0 = mono_ns()
                 run_ns, wait_ns = read_schedstat(p.pid, tid)
-                reads.append((t0, run_ns, wait_ns))
+                reads[comm].append((t0, run_ns, wait_ns))
             except (OSError, ValueError):
                 pass
         time.sleep(0.01)
     out, err = p.communicate(timeout=120)
+    run_workload.exit_ns = mono_ns()
+    run_workload.steal_ns = sum(steal_ns(c) for c in online_cpus()) - steal0
     Offline.check()
     check(p.returncode == 0, err)
     run_workload.allowed = allowed
+    # The timer slack each thread's sleeps had (none at SCHED_FIFO).
+    run_workload.slack = slack
     return json.loads(out), acts, reads
+
+
+def online_cpus():
+    with open("/sys/devices/system/cpu/online") as f:
+        return cpulist(f.read().strip())
+
+
+def cpulist(text):
+    out = []
+    for part in text.split(","):
+        a, _, b = part.partition("-")
+        out += range(int(a), int(b or a) + 1)
+    return out
+
+
+def read_activations(path):
+    """The --activations CSV as dicts with ints (None for an empty field)."""
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    os.unlink(path)
+    for a in rows:
+        for k in ("tid", "release_ns", "start_ns", "end_ns", "deadline_ns"):
+            a[k] = int(a[k]) if a[k] else None
+        a["dropped"] = a["dropped"] == "1"
+    return rows
+
+
+def kernel_hz():
+    """CONFIG_HZ: a running thread's schedstat run time is brought up to
+    date at the tick (or a switch), so it lags by up to one tick."""
+    try:
+        import gzip
+        with gzip.open("/proc/config.gz", "rt") as f:
+            for line in f:
+                if line.startswith("CONFIG_HZ="):
+                    return int(line.split("=")[1])
+    except OSError:
+        pass
+    return 100      # the lowest common HZ: the widest lag
+
+
+# What the kernel counts for a thread outside its activations' [release,
+# end]: after each end the thread reads the clock, keeps the activation
+# (a mutex), loops and enters clock_nanosleep; measured here 9-25 us, so
+# 50 us each. Before the first activation: thread start, its name and
+# policy, the first sleep: under 0.5 ms.
+BOOKKEEPING_NS = 50e3
+STARTUP_NS = 0.5e6
+# A sleep longer than this wakes to look at the stop flag (workload_run.c).
+STOP_POLL_NS = 50e6
+# From a release to the kernel queueing the thread, nothing is counted:
+# the timer's slack (read per thread below) and the wakeup itself, an
+# interrupt and, when the other CPU is idle, an IPI to a halted vCPU.
+# Measured here 70-90 us per activation idle and up to 0.5 ms with another
+# session's build on both CPUs (autogroups share the CPUs by session, not
+# by nice): 1 ms.
+WAKEUP_NS = 1e6
+
+
+def check_against_schedstat(s, acts, comm, reads, span_excluded=(), lock_wait=False):
+    """The workload's account of thread @comm against the kernel's: the
+    last schedstat read @reads[-1] (run, wait) against the activations
+    done by then, and the thread's reported CPU time at its end against the
+    same read plus what ran after it. Activations of the constraints in
+    @span_excluded (browse's page load: its end is the last helper's, the
+    thread sleeps in between) bound nothing from below. With @lock_wait
+    (browse's helpers) the response has no upper bound: after the
+    broadcast that releases a load, a helper takes the load's mutex, and
+    while a holder is preempted it sleeps on it, counted neither as run
+    nor as wait (8-13 ms in all seen with two busy loops on the machine).
+    Returns the numbers for the report."""
+    th = [t for t in s["threads"] if t["comm"] == comm]
+    check(len(th) == 1, (comm, s["threads"]))
+    tid, cpu_ns = th[0]["tid"], th[0]["cpu_ns"]
+    mine = [a for a in acts if a["tid"] == tid]
+    check(mine, "no activation of %s (tid %d) in the CSV" % (comm, tid))
+    check(len(reads) > 20, "only %d schedstat reads of %s" % (len(reads), comm))
+    t_read, run_ns, wait_ns = reads[-1]
+    slack_ns = run_workload.slack[comm]
+    first = min(a["release_ns"] for a in mine)
+    ran = [a for a in mine if not a["dropped"] and a["end_ns"]]
+    done = [a for a in ran if a["end_ns"] <= t_read]
+    after = [a for a in ran if a["end_ns"] > t_read]
+    check(done, "no activation of %s done by the last read" % comm)
+    tight = [a for a in done if a["constraint"] not in span_excluded]
+    n = len(done)
+    work = sum(a["end_ns"] - a["start_ns"] for a in done)
+    work_tight = sum(a["end_ns"] - a["start_ns"] for a in tight)
+    resp = sum(a["end_ns"] - a["release_ns"] for a in done)
+    resp_tight = sum(a["end_ns"] - a["release_ns"] for a in tight)
+    # The activation under way at the read: the kernel has counted part
+    # of it, at most the time since its release (or since the last end,
+    # before the next release).
+    under_way = [a for a in mine if not a["dropped"] and a["release_ns"] < t_read
+                 and (a["end_ns"] is None or a["end_ns"] > t_read)]
+    partial = t_read - max([a["release_ns"] for a in under_way] +
+                           [a["end_ns"] for a in done])
+    tick = 1e9 / kernel_hz()
+    # Sleeps longer than STOP_POLL_NS (browse's reading) wake to poll.
+    polls = (t_read - first) / STOP_POLL_NS
+    outside = STARTUP_NS + (n + polls) * BOOKKEEPING_NS + partial
+    steal = run_workload.steal_ns
+    # Run time. Within [start, end] the thread runs or waits runnable
+    # (the work never sleeps), so the kernel's run + wait covers the work,
+    # less what the hypervisor stole while it ran (not run time under
+    # CONFIG_PARAVIRT_TIME_ACCOUNTING) and a tick of lag.
+    check(run_ns + wait_ns + steal + tick >= work_tight,
+          "%s: work %d ns, but schedstat ran %d and waited %d" %
+          (comm, work_tight, run_ns, wait_ns))
+    # ... and it ran no more than the work plus its bookkeeping.
+    check(run_ns <= work + outside,
+          "%s: schedstat ran %d ns, the activations' work is %d (+%d outside)"
+          % (comm, run_ns, work, outside))
+    # Response = end - release: the kernel's run + wait from the wakeup
+    # on, plus the timer's slack and the wakeup not counted ...
+    check(lock_wait or
+          resp_tight <= run_ns + wait_ns + len(tight) * (slack_ns + WAKEUP_NS) + steal + tick,
+          "%s: responses sum to %d ns, run + wait %d: %.0f us each beyond" %
+          (comm, resp_tight, run_ns + wait_ns,
+           (resp_tight - run_ns - wait_ns) / 1e3 / len(tight)))
+    # ... and the kernel's run time all falls in some [release, end] but
+    # for the bookkeeping between them. Not its wait: a thread preempted
+    # in that bookkeeping waits outside (6.4 ms more than the responses
+    # for video-render, with 1.1 s waited in a 4 s run next to others).
+    check(resp >= run_ns - outside,
+          "%s: responses sum to %d ns, less than run %d (-%d outside)" %
+          (comm, resp, run_ns, outside))
+    # The CPU time reported for the thread (its own clock at its end): at
+    # least the kernel's run time at the read, and at most that plus what
+    # ran after it: the rest of the activations, their bookkeeping, the
+    # polls until the process was gone, a tick of lag.
+    later = sum(a["end_ns"] - max(a["start_ns"], t_read) for a in after)
+    polls_after = (run_workload.exit_ns - t_read) / STOP_POLL_NS + 1
+    allowed = later + (len(after) + 2 + polls_after) * BOOKKEEPING_NS + partial + tick
+    check(run_ns <= cpu_ns <= run_ns + allowed,
+          "%s: reported cpu_ns %d, schedstat ran %d at the read, %d allowed after"
+          % (comm, cpu_ns, run_ns, allowed))
+    return {"comm": comm, "n": n, "work_ms": work / 1e6, "run_ms": run_ns / 1e6,
+            "wait_ms": wait_ns / 1e6, "resp_ms": resp / 1e6,
+            "cpu_ms": cpu_ns / 1e6}
+
+
+def nearest_rank(v, p):
+    """The smallest value with p% of @v at or below it."""
+    v = sorted(v)
+    return v[max(1, -(-len(v) * p // 100)) - 1]
+
+
+def check_judgement(s, acts):
+    """Each constraint's met, counts and responses as the summary reports
+    them, against the --activations timestamps judged here: the run ends
+    at its last sample (end_ns); an activation released by then counts if
+    it was done by then or due by then, and is missed if it was dropped,
+    not done by then, or ended past its deadline."""
+    to = s["end_ns"]
+    check(min(a["release_ns"] for a in acts) < to < run_workload.exit_ns,
+          "end_ns %d outside the run" % to)
+    met_all = True
+    for c in s["constraints"]:
+        judged, missed, resp = 0, 0, []
+        for a in acts:
+            if a["constraint"] != c["name"] or a["release_ns"] >= to:
+                continue
+            done = (not a["dropped"] and a["end_ns"] is not None and
+                    a["end_ns"] <= to)
+            if not done and a["deadline_ns"] > to:
+                continue
+            judged += 1
+            if not done or a["end_ns"] > a["deadline_ns"]:
+                missed += 1
+            if done:
+                resp.append((a["end_ns"] - a["release_ns"]) / 1e6)
+        check(c["activations"] == judged and c["late"] + c["dropped"] == missed,
+              "%s: %d judged, %d missed from the activations; reported %s"
+              % (c["name"], judged, missed, c))
+        if c["kind"] == "miss_ratio":
+            met = judged > 0 and missed / judged <= c["limit"]
+        else:
+            # A response limit: the deadline is release + limit.
+            met = judged > 0 and missed == 0 and max(resp) <= c["limit"]
+        check(c["met"] is met, "%s: met %s from the activations, reported %s"
+              % (c["name"], met, c))
+        met_all = met_all and met
+        # --json prints 6 significant digits.
+        for key, p in (("p50", 50), ("p95", 95), ("p99", 99), ("max", 100)):
+            want = nearest_rank(resp, p) if resp else 0
+            got = c["response_ms"][key]
+            check(abs(got - want) <= 1e-5 * want + 1e-6,
+                  "%s: response %s %s ms, the activations give %s" % (c["name"], key, got, want))
+    check(s["met"] is met_all, "met %s from the activations, reported %s" % (met_all, s["met"]))
+    check((s["figure_of_merit"] >= 1e6) is not met_all, s)
 
 
 @test(root=True)
 def audio_met_and_times_match_schedstat():
-    s, acts_path, reads = run_workload("audio", 4, watch="audio-tick")
-    with open(acts_path, newline="") as f:
-        acts = list(csv.DictReader(f))
-    os.unlink(acts_path)
+    s, acts_path, reads = run_workload("audio", 4, watch=("audio-tick",))
+    reads = reads["audio-tick"]
+    acts = read_activations(acts_path)
     check(s["workload"] == "audio" and s["met"] is True, s)
     # Done when: met, and the figure of merit is the average power.
     check(s["figure_of_merit"] == s["avg_power_mw"], s)
@@ -184,13 +392,13 @@ def audio_met_and_times_match_schedstat():
     check(abs(c["activations"] - 1000) <= 10, c)
     check(len(reads) > 50, "only %d schedstat reads" % len(reads))
     tid = s["threads"][0]["tid"]
-    check(all(int(a["tid"]) == tid for a in acts), "an activation of another tid")
+    check(all(a["tid"] == tid for a in acts), "an activation of another tid")
     # The last read: every activation ended by then, against the kernel's
     # run and wait time of that thread by then.
     t_read, run_ns, wait_ns = reads[-1]
-    done = [a for a in acts if a["dropped"] == "0" and int(a["end_ns"]) <= t_read]
-    ran = sum(int(a["end_ns"]) - int(a["start_ns"]) for a in done)
-    woke = sum(int(a["start_ns"]) - int(a["release_ns"]) for a in done)
+    done = [a for a in acts if not a["dropped"] and a["end_ns"] and a["end_ns"] <= t_read]
+    ran = sum(a["end_ns"] - a["start_ns"] for a in done)
+    woke = sum(a["start_ns"] - a["release_ns"] for a in done)
     # Work at SCHED_FIFO is not preempted: its wall time is run time. The
     # kernel also charges the thread for going to sleep and waking (timer,
     # syscalls) between activations: at most 50 us each, on this VM ~20.
@@ -209,10 +417,46 @@ def audio_met_and_times_match_schedstat():
     # Its CPU time as the thread measured it, against the kernel's.
     check(abs(s["threads"][0]["cpu_ns"] - run_ns) <= 0.03 * run_ns + 2e6,
           (s["threads"][0]["cpu_ns"], run_ns))
-    # Response = end - release, as reported.
-    resp = sorted((int(a["end_ns"]) - int(a["release_ns"])) / 1e6 for a in acts
-                  if a["dropped"] == "0")
-    check(abs(c["response_ms"]["max"] - resp[-1]) < 1e-3, (c["response_ms"], resp[-1]))
+    check_judgement(s, acts)
+
+
+MAIN_THREADS = {
+    "video": ("video-decode", "video-render"),
+    "camera": ("camera-preview", "camera-process"),
+    "browse": ("browse-render", "browse-load1", "browse-load2"),
+}
+
+
+def times_match_schedstat(name, seconds):
+    s, acts_path, reads = run_workload(name, seconds, watch=MAIN_THREADS[name])
+    acts = read_activations(acts_path)
+    check(s["workload"] == name, s)
+    got = []
+    for comm in MAIN_THREADS[name]:
+        got.append(check_against_schedstat(
+            s, acts, comm, reads[comm],
+            span_excluded=("page load",) if comm == "browse-render" else (),
+            lock_wait=comm.startswith("browse-load")))
+    check_judgement(s, acts)
+    print("# " + "; ".join("%(comm)s n %(n)d work %(work_ms).1f run %(run_ms).1f "
+                          "wait %(wait_ms).1f resp %(resp_ms).1f cpu %(cpu_ms).1f ms" % g
+                          for g in got))
+    return s, acts
+
+
+@test(root=True)
+def video_times_match_schedstat():
+    times_match_schedstat("video", 4)
+
+
+@test(root=True)
+def camera_times_match_schedstat():
+    times_match_schedstat("camera", 4)
+
+
+@test(root=True)
+def browse_times_match_schedstat():
+    times_match_schedstat("browse", 5)
 
 
 @test(root=True)
@@ -239,9 +483,9 @@ def scale_doubles_the_work_the_kernel_counts():
     per = {}
     for scale in ("1", "2"):
         s, acts_path, reads = run_workload("audio", 2, "--scale", scale,
-                                           watch="audio-tick")
+                                           watch=("audio-tick",))
         os.unlink(acts_path)
-        _, run_ns, _ = reads[-1]
+        _, run_ns, _ = reads["audio-tick"][-1]
         per[scale] = run_ns / s["constraints"][0]["activations"]
     ratio = per["2"] / per["1"]
     # The fixed part of each activation (sleep, wakeup: ~20 us of 330)
@@ -300,10 +544,10 @@ def browse_misses_next_to_fifo_hog():
     try:
         time.sleep(0.1)
         s, acts_path, reads = run_workload("browse", 5, "--cpus", "1",
-                                           watch="browse-render")
+                                           watch=("browse-render",))
     finally:
         stop(hog)
-    os.unlink(acts_path)
+    check_judgement(s, read_activations(acts_path))
     check(run_workload.allowed == "1", "browse-render allowed on %s, not 1"
           % run_workload.allowed)
     check(s["met"] is False, s)
@@ -313,17 +557,54 @@ def browse_misses_next_to_fifo_hog():
     check(load["observed"] is None or load["observed"] > 500, load)
     # The kernel agrees that the thread mostly waited: more time runnable
     # and not running than running.
-    _, run_ns, wait_ns = reads[-1]
+    _, run_ns, wait_ns = reads["browse-render"][-1]
     check(wait_ns > run_ns, "browse-render ran %d ns, waited %d" % (run_ns, wait_ns))
+
+
+@test(root=True)
+def load_under_way_at_the_end_is_missed():
+    """A page load due long before the run's end and still under way at
+    it is missed (never finished), not forgotten. It was forgotten: with
+    no load done, "page load" reported 0 activations and observed 0 ms."""
+    if not rt_throttled():
+        raise Skip("sched_rt_runtime_us is -1: a SCHED_FIFO hog would take cpu1 for good")
+    hog = busy_loop(1, fifo=True)
+    try:
+        time.sleep(0.1)
+        s, acts_path, reads = run_workload("browse", 2, "--cpus", "1",
+                                           watch=MAIN_THREADS["browse"])
+    finally:
+        stop(hog)
+    acts = read_activations(acts_path)
+    check(run_workload.allowed == "1", "browse allowed on %s, not 1" % run_workload.allowed)
+    # The kernel's account says no load could be done: a load is 60 ms
+    # (-10% jitter) on each of the three threads, and together they ran
+    # less than that by the run's end (the hog leaves cpu1 5%: 100 ms in
+    # 2 s). More is another machine state (throttling off, a second hog).
+    # After the end they still run, to finish the work under way.
+    ran = sum(max([r for t, r, _ in reads[c] if t <= s["end_ns"]] or [0])
+              for c in MAIN_THREADS["browse"])
+    if ran >= 3 * 54e6:
+        raise Inconclusive("browse's threads ran %.0f ms on cpu1 next to the hog" % (ran / 1e6))
+    load = s["constraints"][0]
+    check(load["name"] == "page load", load)
+    check(load["activations"] == 1 and load["dropped"] == 1 and
+          load["observed"] is None and load["met"] is False, load)
+    check(s["met"] is False and s["figure_of_merit"] >= 2e6, s)
+    rows = [a for a in acts if a["constraint"] == "page load"]
+    check(len(rows) == 1 and rows[0]["end_ns"] is None and not rows[0]["dropped"]
+          and rows[0]["deadline_ns"] <= s["end_ns"], rows)
+    check_judgement(s, acts)
 
 
 @test(root=True)
 def browse_meets_on_idle_cpu():
     b0, t0 = cpu_busy_ns(1), mono_ns()
     s, acts_path, reads = run_workload("browse", 5, "--cpus", "1",
-                                       watch="browse-render")
-    os.unlink(acts_path)
+                                       watch=("browse-render",))
+    acts = read_activations(acts_path)
     busy = (cpu_busy_ns(1) - b0) / (mono_ns() - t0)
+    check_judgement(s, acts)
     if not s["met"]:
         # Our own threads use about a quarter of cpu1: much more is others'.
         own = sum(t["cpu_ns"] for t in s["threads"]) / (s["duration_s"] * 1e9)
