@@ -141,6 +141,7 @@ NOT_TRACEPOINTS = {
     "cpuhp_kick_ap_work", "btf_trace_sched_overutilized_tp",
     "irq_tp",                   # "pelt_cfs/rt/dl/irq_tp"
     "sched_util_est_cfs_tp",    # left off on purpose (docs/performance.md)
+    "sched_delayed",            # se.sched_delayed, a field (EEVDF)
 }
 
 
