@@ -319,3 +319,20 @@ def busy_pinned(cpu):
     """A CFS busy loop pinned to cpu: kill() and wait() it."""
     return subprocess.Popen(["taskset", "-c", str(cpu), "sh", "-c",
                              "while :; do :; done"])
+
+
+# trace-cmd report prints a timestamp as seconds ("[003] 259445.759309:"),
+# or, in a run of make check where it did not take the file's clock for
+# one in ns (the Juno excerpt's TRACECLOCK option is empty), as the raw
+# count glued to the CPU ("[003]259445759309040:"). Both are ns here.
+_RAW_TS = __import__("re").compile(r"\[(\d+)\](\d+):")
+
+
+def trace_cmd_report(*args, timeout=120):
+    """trace-cmd report ARGS, its timestamps always as seconds.fraction."""
+    r = subprocess.run(["trace-cmd", "report"] + list(args),
+                       capture_output=True, text=True, timeout=timeout)
+    r.stdout = _RAW_TS.sub(lambda m: "[%s] %d.%09d:" % (
+        m.group(1), int(m.group(2)) // 10**9, int(m.group(2)) % 10**9),
+        r.stdout)
+    return r

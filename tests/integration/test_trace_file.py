@@ -10,7 +10,7 @@ import shutil
 import subprocess
 import tempfile
 
-from harness import SRC, check, parse_csv, run, schedtop, test
+from harness import SRC, check, parse_csv, run, schedtop, test, trace_cmd_report
 
 JUNO = os.path.join(SRC, "tests", "fixtures", "trace", "juno-excerpt.dat")
 TOPO = "LITTLE:0,3-5@446,big:1-2@1024"
@@ -23,8 +23,7 @@ def trace_cmd_switches(with_ts=False):
     them (with the timestamp in ns first if @with_ts)."""
     if not shutil.which("trace-cmd"):
         raise AssertionError("trace-cmd missing: apt-get install trace-cmd")
-    r = subprocess.run(["trace-cmd", "report", "-i", JUNO], capture_output=True,
-                       text=True, timeout=60)
+    r = trace_cmd_report("-i", JUNO, timeout=60)
     check(r.returncode == 0, "trace-cmd report: %s" % r.stderr)
     out = []
     for line in r.stdout.splitlines():
@@ -48,8 +47,7 @@ def csv_from_has_every_cpu_task_and_switch():
     check(want_cpus == set(range(6)), "excerpt CPUs %s" % sorted(want_cpus))
     outs = collections.Counter(p for _, p, _, _ in sw if p)
     pids = {p for _, p, _, n in sw if p} | {n for _, _, _, n in sw if n}
-    names = subprocess.run(["trace-cmd", "report", "-i", JUNO],
-                           capture_output=True, text=True).stdout
+    names = trace_cmd_report("-i", JUNO).stdout
     check("sudo" in names and "task_r20_5-60" in names, "excerpt lacks its tasks")
     r = schedtop("csv", "--from", JUNO, "--topology", TOPO, "-t", "task")
     check(r.returncode == 0, "csv --from: %s" % r.stderr)

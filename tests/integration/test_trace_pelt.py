@@ -18,7 +18,8 @@ import shutil
 import subprocess
 import tempfile
 
-from harness import OUT, SRC, check, make_in_out, parse_csv, run, schedtop, test
+from harness import (OUT, SRC, check, make_in_out, parse_csv, run, schedtop,
+                     test, trace_cmd_report)
 
 FIXTURE = os.path.join(SRC, "tests", "fixtures", "trace", "juno-pelt.dat")
 TOPO = "LITTLE:0,3-5@446,big:1-2@1024"
@@ -40,8 +41,7 @@ def kernel_values():
     """[(ts, pid, util_avg)] the kernel printed, and {pid: first switch ts}."""
     if not shutil.which("trace-cmd"):
         raise AssertionError("trace-cmd missing: apt-get install trace-cmd")
-    r = subprocess.run(["trace-cmd", "report", "-i", FIXTURE],
-                       capture_output=True, text=True, timeout=120)
+    r = trace_cmd_report("-i", FIXTURE)
     check(r.returncode == 0, "trace-cmd report: %s" % r.stderr)
     values, first = [], {}
     for line in r.stdout.splitlines():

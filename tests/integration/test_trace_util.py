@@ -26,7 +26,8 @@ import tempfile
 import time
 
 from harness import (SRC, Inconclusive, RtApp, Skip, check, parse_csv,
-                     periodic, run, schedstat, schedtop, test)
+                     periodic, run, schedstat, schedtop, test,
+                     trace_cmd_report)
 
 sys.path.insert(0, os.path.join(SRC, "tests", "tools"))
 from trace_dat_from_tracefs import TracefsRecording, mounted  # noqa: E402
@@ -99,8 +100,7 @@ def lead_lag_ms(dat, tid, t2):
     trace-cmd report's decoding of the file."""
     if not shutil.which("trace-cmd"):
         raise AssertionError("trace-cmd missing: apt-get install trace-cmd")
-    r = subprocess.run(["trace-cmd", "report", "-t", "-i", dat],
-                       capture_output=True, text=True, timeout=120)
+    r = trace_cmd_report("-t", "-i", dat)
     check(r.returncode == 0, "trace-cmd report: %s" % r.stderr[-300:])
     runs, since = [], None
     for line in r.stdout.splitlines():
