@@ -30,6 +30,17 @@ class TracefsRecording:
             f.write(text)
 
     def __enter__(self):
+        # A recorder killed mid-run (SIGKILL skips __exit__) leaves its
+        # instance tracing; the next one removes those of dead pids.
+        inst = os.path.join(self.root, "instances")
+        for name in os.listdir(inst):
+            pid = name[len("schedtop-rec-"):]
+            if name.startswith("schedtop-rec-") and pid.isdigit() and \
+                    not os.path.exists("/proc/%s" % pid):
+                try:
+                    os.rmdir(os.path.join(inst, name))
+                except OSError:
+                    pass
         os.mkdir(self.inst)
         try:
             self._put("tracing_on", "0")
