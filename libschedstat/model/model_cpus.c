@@ -185,14 +185,21 @@ static uint64_t overutilized_total(const struct st_global_state *g, uint64_t ts)
  */
 void model_mark_misfits(struct model *m, struct schedstat_snapshot *s)
 {
+	snapshot_mark_misfits(s, m->topo);
+}
+
+void snapshot_mark_misfits(struct schedstat_snapshot *s,
+			   const struct schedstat_topology *topo)
+{
 	int top = s->nr_clusters ? (int)s->nr_clusters - 1 : 0;
-	unsigned int biggest = schedstat_topology_cluster_capacity(m->topo, top);
+	unsigned int biggest = schedstat_topology_cluster_capacity(topo, top);
 
 	for (size_t i = 0; i < s->nr_tasks; i++) {
 		struct schedstat_task *t = &s->tasks[i];
 		const struct schedstat_cpu *c;
 		uint64_t util, cap;
 
+		t->misfit = false;
 		if (t->exited || t->state != 'R' || !prio_is_fair(t->prio) ||
 		    t->cpu < 0 || (size_t)t->cpu >= s->nr_cpus || t->cluster < 0)
 			continue;

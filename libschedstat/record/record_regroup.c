@@ -40,37 +40,6 @@ int rec_regroup_topology(struct schedstat_topology **out, const char *spec,
 	return 0;
 }
 
-/*
- * model.c's mark_misfits() with the new capacities: util does not fit the
- * CPU with 20% to spare, where a bigger cluster exists.
- */
-static void count_misfits(struct schedstat_snapshot *s,
-			  const struct schedstat_topology *topo)
-{
-	int top = s->nr_clusters ? (int)s->nr_clusters - 1 : 0;
-	unsigned int biggest = schedstat_topology_cluster_capacity(topo, top);
-
-	for (size_t i = 0; i < s->nr_tasks; i++) {
-		struct schedstat_task *t = &s->tasks[i];
-		const struct schedstat_cpu *c;
-		uint64_t util, cap;
-
-		t->misfit = false;
-		if (t->exited || t->state != 'R' || !prio_is_fair(t->prio) ||
-		    t->cpu < 0 || (size_t)t->cpu >= s->nr_cpus || t->cluster < 0)
-			continue;
-		c = &s->cpus[t->cpu];
-		if (c->capacity >= biggest)
-			continue;
-		util = t->util_avg > t->util_est ? t->util_avg : t->util_est;
-		cap = c->avail & SCHEDSTAT_AVAIL_CAPACITY_CFS ? c->capacity_cfs :
-							       c->capacity;
-		t->misfit = !fits_capacity(util, cap);
-		if (t->misfit && (size_t)t->cluster < s->nr_clusters)
-			s->clusters[t->cluster].misfit_tasks++;
-	}
-}
-
 /* One new cluster summed from its online CPUs, as fill_clusters() does. */
 static void sum_cluster(struct schedstat_snapshot *s, struct schedstat_cluster *cl,
 			uint32_t avail)
@@ -200,7 +169,7 @@ int rec_regroup_snapshot(struct schedstat_snapshot *s,
 	free(s->migrations);
 	s->migrations = NULL;
 	s->nr_migrations = 0;
-	count_misfits(s, topo);
+	snapshot_mark_misfits(s, topo);
 	return 0;
 }
 
