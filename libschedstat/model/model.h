@@ -44,7 +44,7 @@ void model_fill_derived(struct schedstat_snapshot *s);
  * Each task's misfit flag and each cluster's misfit_tasks (left at 0 by the
  * caller) by @topo's capacities, as fits_capacity() of kernel/sched/fair.c
  * says: the model on every snapshot, a regrouped recording with its new
- * clusters (model_cpus.c).
+ * clusters (model_derived.c, which the recording fuzzer links too).
  */
 void snapshot_mark_misfits(struct schedstat_snapshot *s,
 			   const struct schedstat_topology *topo);

@@ -179,40 +179,10 @@ static uint64_t overutilized_total(const struct st_global_state *g, uint64_t ts)
 				     ts - g->overutilized_since : 0);
 }
 
-/*
- * fits_capacity() of kernel/sched/fair.c: util fits with 20% to spare. A
- * task that does not fit is misfit only where a bigger cluster exists.
- */
+/* Misfits by the model's topology (snapshot_mark_misfits(), model_derived.c). */
 void model_mark_misfits(struct model *m, struct schedstat_snapshot *s)
 {
 	snapshot_mark_misfits(s, m->topo);
-}
-
-void snapshot_mark_misfits(struct schedstat_snapshot *s,
-			   const struct schedstat_topology *topo)
-{
-	int top = s->nr_clusters ? (int)s->nr_clusters - 1 : 0;
-	unsigned int biggest = schedstat_topology_cluster_capacity(topo, top);
-
-	for (size_t i = 0; i < s->nr_tasks; i++) {
-		struct schedstat_task *t = &s->tasks[i];
-		const struct schedstat_cpu *c;
-		uint64_t util, cap;
-
-		t->misfit = false;
-		if (t->exited || t->state != 'R' || !prio_is_fair(t->prio) ||
-		    t->cpu < 0 || (size_t)t->cpu >= s->nr_cpus || t->cluster < 0)
-			continue;
-		c = &s->cpus[t->cpu];
-		if (c->capacity >= biggest)
-			continue;
-		util = t->util_avg > t->util_est ? t->util_avg : t->util_est;
-		cap = c->avail & SCHEDSTAT_AVAIL_CAPACITY_CFS ? c->capacity_cfs :
-							       c->capacity;
-		t->misfit = !fits_capacity(util, cap);
-		if (t->misfit && (size_t)t->cluster < s->nr_clusters)
-			s->clusters[t->cluster].misfit_tasks++;
-	}
 }
 
 /*

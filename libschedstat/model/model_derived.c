@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The values of a snapshot that follow from its other fields and the
- * interval: %CPU of each task, migrations per second. Recordings do not
- * store them; whoever rebuilds a snapshot calls this again.
+ * interval: %CPU of each task, migrations per second; and from its rows and
+ * a topology, which tasks are misfits. Recordings do not store them;
+ * whoever rebuilds a snapshot calls these again.
  */
 #include "model_local.h"
+#include "sched_kernel.h"
 
 void model_fill_derived(struct schedstat_snapshot *s)
 {
@@ -12,4 +14,35 @@ void model_fill_derived(struct schedstat_snapshot *s)
 		s->tasks[i].cpu_pct = 100.0 * s->tasks[i].run_ns / s->interval_ns;
 	for (size_t i = 0; i < s->nr_migrations && s->interval_ns; i++)
 		s->migrations[i].per_sec = s->migrations[i].count * 1e9 / s->interval_ns;
+}
+
+/*
+ * fits_capacity() of kernel/sched/fair.c: util fits with 20% to spare. A
+ * task that does not fit is misfit only where a bigger cluster exists.
+ */
+void snapshot_mark_misfits(struct schedstat_snapshot *s,
+			   const struct schedstat_topology *topo)
+{
+	int top = s->nr_clusters ? (int)s->nr_clusters - 1 : 0;
+	unsigned int biggest = schedstat_topology_cluster_capacity(topo, top);
+
+	for (size_t i = 0; i < s->nr_tasks; i++) {
+		struct schedstat_task *t = &s->tasks[i];
+		const struct schedstat_cpu *c;
+		uint64_t util, cap;
+
+		t->misfit = false;
+		if (t->exited || t->state != 'R' || !prio_is_fair(t->prio) ||
+		    t->cpu < 0 || (size_t)t->cpu >= s->nr_cpus || t->cluster < 0)
+			continue;
+		c = &s->cpus[t->cpu];
+		if (c->capacity >= biggest)
+			continue;
+		util = t->util_avg > t->util_est ? t->util_avg : t->util_est;
+		cap = c->avail & SCHEDSTAT_AVAIL_CAPACITY_CFS ? c->capacity_cfs :
+							       c->capacity;
+		t->misfit = !fits_capacity(util, cap);
+		if (t->misfit && (size_t)t->cluster < s->nr_clusters)
+			s->clusters[t->cluster].misfit_tasks++;
+	}
 }
