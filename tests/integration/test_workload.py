@@ -480,17 +480,28 @@ def ctrl_c_ends_with_the_summary():
 def scale_doubles_the_work_the_kernel_counts():
     """--scale 2 asks for twice the units: the kernel's run time per
     activation of audio-tick doubles (its schedstat, not our clock)."""
-    per = {}
-    for scale in ("1", "2"):
+    per = {"1": [], "2": []}
+    # Scale 1 before and after scale 2: how much the same work's run time
+    # moved between runs on this machine (host contention the guest does
+    # not see as steal: CI once read 2.11x) widens the bound by as much.
+    for scale in ("1", "2", "1"):
         s, acts_path, reads = run_workload("audio", 2, "--scale", scale,
                                            watch=("audio-tick",))
         os.unlink(acts_path)
         _, run_ns, _ = reads["audio-tick"][-1]
-        per[scale] = run_ns / s["constraints"][0]["activations"]
-    ratio = per["2"] / per["1"]
+        per[scale].append(run_ns / s["constraints"][0]["activations"])
+    one = sum(per["1"]) / 2
+    drift = abs(per["1"][0] - per["1"][1]) / one
+    if drift > 0.1:
+        raise Inconclusive("scale 1 ran %.0f and %.0f ns per activation in "
+                           "two runs: the machine moved by %.0f%%"
+                           % (per["1"][0], per["1"][1], 100 * drift))
+    ratio = per["2"][0] / one
     # The fixed part of each activation (sleep, wakeup: ~20 us of 330)
     # keeps it a little under 2.
-    check(1.8 <= ratio <= 2.1, "scale 2 ran %.2fx the time of scale 1" % ratio)
+    check(1.8 * (1 - drift) <= ratio <= 2.1 * (1 + drift),
+          "scale 2 ran %.2fx the time of scale 1 (runs of scale 1 %.0f%% apart)"
+          % (ratio, 100 * drift))
 
 
 @test(root=True)
