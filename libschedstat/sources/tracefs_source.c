@@ -74,18 +74,14 @@ static int32_t proc_tgid(void *ctx, int32_t pid)
 static int proc_task_clock(void *ctx, int32_t pid, uint64_t *ns)
 {
 	char path[64], buf[96];
-	ssize_t n;
-	int fd;
+	int err;
 
 	snprintf(path, sizeof(path), "/proc/%d/schedstat", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
+	err = read_small_file(path, buf, sizeof(buf));
+	if (err < 0)
+		return err;
+	if (!buf[0])
 		return -EIO;
-	buf[n] = '\0';
 	*ns = strtoull(buf, NULL, 10);
 	return 0;
 }
