@@ -1,0 +1,235 @@
+"""The test machinery itself: tests/run, the harness and scripts/install-deps.
+
+tests/run is run on stand-in test files in a temporary tree (a copy of
+tests/run with the real harness beside it), so what it counts is known:
+
+- a file that fails on its first run and would pass on a second fails the
+  run: nothing is run again (a rerun hid regressions that show in half the
+  runs, and a random fuzz crash the rerun missed);
+- a test reported inconclusive is a skip, listed with its measured reason
+  in the summary of a run that passes;
+- with SCHEDTOP_OUT set (make OUT=dir check), the unit tests and the
+  harness's binary are those of that directory, not build/.
+
+And every command the integration tests run is installed, here, by a package
+that scripts/install-deps brings (a listed one or one it depends on) or that
+a minimal Debian root has (Essential or Priority required): a minbase root
+has no procps, and test_tui's pgrep failed there.
+"""
+import glob
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+
+from harness import SRC, check, run, test
+
+
+def tree(files):
+    """A temporary tree with tests/run, the harness and @files
+    ({relative path: text}); its path."""
+    top = tempfile.mkdtemp(prefix="schedtop-runner-")
+    os.makedirs(os.path.join(top, "tests", "integration"))
+    shutil.copy(os.path.join(SRC, "tests", "run"), os.path.join(top, "tests"))
+    shutil.copy(os.path.join(SRC, "tests", "integration", "harness.py"),
+                os.path.join(top, "tests", "integration"))
+    for rel, text in files.items():
+        path = os.path.join(top, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as f:
+            f.write(text)
+        os.chmod(path, 0o755)
+    return top
+
+
+def run_tree(top, **env):
+    e = {k: v for k, v in os.environ.items()
+         if not k.startswith("SCHEDTOP_")}
+    e["SCHEDTOP_OUT"] = os.path.join(top, "out")
+    e.update(env)
+    r = subprocess.run([os.path.join(top, "tests", "run")], env=e,
+                       capture_output=True, text=True, timeout=120)
+    return r, r.stdout.strip().splitlines()[-1]
+
+
+FLIP = '''import os, sys
+n = os.path.join(os.path.dirname(__file__), "runs")
+k = int(open(n).read()) + 1 if os.path.exists(n) else 1
+open(n, "w").write(str(k))
+print("1..1")
+print("ok 1 flip" if k > 1 else "not ok 1 flip: fails on its first run only")
+sys.exit(0 if k > 1 else 1)
+'''
+
+
+@test
+def failure_on_the_first_run_fails_the_run():
+    top = tree({"tests/integration/test_flip.py": FLIP})
+    try:
+        r, last = run_tree(top)
+        with open(os.path.join(top, "tests", "integration", "runs")) as f:
+            runs = int(f.read())
+        check(r.returncode != 0 and last == "0 passed, 1 failed, 0 skipped"
+              and runs == 1,
+              "a file failing on its first try: exit %d, ran %d times, "
+              "summary %r:\n%s" % (r.returncode, runs, last, r.stdout))
+    finally:
+        shutil.rmtree(top)
+
+
+INCONCLUSIVE = '''from harness import Inconclusive, run, test
+
+@test
+def decides():
+    pass
+
+@test
+def cannot_decide():
+    raise Inconclusive("cpu1 busy 37% beside the task (/proc/stat)")
+
+run()
+'''
+
+
+@test
+def inconclusive_is_listed_with_its_reason_in_a_green_run():
+    top = tree({"tests/integration/test_machine.py": INCONCLUSIVE})
+    try:
+        r, last = run_tree(top)
+        out = r.stdout
+        want = ("integration/test_machine: 2 cannot_decide # SKIP "
+                "inconclusive: cpu1 busy 37% beside the task (/proc/stat)")
+        check(r.returncode == 0 and last == "1 passed, 0 failed, 1 skipped"
+              and "Inconclusive" in out and want in out,
+              "exit %d, summary %r, want the reason listed (%r):\n%s"
+              % (r.returncode, last, want, out))
+    finally:
+        shutil.rmtree(top)
+
+
+OUT_UNIT = '''#!/bin/sh
+echo 1..1
+echo "ok 1 unit test of $(basename "$(dirname "$(dirname "$0")")")"
+'''
+
+OUT_HARNESS = '''import os
+from harness import BIN, OUT, check, run, test
+
+@test
+def harness_points_at_out():
+    want = os.environ["SCHEDTOP_OUT"]
+    check(OUT == want and BIN == os.path.join(want, "schedtop"),
+          "harness OUT %s, BIN %s; want %s" % (OUT, BIN, want))
+
+run()
+'''
+
+
+@test
+def out_dir_is_what_gets_tested():
+    top = tree({"out/tests/test_unit_in_out": OUT_UNIT,
+                "tests/integration/test_out.py": OUT_HARNESS})
+    try:
+        r, last = run_tree(top)
+        check(r.returncode == 0 and last == "2 passed, 0 failed, 0 skipped"
+              and "unit/test_unit_in_out" in r.stdout,
+              "SCHEDTOP_OUT=%s/out: exit %d, summary %r:\n%s"
+              % (top, r.returncode, last, r.stdout))
+    finally:
+        shutil.rmtree(top)
+    # make OUT=dir check hands dir to tests/run (make -n: nothing is built).
+    out = tempfile.mkdtemp(prefix="schedtop-out-")
+    try:
+        r = subprocess.run(["make", "-n", "-C", SRC, "OUT=" + out, "check"],
+                           capture_output=True, text=True, timeout=120)
+        line = [x for x in r.stdout.splitlines() if "tests/run" in x]
+        check(len(line) == 1 and "SCHEDTOP_OUT=" + out in line[0] and
+              "SCHEDTOP_BIN=" + out + "/schedtop" in line[0],
+              "make -n OUT=%s check runs tests/run as: %s" % (out, line))
+    finally:
+        shutil.rmtree(out)
+
+
+def deps_packages():
+    """The packages scripts/install-deps names (every list, --arm64's too)."""
+    with open(os.path.join(SRC, "scripts", "install-deps")) as f:
+        text = f.read()
+    names = set()
+    for m in re.finditer(r"^(?:\w+)\+?=\(([^)]*)\)", text, re.M):
+        names.update(m.group(1).split())
+    return names
+
+
+def closure(pkgs):
+    """@pkgs and every package they depend on (Depends, Pre-Depends)."""
+    r = subprocess.run(["apt-cache", "depends", "--recurse", "--no-recommends",
+                        "--no-suggests", "--no-conflicts", "--no-breaks",
+                        "--no-replaces", "--no-enhances"] + sorted(pkgs),
+                       capture_output=True, text=True)
+    got = set(pkgs)
+    for line in r.stdout.splitlines():
+        m = re.match(r"\s*(?:\|?(?:Pre)?Depends: )?<?([^\s<>]+)>?$", line)
+        if m:
+            got.add(m.group(1))
+    return {p.split(":")[0] for p in got}
+
+
+def minbase(pkg):
+    r = subprocess.run(["dpkg-query", "-W", "-f=${Essential} ${Priority}", pkg],
+                       capture_output=True, text=True)
+    return r.stdout.split()[:1] == ["yes"] or "required" in r.stdout.split()
+
+
+def owner(path):
+    r = subprocess.run(["dpkg", "-S", path], capture_output=True, text=True)
+    lines = [x for x in r.stdout.splitlines() if not x.startswith("diversion ")]
+    return lines[0].split(":")[0] if r.returncode == 0 and lines else None
+
+
+def commands_of_tests():
+    """The bare command names the integration tests run or look up."""
+    found = set()
+    for path in glob.glob(os.path.join(SRC, "tests", "integration", "*.py")):
+        with open(path) as f:
+            text = f.read()
+        found.update(re.findall(r"\[\s*\"([a-z][a-z0-9_.+-]*)\"\s*,", text))
+        found.update(re.findall(r"which\(\s*\"([a-z][a-z0-9_.+-]*)\"", text))
+        for m in re.finditer(r"\bneed\(([^)]*)\)", text):
+            found.update(re.findall(r"\"([a-z][a-z0-9_.+-]*)\"", m.group(1)))
+    return found
+
+
+@test
+def every_command_the_tests_run_comes_with_install_deps():
+    if not shutil.which("dpkg") or not shutil.which("apt-cache"):
+        from harness import Skip
+        raise Skip("not a Debian system (no dpkg, apt-cache)")
+    brought = closure(deps_packages())
+    bad, unowned, checked = [], [], 0
+    for cmd in sorted(commands_of_tests()):
+        path = shutil.which(cmd)
+        if not path:
+            continue            # not a command (a word in a list)
+        # A merged /usr: dpkg knows /bin/sh, not /usr/bin/sh.
+        pkg = (owner(path) or owner(os.path.realpath(path)) or
+               owner(os.path.join("/usr/bin", cmd)) or
+               owner(os.path.join("/bin", cmd)))
+        if not pkg:
+            unowned.append(cmd)
+            continue
+        checked += 1
+        if pkg not in brought and not minbase(pkg):
+            bad.append("%s (%s, from %s)" % (cmd, path, pkg))
+    if unowned:
+        print("# not from a Debian package here, not checked: %s"
+              % " ".join(unowned))
+    print("# %d commands checked against %d packages install-deps brings"
+          % (checked, len(brought)))
+    check(checked > 10 and not bad,
+          "commands the tests run that neither scripts/install-deps nor a "
+          "minimal root brings: %s" % ", ".join(bad))
+
+
+if __name__ == "__main__":
+    run()
