@@ -11,6 +11,9 @@ tests/run with the real harness beside it), so what it counts is known:
 - with SCHEDTOP_OUT set (make OUT=dir check), the unit tests and the
   harness's binary are those of that directory, not build/.
 
+test_terminfo, where no private mount namespace can be made (a chroot),
+skips with unshare's own error (it failed for want of its raw output file).
+
 And every command the integration tests run is installed, here, by a package
 that scripts/install-deps brings (a listed one or one it depends on) or that
 a minimal Debian root has (Essential or Priority required): a minbase root
@@ -21,6 +24,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
 
 from harness import SRC, check, run, test
@@ -149,6 +153,32 @@ def out_dir_is_what_gets_tested():
               "make -n OUT=%s check runs tests/run as: %s" % (out, line))
     finally:
         shutil.rmtree(out)
+
+
+@test
+def terminfo_tests_skip_without_a_private_mount_namespace():
+    """In a chroot (a fresh root's make check) unshare -m fails: the host's
+    terminfo cannot be hidden, and test_terminfo must skip with unshare's
+    own words, not fail for want of its output file. A stand-in unshare
+    fails as it does there (schedtop is never started)."""
+    fake = tempfile.mkdtemp(prefix="schedtop-nounshare-")
+    try:
+        with open(os.path.join(fake, "unshare"), "w") as f:
+            f.write("#!/bin/sh\necho 'unshare: cannot change root filesystem "
+                    "propagation: Invalid argument' >&2\nexit 1\n")
+        os.chmod(os.path.join(fake, "unshare"), 0o755)
+        env = dict(os.environ, PATH=fake + ":" + os.environ["PATH"])
+        r = subprocess.run([sys.executable, os.path.join(
+            SRC, "tests", "integration", "test_terminfo.py")], env=env,
+            capture_output=True, text=True, timeout=120)
+        lines = [x for x in r.stdout.splitlines() if x.startswith(("ok", "not ok"))]
+        check(r.returncode == 0 and len(lines) == 3 and all(
+            "# SKIP no private mount namespace to hide terminfo in: unshare: "
+            "cannot change root filesystem propagation" in x for x in lines),
+            "test_terminfo without a private mount namespace: exit %d\n%s"
+            % (r.returncode, "\n".join(lines) or r.stdout + r.stderr))
+    finally:
+        shutil.rmtree(fake)
 
 
 def deps_packages():
