@@ -360,6 +360,27 @@ static void topology_text(const struct schedstat_topology *topo, char *buf, size
 	}
 }
 
+/* "a and b, a and c" for the cluster pairs whose moves @rec did not keep. */
+static void unknown_moves(const struct schedstat_recording *rec, char *buf,
+			  size_t size)
+{
+	const struct schedstat_topology *topo = schedstat_recording_topology(rec);
+	int n = schedstat_topology_nr_clusters(topo);
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (int f = 0; f < n; f++) {
+		for (int t = f + 1; t < n && len < size; t++) {
+			if (schedstat_recording_moves_known(rec, f, t))
+				continue;
+			len += snprintf(buf + len, size - len, "%s%s and %s",
+					len ? ", " : "",
+					schedstat_topology_cluster_name(topo, f),
+					schedstat_topology_cluster_name(topo, t));
+		}
+	}
+}
+
 /*
  * --topology on a schedtop recording: its clusters regrouped from its CPU
  * rows, with one line saying so, what it was recorded with, and what
@@ -368,7 +389,7 @@ static void topology_text(const struct schedstat_topology *topo, char *buf, size
 static int regroup(const char *path, struct schedstat_recording *rec,
 		   const char *arg)
 {
-	char *spec = cli_topology_spec(arg), was[256];
+	char *spec = cli_topology_spec(arg), was[256], pairs[256];
 	int err;
 
 	if (!spec) {
@@ -387,9 +408,16 @@ static int regroup(const char *path, struct schedstat_recording *rec,
 			  schedstat_strerror(err));
 		return -1;
 	}
+	unknown_moves(rec, pairs, sizeof(pairs));
 	fprintf(stderr, "schedtop: note: %s: clusters regrouped by --topology "
-		"(recorded as %s); moves between clusters are not shown, as the "
-		"recording kept only those between its own\n", path, was);
+		"(recorded as %s)", path, was);
+	if (pairs[0])
+		fprintf(stderr, "; moves between %s are not known (the recording "
+			"kept none within one of its clusters): the migration "
+			"table leaves them out and up/down migrations are 0", pairs);
+	else if (schedstat_topology_nr_clusters(schedstat_recording_topology(rec)) > 1)
+		fprintf(stderr, "; moves between them counted from the recorded ones");
+	fputc('\n', stderr);
 	return 0;
 }
 

@@ -131,10 +131,11 @@ int model_update(struct model *m, const struct model_input *in,
 		goto cleanup;
 
 	model_fill_tasks(m, in, s, cpu_running);
-	err = model_fill_migrations(m, s);
+	err = migrations_fill_table(s, m->moves, m->nr_moves, NULL);
 	if (err)
 		goto cleanup;
-	model_count_moves(m, s);
+	migrations_count_moves(s, m->moves, m->nr_moves);
+	m->nr_moves = 0;
 	model_fill_derived(s);
 
 	model_fill_cpus(m, in, s, cpu_running);
