@@ -500,7 +500,8 @@ int cmd_report(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:n:h", report_long_opts, NULL)) != -1) {
+	/* No leading '+': options may come after FILE, as in replay and convert. */
+	while ((c = getopt_long(argc, argv, ":n:h", report_long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
 			if (parse_ulong(optarg, 1, 100000, &top))
@@ -519,7 +520,7 @@ int cmd_report(int argc, char **argv)
 		}
 	}
 	if (optind != argc - 1)
-		return cli_usage_error("report", "give one recording");
+		return cli_usage_error("report", "give one file: a schedtop recording or a trace.dat");
 	fd = open_recording(argv[optind], 0, &in, &rec);
 	if (fd < 0)
 		return EXIT_FAIL;

@@ -213,6 +213,31 @@ static bool is_trace_dat(int fd)
 }
 
 /*
+ * What a file that is neither recording nor trace.dat most likely is, for
+ * someone bringing a trace: the text that trace-cmd report or tracefs's
+ * "trace" print is not the trace.dat that trace-cmd record writes.
+ */
+static const char *foreign_hint(int fd)
+{
+	char buf[512];
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+
+	if (n <= 0)
+		return " (an empty file)";
+	buf[n] = '\0';
+	if (!strncmp(buf, "PERFILE2", 8))
+		return " (a perf.data: record the sched and power events with "
+		       "'trace-cmd record -e sched -e power' instead)";
+	if (!strncmp(buf, "# tracer:", 9) || !strncmp(buf, "cpus=", 5) ||
+	    strstr(buf, "sched_switch:") || strstr(buf, "bprint:"))
+		return " (a trace printed as text: give the binary trace.dat "
+		       "that 'trace-cmd record' wrote, or 'trace-cmd extract' "
+		       "makes from the running kernel's buffers)";
+	return " (make a recording with 'schedtop record -o FILE', a trace "
+	       "with 'trace-cmd record -e sched -e power')";
+}
+
+/*
  * A trace-cmd file, run through the trace-file session (the model and the
  * PELT engine, as --trace does) into a recording in memory: whatever reads
  * recordings reads trace.dat alike. Returns the recording's descriptor or
@@ -283,8 +308,8 @@ void trace_topology_note(const char *path, struct schedstat_session *s)
 
 	if (schedstat_topology_origin(topo) != SCHEDSTAT_TOPO_SINGLE)
 		return;
-	fprintf(stderr, "schedtop: note: %s: its %d CPUs shown as one cluster (a "
-		"trace does not say its clusters): give them with --topology "
+	fprintf(stderr, "schedtop: note: %s: its %d CPUs shown as one cluster, of "
+		"capacity 1024 each (a trace does not say its clusters): give them with --topology "
 		"NAME:CPULIST[@CAPACITY],..., e.g. 'LITTLE:0-%d@446,big:%d-%d@1024'\n",
 		path, n, n > 1 ? n / 2 - 1 : 0, n > 1 ? n / 2 : 0, n - 1);
 }
@@ -426,10 +451,16 @@ int open_recording(const char *path, unsigned long trace_interval_ms,
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
 	char *spec = NULL;
+	struct stat st;
 	bool trace;
 
 	if (fd < 0) {
 		cli_error("cannot read %s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && !st.st_size) {
+		cli_error("%s: an empty file", path);
+		close(fd);
 		return -1;
 	}
 	trace = is_trace_dat(fd);
@@ -455,6 +486,12 @@ int open_recording(const char *path, unsigned long trace_interval_ms,
 		return -1;
 	}
 	err = schedstat_recording_open(rec, fd);
+	if (err == -SCHEDSTAT_ERR_REC_FOREIGN) {
+		cli_error("%s: neither a schedtop recording nor a trace-cmd "
+			  "trace.dat%s", path, foreign_hint(fd));
+		close(fd);
+		return -1;
+	}
 	if (err) {
 		cli_error("%s: %s", path, err == -ESPIPE ?
 			  "not a regular file: save the recording first" :

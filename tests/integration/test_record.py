@@ -398,7 +398,7 @@ def damaged_files_give_errors_never_crashes():
                 # Every byte is under a CRC (or is the magic): a changed
                 # one is damage, said so, and the command fails.
                 check(r.returncode == 1 and ("damaged" in err or
-                                             "not a schedtop recording" in err),
+                                             "neither a schedtop recording" in err),
                       "%s on a file with flipped bits: exit %d %r" %
                       (cmd[0], r.returncode, err))
             elif r.returncode == 0:
@@ -415,7 +415,13 @@ def damaged_files_give_errors_never_crashes():
         r = schedtop("report", path("odd.rec"))
         check(r.returncode == 1, "report accepted a bad file")
         return r.stderr.decode()
-    check("not a schedtop recording" in error_of(b"ts_ns,pid\r\n1,2\r\n"), "foreign")
+    check("neither a schedtop recording nor a trace-cmd trace.dat" in
+          error_of(b"ts_ns,pid\r\n1,2\r\n"), "foreign")
+    # What a new user often brings: trace-cmd report's text, not its file.
+    check("printed as text" in error_of(
+        b"cpus=6\n  sh-6837  [001] 259445.107: sched_switch: sh:6837 [120] S"
+        b" ==> swapper/1:0 [120]\n"), "text trace")
+    check("an empty file" in error_of(b""), "empty file")
     check("exec-out" in error_of(data.replace(b"\r\n", b"\n")), "mangled")
     future = bytearray(data)
     future[12] = 9
