@@ -269,6 +269,7 @@ static void print_header(const char *path, struct schedstat_recording *rec,
 	const char *host = schedstat_recording_meta(rec, "host");
 	const char *kernel = schedstat_recording_meta(rec, "kernel");
 	const char *machine = schedstat_recording_meta(rec, "machine");
+	const char *source = schedstat_recording_meta(rec, "source");
 	char when[64] = "unknown time", lost[512];
 
 	if (real && mono) {
@@ -281,8 +282,14 @@ static void print_header(const char *path, struct schedstat_recording *rec,
 			strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm);
 	}
 	printf("schedtop report: %s\n", path);
-	printf("  recorded   %s on %s (%s), kernel %s\n", when, host ? host : "?",
-	       machine ? machine : "?", kernel ? kernel : "?");
+	if (source && !strcmp(source, "trace-cmd"))
+		/* A trace.dat holds no wall-clock time or host name. */
+		printf("  recorded   by trace-cmd, kernel %s\n",
+		       kernel ? kernel : "not named in the file");
+	else
+		printf("  recorded   %s on %s (%s), kernel %s\n", when,
+		       host ? host : "?", machine ? machine : "?",
+		       kernel ? kernel : "?");
 	/* From the start of the first interval to the last sample. */
 	printf("  duration   %.1f s, %zu samples", span_ns / 1e9, info->nr_samples);
 	if (schedstat_recording_meta(rec, "interval_ms"))

@@ -301,17 +301,29 @@ void trace_pelt_note(const char *path, struct schedstat_session *s)
 		cpus);
 }
 
+static void cpu_range(char *buf, size_t size, int first, int last)
+{
+	if (first == last)
+		snprintf(buf, size, "%d", first);
+	else
+		snprintf(buf, size, "%d-%d", first, last);
+}
+
 void trace_topology_note(const char *path, struct schedstat_session *s)
 {
 	const struct schedstat_topology *topo = schedstat_session_topology(s);
 	int n = schedstat_topology_nr_cpus(topo);
+	char little[24], big[24];
 
 	if (schedstat_topology_origin(topo) != SCHEDSTAT_TOPO_SINGLE)
 		return;
+	/* The example splits the trace's CPUs in two halves: "0", "1-3". */
+	cpu_range(little, sizeof(little), 0, n > 1 ? n / 2 - 1 : 0);
+	cpu_range(big, sizeof(big), n > 1 ? n / 2 : 0, n - 1);
 	fprintf(stderr, "schedtop: note: %s: its %d CPUs shown as one cluster, of "
 		"capacity 1024 each (a trace does not say its clusters): give them with --topology "
-		"NAME:CPULIST[@CAPACITY],..., e.g. 'LITTLE:0-%d@446,big:%d-%d@1024'\n",
-		path, n, n > 1 ? n / 2 - 1 : 0, n > 1 ? n / 2 : 0, n - 1);
+		"NAME:CPULIST[@CAPACITY],..., e.g. 'LITTLE:%s@446,big:%s@1024'\n",
+		path, n, little, big);
 }
 
 static int record_trace(const char *path, unsigned long interval_ms,
@@ -326,9 +338,11 @@ static int record_trace(const char *path, unsigned long interval_ms,
 	struct recording_out o = { .fd = -1, .path = path };
 	struct schedstat_session *s = NULL;
 	char interval[24];
+	struct schedstat_pelt_info info;
+	/* The kernel the trace names, where it names one, last. */
 	const char *meta[] = {
 		"schedtop", SCHEDTOP_VERSION, "source", "trace-cmd",
-		"trace_file", path, "interval_ms", interval, NULL,
+		"trace_file", path, "interval_ms", interval, NULL, NULL, NULL,
 	};
 	int fd, err, close_err;
 
@@ -345,6 +359,10 @@ static int record_trace(const char *path, unsigned long interval_ms,
 		trace_topology_note(path, s);
 		trace_pelt_note(path, s);
 		o.topo = schedstat_session_topology(s);
+		if (!schedstat_session_pelt_info(s, &info) && info.release[0]) {
+			meta[8] = "kernel";
+			meta[9] = info.release;
+		}
 		err = schedstat_recorder_open(&o.rec, fd, o.topo, meta);
 	}
 	while (!err) {
