@@ -15,8 +15,8 @@ import subprocess
 import sys
 import tempfile
 
-from harness import (SRC, Skip, check, parse_csv, run, schedtop, test,
-                     trace_cmd_report)
+from harness import (SRC, Inconclusive, Skip, check, parse_csv, run,
+                     schedtop, test, trace_cmd_report)
 
 sys.path.insert(0, os.path.join(SRC, "tests", "tools"))
 from trace_dat_from_tracefs import TracefsRecording, mounted  # noqa: E402
@@ -63,11 +63,13 @@ def record(d):
 
 def run_until_exit(dat, pid):
     """@pid's time on a CPU by trace-cmd's decoding, its last stint ended
-    by its sched_process_exit; and its time from that to its last switch."""
+    by its sched_process_exit; its time from that to its last switch (None
+    without an exit event); and how many of its switches out follow no
+    switch in (the trace lacks the switch between)."""
     r = trace_cmd_report("-t", "-i", dat)
     check(r.returncode == 0, "trace-cmd report -t: %s" % r.stderr)
     since = exit_ts = last_out = None
-    ran = 0
+    ran = gaps = 0
     for m in EVENT.finditer(r.stdout):
         ts = int(m.group(1)) * 10**9 + int(m.group(2))
         if m.group(3) == "sched_process_exit":
@@ -78,11 +80,12 @@ def run_until_exit(dat, pid):
         if int(m.group(5)) == pid:
             if since is not None:
                 ran += ts - since
+            elif exit_ts is None:
+                gaps += 1
             since, last_out = None, ts
         if int(m.group(6)) == pid and exit_ts is None:
             since = ts
-    check(exit_ts is not None, "no sched_process_exit of %d" % pid)
-    return ran, last_out - exit_ts
+    return ran, (last_out - exit_ts if exit_ts else None), gaps
 
 
 @test(root=True)
@@ -126,7 +129,17 @@ def moves_and_exits_as_trace_cmd_reads_them():
         # the kernel hands its final numbers over (as to the BPF source).
         check(by_pid[(mover, True)] > 20, "the mover %d made %d up moves" %
               (mover, by_pid[(mover, True)]))
-        traced, after_exit = run_until_exit(dat, mover)
+        traced, after_exit, gaps = run_until_exit(dat, mover)
+        if gaps or after_exit is None:
+            # Seen here now and then: consecutive switches out of the
+            # mover on one CPU, with the ring buffer's overrun and dropped
+            # counts 0 and no lost-events mark on its pages (cause not
+            # found). schedtop dates a missing switch in (engine_events.c),
+            # trace-cmd's decoding cannot: the run times are not comparable.
+            raise Inconclusive("the trace lacks events: %d of the mover's "
+                               "switches out follow no switch in%s" % (
+                                   gaps, "" if after_exit is not None else
+                                   ", and its sched_process_exit is missing"))
         check(ran.get(mover, 0) == traced,
               "mover %d ran %d ns by schedtop, %d ns by trace-cmd's switches"
               % (mover, ran.get(mover, 0), traced))
