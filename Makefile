@@ -216,7 +216,7 @@ $(OUT)/bench/tui_render: bench/tui_render.c $(OUT)/libschedstat.a $(APP_TESTABLE
 FUZZ_LIB_SRCS := $(filter $(addprefix %/,record_codec.c record_reader.c \
 	record_bytes.c record_rows.c record_topology.c record_regroup.c \
 	record_reader_chunks.c record_reader_samples.c record_reader_pelt.c \
-	model_derived.c \
+	model_derived.c model_migrations.c \
 	record_pelt.c record_cpuhp.c cpuhp_names.c cpuhp_split.c pelt_entity.c \
 	energy_model.c energy_estimate.c \
 	topology.c spec.c cpu_sysfs.c detect.c cluster_names.c cpulist.c sysfs.c \

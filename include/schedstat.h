@@ -996,16 +996,26 @@ schedstat_recording_topology(const struct schedstat_recording *rec);
  * From then on schedstat_recording_topology() is the new topology and every
  * sample's cluster rows are summed from its CPU rows by it (as the model
  * sums them live); task, CPU and group rows name the new clusters. Moves
- * between clusters are not available: the recording kept only those
- * between its own clusters, so the migration table is empty and the
- * up/down migration counts are 0. The energy model is bound to the new
- * clusters, or dropped if it does not fit them.
+ * between clusters are counted again from the recorded moves, which name
+ * their CPUs; but the recording kept no move within one of its own
+ * clusters, so the moves between two new clusters that share CPUs of a
+ * recorded one are not known: the migration table leaves those pairs out
+ * (schedstat_recording_moves_known() says which are in), and unless every
+ * pair is known the up/down migration counts are 0. The energy model is
+ * bound to the new clusters, or dropped if it does not fit them.
  *
  * Returns -SCHEDSTAT_ERR_TOPOLOGY_SPEC (a malformed spec, or a CPU the
  * recording lacks), -SCHEDSTAT_ERR_TOPOLOGY_TRACE (a recorded CPU left
  * out) or -ENOMEM; @rec is unchanged then.
  */
 int schedstat_recording_regroup(struct schedstat_recording *rec, const char *spec);
+/*
+ * Whether @rec kept every move from cluster @from to cluster @to (indexes
+ * of schedstat_recording_topology()): always, between different clusters,
+ * unless regrouped; see schedstat_recording_regroup().
+ */
+bool schedstat_recording_moves_known(const struct schedstat_recording *rec,
+				     int from, int to);
 /*
  * The energy model stored with the recording (bound to its topology), or
  * NULL: every sample's clusters then carry the estimate, as live.

@@ -376,7 +376,7 @@ int cmd_replay(int argc, char **argv)
 		}
 	}
 	if (optind != argc - 1)
-		return cli_usage_error("replay", "give one recording");
+		return cli_usage_error("replay", "give one file: a schedtop recording or a trace.dat");
 	fd = open_recording(argv[optind], 0, &in, &rp.rec);
 	if (fd < 0)
 		return EXIT_FAIL;

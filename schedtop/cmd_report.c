@@ -269,6 +269,7 @@ static void print_header(const char *path, struct schedstat_recording *rec,
 	const char *host = schedstat_recording_meta(rec, "host");
 	const char *kernel = schedstat_recording_meta(rec, "kernel");
 	const char *machine = schedstat_recording_meta(rec, "machine");
+	const char *source = schedstat_recording_meta(rec, "source");
 	char when[64] = "unknown time", lost[512];
 
 	if (real && mono) {
@@ -281,8 +282,14 @@ static void print_header(const char *path, struct schedstat_recording *rec,
 			strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm);
 	}
 	printf("schedtop report: %s\n", path);
-	printf("  recorded   %s on %s (%s), kernel %s\n", when, host ? host : "?",
-	       machine ? machine : "?", kernel ? kernel : "?");
+	if (source && !strcmp(source, "trace-cmd"))
+		/* A trace.dat holds no wall-clock time or host name. */
+		printf("  recorded   by trace-cmd, kernel %s\n",
+		       kernel ? kernel : "not named in the file");
+	else
+		printf("  recorded   %s on %s (%s), kernel %s\n", when,
+		       host ? host : "?", machine ? machine : "?",
+		       kernel ? kernel : "?");
 	/* From the start of the first interval to the last sample. */
 	printf("  duration   %.1f s, %zu samples", span_ns / 1e9, info->nr_samples);
 	if (schedstat_recording_meta(rec, "interval_ms"))
@@ -500,7 +507,8 @@ int cmd_report(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:n:h", report_long_opts, NULL)) != -1) {
+	/* No leading '+': options may come after FILE, as in replay and convert. */
+	while ((c = getopt_long(argc, argv, ":n:h", report_long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
 			if (parse_ulong(optarg, 1, 100000, &top))
@@ -519,7 +527,7 @@ int cmd_report(int argc, char **argv)
 		}
 	}
 	if (optind != argc - 1)
-		return cli_usage_error("report", "give one recording");
+		return cli_usage_error("report", "give one file: a schedtop recording or a trace.dat");
 	fd = open_recording(argv[optind], 0, &in, &rec);
 	if (fd < 0)
 		return EXIT_FAIL;

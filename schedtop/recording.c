@@ -213,6 +213,31 @@ static bool is_trace_dat(int fd)
 }
 
 /*
+ * What a file that is neither recording nor trace.dat most likely is, for
+ * someone bringing a trace: the text that trace-cmd report or tracefs's
+ * "trace" print is not the trace.dat that trace-cmd record writes.
+ */
+static const char *foreign_hint(int fd)
+{
+	char buf[512];
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+
+	if (n <= 0)
+		return " (an empty file)";
+	buf[n] = '\0';
+	if (!strncmp(buf, "PERFILE2", 8))
+		return " (a perf.data: record the sched and power events with "
+		       "'trace-cmd record -e sched -e power' instead)";
+	if (!strncmp(buf, "# tracer:", 9) || !strncmp(buf, "cpus=", 5) ||
+	    strstr(buf, "sched_switch:") || strstr(buf, "bprint:"))
+		return " (a trace printed as text: give the binary trace.dat "
+		       "that 'trace-cmd record' wrote, or 'trace-cmd extract' "
+		       "makes from the running kernel's buffers)";
+	return " (make a recording with 'schedtop record -o FILE', a trace "
+	       "with 'trace-cmd record -e sched -e power')";
+}
+
+/*
  * A trace-cmd file, run through the trace-file session (the model and the
  * PELT engine, as --trace does) into a recording in memory: whatever reads
  * recordings reads trace.dat alike. Returns the recording's descriptor or
@@ -276,17 +301,29 @@ void trace_pelt_note(const char *path, struct schedstat_session *s)
 		cpus);
 }
 
+static void cpu_range(char *buf, size_t size, int first, int last)
+{
+	if (first == last)
+		snprintf(buf, size, "%d", first);
+	else
+		snprintf(buf, size, "%d-%d", first, last);
+}
+
 void trace_topology_note(const char *path, struct schedstat_session *s)
 {
 	const struct schedstat_topology *topo = schedstat_session_topology(s);
 	int n = schedstat_topology_nr_cpus(topo);
+	char little[24], big[24];
 
 	if (schedstat_topology_origin(topo) != SCHEDSTAT_TOPO_SINGLE)
 		return;
-	fprintf(stderr, "schedtop: note: %s: its %d CPUs shown as one cluster (a "
-		"trace does not say its clusters): give them with --topology "
-		"NAME:CPULIST[@CAPACITY],..., e.g. 'LITTLE:0-%d@446,big:%d-%d@1024'\n",
-		path, n, n > 1 ? n / 2 - 1 : 0, n > 1 ? n / 2 : 0, n - 1);
+	/* The example splits the trace's CPUs in two halves: "0", "1-3". */
+	cpu_range(little, sizeof(little), 0, n > 1 ? n / 2 - 1 : 0);
+	cpu_range(big, sizeof(big), n > 1 ? n / 2 : 0, n - 1);
+	fprintf(stderr, "schedtop: note: %s: its %d CPUs shown as one cluster, of "
+		"capacity 1024 each (a trace does not say its clusters): give them with --topology "
+		"NAME:CPULIST[@CAPACITY],..., e.g. 'LITTLE:%s@446,big:%s@1024'\n",
+		path, n, little, big);
 }
 
 static int record_trace(const char *path, unsigned long interval_ms,
@@ -301,9 +338,11 @@ static int record_trace(const char *path, unsigned long interval_ms,
 	struct recording_out o = { .fd = -1, .path = path };
 	struct schedstat_session *s = NULL;
 	char interval[24];
+	struct schedstat_pelt_info info;
+	/* The kernel the trace names, where it names one, last. */
 	const char *meta[] = {
 		"schedtop", SCHEDTOP_VERSION, "source", "trace-cmd",
-		"trace_file", path, "interval_ms", interval, NULL,
+		"trace_file", path, "interval_ms", interval, NULL, NULL, NULL,
 	};
 	int fd, err, close_err;
 
@@ -320,6 +359,10 @@ static int record_trace(const char *path, unsigned long interval_ms,
 		trace_topology_note(path, s);
 		trace_pelt_note(path, s);
 		o.topo = schedstat_session_topology(s);
+		if (!schedstat_session_pelt_info(s, &info) && info.release[0]) {
+			meta[8] = "kernel";
+			meta[9] = info.release;
+		}
 		err = schedstat_recorder_open(&o.rec, fd, o.topo, meta);
 	}
 	while (!err) {
@@ -360,6 +403,27 @@ static void topology_text(const struct schedstat_topology *topo, char *buf, size
 	}
 }
 
+/* "a and b, a and c" for the cluster pairs whose moves @rec did not keep. */
+static void unknown_moves(const struct schedstat_recording *rec, char *buf,
+			  size_t size)
+{
+	const struct schedstat_topology *topo = schedstat_recording_topology(rec);
+	int n = schedstat_topology_nr_clusters(topo);
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (int f = 0; f < n; f++) {
+		for (int t = f + 1; t < n && len < size; t++) {
+			if (schedstat_recording_moves_known(rec, f, t))
+				continue;
+			len += snprintf(buf + len, size - len, "%s%s and %s",
+					len ? ", " : "",
+					schedstat_topology_cluster_name(topo, f),
+					schedstat_topology_cluster_name(topo, t));
+		}
+	}
+}
+
 /*
  * --topology on a schedtop recording: its clusters regrouped from its CPU
  * rows, with one line saying so, what it was recorded with, and what
@@ -368,7 +432,7 @@ static void topology_text(const struct schedstat_topology *topo, char *buf, size
 static int regroup(const char *path, struct schedstat_recording *rec,
 		   const char *arg)
 {
-	char *spec = cli_topology_spec(arg), was[256];
+	char *spec = cli_topology_spec(arg), was[256], pairs[256];
 	int err;
 
 	if (!spec) {
@@ -387,9 +451,16 @@ static int regroup(const char *path, struct schedstat_recording *rec,
 			  schedstat_strerror(err));
 		return -1;
 	}
+	unknown_moves(rec, pairs, sizeof(pairs));
 	fprintf(stderr, "schedtop: note: %s: clusters regrouped by --topology "
-		"(recorded as %s); moves between clusters are not shown, as the "
-		"recording kept only those between its own\n", path, was);
+		"(recorded as %s)", path, was);
+	if (pairs[0])
+		fprintf(stderr, "; moves between %s are not known (the recording "
+			"kept none within one of its clusters): the migration "
+			"table leaves them out and up/down migrations are 0", pairs);
+	else if (schedstat_topology_nr_clusters(schedstat_recording_topology(rec)) > 1)
+		fprintf(stderr, "; moves between them counted from the recorded ones");
+	fputc('\n', stderr);
 	return 0;
 }
 
@@ -398,10 +469,16 @@ int open_recording(const char *path, unsigned long trace_interval_ms,
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
 	char *spec = NULL;
+	struct stat st;
 	bool trace;
 
 	if (fd < 0) {
 		cli_error("cannot read %s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && !st.st_size) {
+		cli_error("%s: an empty file", path);
+		close(fd);
 		return -1;
 	}
 	trace = is_trace_dat(fd);
@@ -427,6 +504,12 @@ int open_recording(const char *path, unsigned long trace_interval_ms,
 		return -1;
 	}
 	err = schedstat_recording_open(rec, fd);
+	if (err == -SCHEDSTAT_ERR_REC_FOREIGN) {
+		cli_error("%s: neither a schedtop recording nor a trace-cmd "
+			  "trace.dat%s", path, foreign_hint(fd));
+		close(fd);
+		return -1;
+	}
 	if (err) {
 		cli_error("%s: %s", path, err == -ESPIPE ?
 			  "not a regular file: save the recording first" :

@@ -106,6 +106,12 @@ int model_update(struct model *m, const struct model_input *in,
 		return err;
 	if (!m->have_baseline) {
 		m->have_baseline = true;
+		/*
+		 * Moves drained with the baseline (the BPF source drains its
+		 * events just before each model_update()) happened before the
+		 * first interval: a recording, not yet open then, kept none.
+		 */
+		m->nr_moves = 0;
 		free(m->prev_freq);
 		err = model_freq_cumulative(in, &m->prev_freq, &m->nr_prev_freq);
 		if (!err)
@@ -131,10 +137,11 @@ int model_update(struct model *m, const struct model_input *in,
 		goto cleanup;
 
 	model_fill_tasks(m, in, s, cpu_running);
-	err = model_fill_migrations(m, s);
+	err = migrations_fill_table(s, m->moves, m->nr_moves, NULL);
 	if (err)
 		goto cleanup;
-	model_count_moves(m, s);
+	migrations_count_moves(s, m->moves, m->nr_moves);
+	m->nr_moves = 0;
 	model_fill_derived(s);
 
 	model_fill_cpus(m, in, s, cpu_running);

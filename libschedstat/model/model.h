@@ -101,6 +101,31 @@ int model_update(struct model *m, const struct model_input *in,
 int model_add_migration(struct model *m, int32_t pid, int32_t orig_cpu,
 			int32_t dest_cpu);
 
+/* A task's move from one cluster to another (model_migrations.c). */
+struct cluster_move {
+	int32_t pid;
+	int16_t dir;		/* 1 up, -1 down, 0 same capacity */
+	int16_t dest;		/* cluster moved to */
+	int16_t from;
+};
+
+/*
+ * @pid's move from @orig_cpu to @dest_cpu by @topo's clusters, in *@mv:
+ * false if the two CPUs are in one cluster (or in none).
+ */
+bool cluster_move_of(struct cluster_move *mv, const struct schedstat_topology *topo,
+		     int32_t pid, int32_t orig_cpu, int32_t dest_cpu);
+/*
+ * @s's migration table from @moves: a row per ordered pair of different
+ * clusters, or only per pair (from, to) with @known[from * nr_clusters + to]
+ * if @known is given. 0 or -ENOMEM.
+ */
+int migrations_fill_table(struct schedstat_snapshot *s, const struct cluster_move *moves,
+			  size_t nr_moves, const bool *known);
+/* Up and down migrations per task and cluster of @s; sorts @moves by pid. */
+void migrations_count_moves(struct schedstat_snapshot *s, struct cluster_move *moves,
+			    size_t nr_moves);
+
 /*
  * A task switched out for the last time (TASK_DEAD, which kernels before
  * 4.14 had trace as 'x'): a bit of schedtop's own, beyond every kernel's

@@ -8,13 +8,6 @@
 
 #include "model.h"
 
-struct cluster_move {
-	int32_t pid;
-	int16_t dir;		/* 1 up, -1 down, 0 same capacity */
-	int16_t dest;		/* cluster moved to */
-	int16_t from;
-};
-
 struct model {
 	const struct schedstat_topology *topo;
 	int nr_cpus;
@@ -68,10 +61,6 @@ int model_pid_index_build(struct schedstat_hash *ix,
 void model_fill_tasks(struct model *m, const struct model_input *in,
 		      struct schedstat_snapshot *s, bool *cpu_running);
 
-/* model_migrations.c */
-int model_fill_migrations(struct model *m, struct schedstat_snapshot *s);
-/* Up and down migrations per task and cluster; the moves are used up. */
-void model_count_moves(struct model *m, struct schedstat_snapshot *s);
 
 /* model_cpus.c */
 void model_fill_cpus(struct model *m, const struct model_input *in,

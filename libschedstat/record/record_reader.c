@@ -153,6 +153,7 @@ void schedstat_recording_close(struct schedstat_recording *r)
 		munmap((void *)r->map, r->size);
 	schedstat_topology_free(r->topo);
 	schedstat_topology_free(r->recorded);
+	free(r->moves_known);
 	for (size_t i = 0; i < r->nr_meta; i++) {
 		free(r->meta[i].key);
 		free(r->meta[i].value);

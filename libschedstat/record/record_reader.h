@@ -48,6 +48,13 @@ struct schedstat_recording {
 	struct schedstat_energy_model *em;
 	/* Set once regrouped (record_regroup.c): the topology recorded. */
 	struct schedstat_topology *recorded;
+	/*
+	 * With @recorded: whether the recording kept every move from new
+	 * cluster f to new cluster t, at [f * nr_clusters + t]; and whether it
+	 * kept them all (the up/down counts are derived only then).
+	 */
+	bool *moves_known;
+	bool all_moves_known;
 };
 
 /*

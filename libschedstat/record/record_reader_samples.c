@@ -97,7 +97,8 @@ int schedstat_recording_sample(struct schedstat_recording *r, size_t idx,
 			       struct schedstat_snapshot **out,
 			       const struct schedstat_event **evs, size_t *nr_evs)
 {
-	size_t k, i;
+	const struct schedstat_event *ev;
+	size_t k, i, nr;
 	int err;
 
 	*out = NULL;
@@ -108,9 +109,10 @@ int schedstat_recording_sample(struct schedstat_recording *r, size_t idx,
 	if (err)
 		return err;
 	i = idx - r->chunks[k].first_sample;
+	nr = r->ev_start[i + 1] - r->ev_start[i];
+	ev = nr ? r->evs + r->ev_start[i] : NULL;
 	*out = rec_snapshot_copy(r->snaps[i]);
-	if (*out && r->recorded &&
-	    rec_regroup_snapshot(*out, r->recorded, r->topo)) {
+	if (*out && r->recorded && rec_regroup_snapshot(*out, r, ev, nr)) {
 		schedstat_snapshot_free(*out);
 		*out = NULL;
 	}
@@ -118,8 +120,8 @@ int schedstat_recording_sample(struct schedstat_recording *r, size_t idx,
 		return -ENOMEM;
 	schedstat_snapshot_apply_energy(*out, r->em);
 	if (evs) {
-		*nr_evs = r->ev_start[i + 1] - r->ev_start[i];
-		*evs = *nr_evs ? r->evs + r->ev_start[i] : NULL;
+		*nr_evs = nr;
+		*evs = ev;
 	}
 	return 0;
 }

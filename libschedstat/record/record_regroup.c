@@ -3,9 +3,12 @@
  * A recording read with clusters other than those it was recorded with
  * (schedstat_recording_regroup()): each sample's CPU rows are the truth,
  * and the cluster rows are summed again from them as the model sums them
- * live (model.c, fill_clusters()). What only the recorded clusters could
- * tell is left out rather than guessed: moves between clusters were kept
- * only between the recorded ones (moves within one were never stored).
+ * live (model.c, fill_clusters()). Moves between clusters are counted
+ * again from the recorded ones, which carry their two CPUs; but a
+ * recording keeps no move within one of its clusters (recording.c), so
+ * the moves between two new clusters that share a recorded one are not
+ * known: those are left out rather than guessed (a task's CPU at each
+ * sample would give only a lower bound).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -112,10 +115,46 @@ static int regroup_freqs(struct schedstat_snapshot *s,
 	return 0;
 }
 
-int rec_regroup_snapshot(struct schedstat_snapshot *s,
-			 const struct schedstat_topology *recorded,
-			 const struct schedstat_topology *topo)
+/*
+ * The moves between the new clusters that the recording's events give,
+ * counted as the model counts live ones (model_migrations.c): the table
+ * has the pairs whose every move was kept, and the up/down counts are
+ * derived only when every pair's were.
+ */
+static int regroup_moves(struct schedstat_snapshot *s,
+			 const struct schedstat_recording *r,
+			 const struct schedstat_event *evs, size_t nr_evs)
 {
+	struct cluster_move *mv = calloc(nr_evs ? nr_evs : 1, sizeof(*mv));
+	size_t n = 0, nc = s->nr_clusters;
+	int err;
+
+	if (!mv)
+		return -ENOMEM;
+	for (size_t i = 0; i < nr_evs; i++) {
+		if (evs[i].type == SCHEDSTAT_EV_MIGRATE &&
+		    cluster_move_of(&mv[n], r->topo, evs[i].pid, evs[i].orig_cpu,
+				    evs[i].dest_cpu) &&
+		    (size_t)mv[n].from < nc && (size_t)mv[n].dest < nc &&
+		    r->moves_known[mv[n].from * nc + mv[n].dest])
+			n++;
+	}
+	free(s->migrations);
+	s->migrations = NULL;
+	s->nr_migrations = 0;
+	err = migrations_fill_table(s, mv, n, r->moves_known);
+	if (!err && r->all_moves_known)
+		migrations_count_moves(s, mv, n);
+	free(mv);
+	model_fill_derived(s);
+	return err;
+}
+
+int rec_regroup_snapshot(struct schedstat_snapshot *s,
+			 const struct schedstat_recording *r,
+			 const struct schedstat_event *evs, size_t nr_evs)
+{
+	const struct schedstat_topology *recorded = r->recorded, *topo = r->topo;
 	size_t nr = schedstat_topology_nr_clusters(topo);
 	struct schedstat_cluster *cl = calloc(nr ? nr : 1, sizeof(*cl));
 	/* The root domain's state is the same in every recorded cluster. */
@@ -165,12 +204,64 @@ int rec_regroup_snapshot(struct schedstat_snapshot *s,
 	free(s->clusters);
 	s->clusters = cl;
 	s->nr_clusters = nr;
-	/* Moves between the new clusters: not all were recorded (see above). */
-	free(s->migrations);
-	s->migrations = NULL;
-	s->nr_migrations = 0;
+	err = regroup_moves(s, r, evs, nr_evs);
+	if (err)
+		return err;
 	snapshot_mark_misfits(s, topo);
 	return 0;
+}
+
+/*
+ * Which moves between @topo's clusters a recording made with @recorded
+ * kept: those from f to t unless a recorded cluster holds CPUs of both.
+ */
+static int moves_known(bool **out, bool *all,
+		       const struct schedstat_topology *recorded,
+		       const struct schedstat_topology *topo)
+{
+	size_t n = schedstat_topology_nr_clusters(topo);
+	size_t nr = schedstat_topology_nr_clusters(recorded);
+	int cpus = schedstat_topology_nr_cpus(recorded);
+	/* calloc() of 0 may return NULL: one spare element. */
+	bool *in = calloc(nr * n + 1, sizeof(*in));
+	bool *known = calloc(n * n + 1, sizeof(*known));
+
+	if (!in || !known) {
+		free(in);
+		free(known);
+		return -ENOMEM;
+	}
+	for (int cpu = 0; cpu < cpus; cpu++) {
+		int was = schedstat_topology_cpu_cluster(recorded, cpu);
+		int is = schedstat_topology_cpu_cluster(topo, cpu);
+
+		if (was >= 0 && is >= 0)
+			in[was * n + is] = true;
+	}
+	*all = true;
+	for (size_t f = 0; f < n; f++) {
+		for (size_t t = 0; t < n; t++) {
+			known[f * n + t] = f != t;
+			for (size_t k = 0; k < nr && known[f * n + t]; k++)
+				if (in[k * n + f] && in[k * n + t])
+					known[f * n + t] = false;
+			if (f != t && !known[f * n + t])
+				*all = false;
+		}
+	}
+	free(in);
+	*out = known;
+	return 0;
+}
+
+bool schedstat_recording_moves_known(const struct schedstat_recording *r,
+				     int from, int to)
+{
+	int n = schedstat_topology_nr_clusters(r->topo);
+
+	if (from < 0 || to < 0 || from >= n || to >= n || from == to)
+		return false;
+	return !r->moves_known || r->moves_known[from * n + to];
 }
 
 int schedstat_recording_regroup(struct schedstat_recording *r, const char *spec)
@@ -179,9 +270,19 @@ int schedstat_recording_regroup(struct schedstat_recording *r, const char *spec)
 	struct schedstat_topology *topo;
 	int err;
 
+	bool *known, all;
+
 	err = rec_regroup_topology(&topo, spec, recorded);
 	if (err)
 		return err;
+	err = moves_known(&known, &all, recorded, topo);
+	if (err) {
+		schedstat_topology_free(topo);
+		return err;
+	}
+	free(r->moves_known);
+	r->moves_known = known;
+	r->all_moves_known = all;
 	if (r->recorded)
 		schedstat_topology_free(r->topo);
 	else

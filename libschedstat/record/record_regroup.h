@@ -3,6 +3,7 @@
 #define SCHEDSTAT_RECORD_REGROUP_H
 
 #include "model.h"
+#include "record_reader.h"
 #include "schedstat-local.h"
 
 /*
@@ -15,14 +16,15 @@ int rec_regroup_topology(struct schedstat_topology **out, const char *spec,
 			 const struct schedstat_topology *recorded);
 
 /*
- * Sample @s, recorded with @recorded, regrouped by @topo: the clusters of
- * CPUs, tasks and groups, cluster rows summed again from the CPU rows,
- * misfits against the new capacities, frequency residency by each
- * cluster's first online CPU. Cluster moves are dropped: only those
- * between recorded clusters were kept. 0 or -ENOMEM (free @s then).
+ * Sample @s of regrouped recording @r (r->recorded, r->topo), with the
+ * events @evs recorded with it: the clusters of CPUs, tasks and groups,
+ * cluster rows summed again from the CPU rows, misfits against the new
+ * capacities, frequency residency by each cluster's first online CPU, and
+ * the moves between the new clusters that the recorded ones give (only
+ * between clusters r->moves_known says). 0 or -ENOMEM (free @s then).
  */
 int rec_regroup_snapshot(struct schedstat_snapshot *s,
-			 const struct schedstat_topology *recorded,
-			 const struct schedstat_topology *topo);
+			 const struct schedstat_recording *r,
+			 const struct schedstat_event *evs, size_t nr_evs);
 
 #endif /* SCHEDSTAT_RECORD_REGROUP_H */

@@ -309,7 +309,8 @@ static int trace_file_open(void **out, const struct schedstat_session_opts *opts
 	s->sink.event_ctx = opts->event_ctx;
 	s->interval = opts->trace_interval_ns ? opts->trace_interval_ns :
 		      1000000000ULL;
-	hooks.ctx = s;
+	/* Exits and migrations reach the model and the caller, as live. */
+	engine_sink_hooks(&s->sink, &hooks);
 	fd = open(opts->trace_file, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		err = -errno;

@@ -95,6 +95,73 @@ def csv_from_gives_the_rows_the_live_run_gave():
 
 
 @test(root=True)
+def regrouped_moves_are_the_recorded_ones():
+    """--topology on a recording counts the moves between its new clusters
+    again from the recorded moves, each of which names its two CPUs. Truth:
+    the tables of the live run, which the recording keeps as they were
+    (csv_from_gives_the_rows_the_live_run_gave). Regrouped by the clusters
+    it was recorded with, every migration count is the live one; with the
+    two CPUs' capacities swapped, the moves between the same CPUs are
+    counted, each up move now down; in one cluster there are none. A
+    recording made as one cluster kept no move at all: split, its table is
+    empty and the note names the pair (never a lower bound from the tasks'
+    CPUs at samples)."""
+    rtapp_recording()
+
+    def table(name, *topo):
+        r = schedtop("csv", "--from", path("rt.rec"), *topo, "-t", name)
+        ok(r, "csv --from %s -t %s" % (" ".join(topo), name))
+        return parse_csv(r.stdout), r.stderr.decode()
+
+    keys = {"migration": ("from_cluster", "to_cluster"), "cluster": ("cluster",),
+            "task": ("pid",)}
+    fields = {"migration": ("count",), "cluster": ("up_migrations", "down_migrations"),
+              "task": ("up_migrations", "down_migrations")}
+
+    def counts(rows, name, rename=None, swap=False):
+        out = {}
+        for row in rows:
+            key = tuple((rename or {}).get(row[k], row[k]) for k in keys[name])
+            vals = tuple(row[f] for f in fields[name])
+            out[(row["ts_ns"],) + key] = vals[::-1] if swap and name != "migration" else vals
+        return out
+
+    same = {}
+    for name in keys:
+        want, _ = table(name)
+        got, err = table(name, "--topology", TOPO)
+        check("regrouped by --topology" in err and
+              "counted from the recorded ones" in err, "note: %r" % err)
+        check(counts(got, name) == counts(want, name),
+              "%s: regrouped by the recorded clusters, the counts differ" % name)
+        same[name] = want
+    moves = sum(int(r["count"]) for r in same["migration"])
+    check(moves >= 20, "only %d moves recorded (the mover moves every ~96 ms "
+          "for 4 s)" % moves)
+    # x is CPU 0 (LITTLE as recorded), y CPU 1 (big), capacities swapped.
+    rename = {"LITTLE": "x", "big": "y"}
+    for name in keys:
+        got, err = table(name, "--topology", "x:0@1024,y:1@446")
+        check(counts(got, name) == counts(same[name], name, rename, swap=True),
+              "%s: with the capacities swapped, the counts are not the "
+              "recorded ones, up for down" % name)
+    got, err = table("migration", "--topology", "all:0-1")
+    check(not got and "not known" not in err and "counted" not in err,
+          "one cluster: %d migration rows, note %r" % (len(got), err))
+    ok(schedtop("record", "-o", path("one.rec"), "-i", "50", "-n", "10", "-q"),
+       "record as one cluster")
+    r = schedtop("csv", "--from", path("one.rec"), "--topology", "a:0,b:1",
+                 "-t", "migration")
+    err = r.stderr.decode()
+    check(r.returncode == 0 and not parse_csv(r.stdout) and
+          "moves between a and b are not known" in err,
+          "one cluster split: exit %d, %r, note %r" % (r.returncode,
+                                                      r.stdout[:200], err))
+    print("# %d moves between the recorded clusters, counted alike regrouped"
+          % moves)
+
+
+@test(root=True)
 def every_table_round_trips():
     for table in ("cluster", "cpu", "group", "migration", "freq"):
         live = ok(schedtop("csv", "-t", table, "-i", "50", "-n", "12",
@@ -331,7 +398,7 @@ def damaged_files_give_errors_never_crashes():
                 # Every byte is under a CRC (or is the magic): a changed
                 # one is damage, said so, and the command fails.
                 check(r.returncode == 1 and ("damaged" in err or
-                                             "not a schedtop recording" in err),
+                                             "neither a schedtop recording" in err),
                       "%s on a file with flipped bits: exit %d %r" %
                       (cmd[0], r.returncode, err))
             elif r.returncode == 0:
@@ -348,7 +415,13 @@ def damaged_files_give_errors_never_crashes():
         r = schedtop("report", path("odd.rec"))
         check(r.returncode == 1, "report accepted a bad file")
         return r.stderr.decode()
-    check("not a schedtop recording" in error_of(b"ts_ns,pid\r\n1,2\r\n"), "foreign")
+    check("neither a schedtop recording nor a trace-cmd trace.dat" in
+          error_of(b"ts_ns,pid\r\n1,2\r\n"), "foreign")
+    # What a new user often brings: trace-cmd report's text, not its file.
+    check("printed as text" in error_of(
+        b"cpus=6\n  sh-6837  [001] 259445.107: sched_switch: sh:6837 [120] S"
+        b" ==> swapper/1:0 [120]\n"), "text trace")
+    check("an empty file" in error_of(b""), "empty file")
     check("exec-out" in error_of(data.replace(b"\r\n", b"\n")), "mangled")
     future = bytearray(data)
     future[12] = 9

@@ -87,6 +87,8 @@ def report_and_convert_take_the_topology():
     out = r.stdout.decode()
     check(re.search(r"^\s+LITTLE\s+0,3-5\s+446\s", out, re.M) and
           re.search(r"^\s+big\s+1-2\s+1024\s", out, re.M), "clusters:\n" + out)
+    check("recorded   by trace-cmd, kernel not named in the file" in out,
+          "what the trace says of itself:\n" + out[:300])
     for task in ("6988 ", "6995 ", "task_r20_5-60"):
         check(task in out, "%s missing from the report:\n%s" % (task, out))
     with tempfile.TemporaryDirectory() as d:

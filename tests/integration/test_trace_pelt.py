@@ -165,6 +165,9 @@ def auto_picks_by_the_release_the_file_names():
             r = schedtop("csv", "--trace", path, "--topology", TOPO, "-n", "1")
             check(r.returncode == 0 and b"names no kernel" not in r.stderr,
                   "%s: %r" % (release, r.stderr))
+            r = schedtop("report", "--topology", TOPO, path)
+            check(r.returncode == 0 and ("by trace-cmd, kernel %s\n" % release)
+                  in r.stdout.decode(), "report: %r" % r.stdout[:200])
 
 
 @test

@@ -345,6 +345,154 @@ static void regroup_sums_the_recorded_cpus(void **state)
 	schedstat_recording_close(rec);
 }
 
+/*
+ * Moves by other clusters: a recording keeps each move between two of its
+ * clusters with the CPUs it was between, never one within a cluster. Read
+ * by clusters that only merge recorded ones (or rename them), every move
+ * between the new clusters is known, and the table and the up/down counts
+ * are the recorded moves summed over their CPU pairs; a new cluster pair
+ * that shares a recorded cluster is left out of the table, and up/down
+ * counts, no longer whole, stay 0.
+ */
+static const int moved[][3] = {	/* pid, from CPU, to CPU */
+	{ 10, 0, 2 }, { 10, 2, 4 }, { 11, 1, 3 }, { 11, 3, 0 },
+	{ 12, 4, 1 }, { 12, 5, 2 }, { 10, 1, 5 },
+};
+
+static void record_moves(uint8_t **file, size_t *size)
+{
+	struct schedstat_snapshot *s = calloc(1, sizeof(*s));
+	struct schedstat_topology *t;
+	struct schedstat_recorder *r;
+	int fd = memfd_create("moves", 0);
+
+	assert_int_equal(schedstat_topology_parse(&t, "a:0-1@446,b:2-3@446,c:4-5@1024",
+						  "/nonexistent"), 0);
+	s->ts_ns = 5 * INTERVAL_NS;
+	s->interval_ns = INTERVAL_NS;
+	s->nr_cpus = 6;
+	s->cpus = calloc(6, sizeof(*s->cpus));
+	for (int c = 0; c < 6; c++) {
+		s->cpus[c].cpu = c;
+		s->cpus[c].cluster = c / 2;
+		s->cpus[c].online = 1;
+	}
+	s->nr_tasks = 3;
+	s->tasks = calloc(3, sizeof(*s->tasks));
+	for (int k = 0; k < 3; k++) {
+		s->tasks[k].pid = s->tasks[k].tgid = 10 + k;
+		s->tasks[k].cpu = 2 * k;
+		s->tasks[k].state = 'S';
+	}
+	assert_true(fd >= 0);
+	assert_int_equal(schedstat_recorder_open(&r, fd, t, NULL), 0);
+	for (size_t i = 0; i < sizeof(moved) / sizeof(moved[0]); i++) {
+		struct schedstat_event ev = { .type = SCHEDSTAT_EV_MIGRATE };
+
+		ev.ts_ns = s->ts_ns - 1000 * (i + 1);
+		ev.pid = ev.tgid = moved[i][0];
+		ev.orig_cpu = moved[i][1];
+		ev.dest_cpu = moved[i][2];
+		assert_int_equal(schedstat_recorder_add_event(r, &ev), 0);
+	}
+	assert_int_equal(schedstat_recorder_add_sample(r, s), 0);
+	assert_int_equal(schedstat_recorder_close(r), 0);
+	*size = lseek(fd, 0, SEEK_END);
+	*file = malloc(*size);
+	assert_int_equal(pread(fd, *file, *size, 0), (ssize_t)*size);
+	close(fd);
+	schedstat_snapshot_free(s);
+	schedstat_topology_free(t);
+}
+
+/* The moves of pid (0: all) from cluster @f to @t of @cl, by CPU pairs. */
+static int moves_between(const int *cl, int f, int t, int pid)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < sizeof(moved) / sizeof(moved[0]); i++)
+		n += cl[moved[i][1]] == f && cl[moved[i][2]] == t &&
+		     (!pid || moved[i][0] == pid);
+	return n;
+}
+
+static void regroup_counts_the_recorded_moves(void **state)
+{
+	static const struct {
+		const char *spec;
+		int cl[6];		/* new cluster of each CPU */
+		unsigned int cap[3];
+		int nr;			/* clusters */
+		bool all_known;
+	} by[] = {
+		{ "a:0-1,b:2-3,c:4-5", { 0, 0, 1, 1, 2, 2 }, { 446, 446, 1024 }, 3, true },
+		{ "p:0-3@446,q:4-5@1024", { 0, 0, 0, 0, 1, 1 }, { 446, 1024 }, 2, true },
+		{ "q:4-5@446,p:0-3@1024", { 1, 1, 1, 1, 0, 0 }, { 446, 1024 }, 2, true },
+		/* CPUs 0 and 1 (2 and 3) were one cluster: p-q moves unknown. */
+		{ "p:0,2,q:1,3,r:4-5", { 0, 1, 0, 1, 2, 2 }, { 446, 446, 1024 }, 3, false },
+	};
+	struct schedstat_recording *rec;
+	uint8_t *file;
+	size_t size;
+
+	(void)state;
+	record_moves(&file, &size);
+	assert_int_equal(open_bytes(file, size, &rec), 0);
+	for (size_t b = 0; b < sizeof(by) / sizeof(by[0]); b++) {
+		struct schedstat_snapshot *s;
+		size_t row = 0;
+
+		assert_int_equal(schedstat_recording_regroup(rec, by[b].spec), 0);
+		assert_int_equal(schedstat_recording_sample(rec, 0, &s, NULL, NULL), 0);
+		assert_int_equal(s->nr_clusters, by[b].nr);
+		for (int f = 0; f < by[b].nr; f++) {
+			for (int t = 0; t < by[b].nr; t++) {
+				bool known = f != t && (by[b].all_known || f == 2 || t == 2);
+
+				assert_int_equal(schedstat_recording_moves_known(rec, f, t), known);
+				if (!known)
+					continue;
+				assert_true(row < s->nr_migrations);
+				assert_int_equal(s->migrations[row].from, f);
+				assert_int_equal(s->migrations[row].to, t);
+				assert_int_equal(s->migrations[row++].count,
+						 moves_between(by[b].cl, f, t, 0));
+			}
+		}
+		assert_int_equal(s->nr_migrations, row);
+		for (int t = 0; t < by[b].nr; t++) {
+			unsigned int up = 0, down = 0;
+
+			for (int f = 0; f < by[b].nr && by[b].all_known; f++) {
+				if (by[b].cap[t] > by[b].cap[f])
+					up += moves_between(by[b].cl, f, t, 0);
+				else if (by[b].cap[t] < by[b].cap[f])
+					down += moves_between(by[b].cl, f, t, 0);
+			}
+			assert_int_equal(s->clusters[t].up_migrations, up);
+			assert_int_equal(s->clusters[t].down_migrations, down);
+		}
+		for (size_t k = 0; k < s->nr_tasks; k++) {
+			const struct schedstat_task *task = &s->tasks[k];
+			unsigned int up = 0, down = 0;
+
+			for (int f = 0; f < by[b].nr && by[b].all_known; f++) {
+				for (int t = 0; t < by[b].nr; t++) {
+					int n = moves_between(by[b].cl, f, t, task->pid);
+
+					up += by[b].cap[t] > by[b].cap[f] ? n : 0;
+					down += by[b].cap[t] < by[b].cap[f] ? n : 0;
+				}
+			}
+			assert_int_equal(task->up_migrations, up);
+			assert_int_equal(task->down_migrations, down);
+		}
+		schedstat_snapshot_free(s);
+	}
+	schedstat_recording_close(rec);
+	free(file);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -356,6 +504,7 @@ int main(void)
 		cmocka_unit_test(foreign_mangled_and_future_files),
 		cmocka_unit_test(varints_and_header_bytes),
 		cmocka_unit_test(regroup_sums_the_recorded_cpus),
+		cmocka_unit_test(regroup_counts_the_recorded_moves),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
