@@ -625,7 +625,10 @@ enum schedstat_source {
  * "Invariance before and after 5.0").
  */
 enum schedstat_pelt_scheme {
-	/* By the kernel release the trace names; 5.0's when it names none. */
+	/*
+	 * By the kernel release the trace names; when it names none, 4.x's
+	 * if it stores an EAS 4.x event's format, else 5.0's.
+	 */
 	SCHEDSTAT_PELT_AUTO = 0,
 	/* From 5.0: the PELT clock runs at capacity x cur/max frequency. */
 	SCHEDSTAT_PELT_SCALED_CLOCK,
@@ -726,6 +729,11 @@ struct schedstat_pelt_info {
 	/* The kernel release the trace names ("" if none: assumed). */
 	char release[65];
 	bool chosen;		/* given by opts->pelt_scheme */
+	/*
+	 * With no release: the event whose format only kernels before 5.1
+	 * had, which chose SCALED_CONTRIB ("" if none: 5.1's assumed).
+	 */
+	char evidence[32];
 	/* CPUs whose maximum frequency is the highest the trace shows. */
 	uint64_t max_freq_from_trace;	/* bit per CPU, first 64 */
 };

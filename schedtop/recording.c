@@ -281,8 +281,7 @@ static void mask_text(uint64_t mask, char *buf, size_t size)
 void trace_pelt_note(const char *path, struct schedstat_session *s)
 {
 	struct schedstat_pelt_info info;
-	char cpus[128];
-
+	char cpus[128], why[256] = "";
 	bool assumed;
 
 	if (schedstat_session_pelt_info(s, &info))
@@ -290,12 +289,19 @@ void trace_pelt_note(const char *path, struct schedstat_session *s)
 	assumed = !info.chosen && !info.release[0];
 	if (!assumed && !info.max_freq_from_trace)
 		return;
+	if (assumed && info.evidence[0])
+		snprintf(why, sizeof(why), "as kernels before 5.1 computed it "
+			 "(the trace names no kernel, but holds the format of "
+			 "%s, an EAS 4.x event; for a newer kernel give "
+			 "--pelt-scheme 5.0)", info.evidence);
+	else if (assumed)
+		snprintf(why, sizeof(why), "as kernels from 5.1 compute it "
+			 "(the trace names no kernel; for an older one give "
+			 "--pelt-scheme 4.x)");
 	mask_text(info.max_freq_from_trace, cpus, sizeof(cpus));
 	/* One line for both: what was assumed about the kernel's PELT. */
 	fprintf(stderr, "schedtop: note: %s: PELT estimated %s%s%s%s\n", path,
-		assumed ? "as kernels from 5.1 compute it (the trace names no "
-			  "kernel; for an older one give --pelt-scheme 4.x)" : "",
-		assumed && info.max_freq_from_trace ? ", " : "",
+		why, assumed && info.max_freq_from_trace ? ", " : "",
 		info.max_freq_from_trace ? "with each CPU's maximum frequency "
 					   "the highest the trace shows, on CPUs " : "",
 		cpus);

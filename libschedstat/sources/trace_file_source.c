@@ -22,6 +22,7 @@
  */
 const char *tracecmd_get_uname(struct tracecmd_input *handle);
 
+#include "array_size.h"
 #include "model.h"
 #include "engine_sink.h"
 #include "sched_events.h"
@@ -234,16 +235,38 @@ static int trace_topology(const struct schedstat_session_opts *opts,
 }
 
 /*
+ * Events that only the EAS-era Android 4.x kernels declared (EAS r1.x,
+ * include/trace/events/sched.h there; mainline never had them, and Android
+ * replaced them with sched_load_se/sched_load_cfs_rq on 4.14 and 4.19):
+ * a trace that stores their format was written by a kernel before 5.1,
+ * even when trace-cmd was too old to store uname(2).
+ */
+static const char *const pre_5_1_events[] = {
+	"sched_load_avg_task",
+	"sched_load_avg_cpu",
+};
+
+static const char *pre_5_1_event_in(struct tep_handle *tep)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(pre_5_1_events); i++)
+		if (tep_find_event_by_name(tep, "sched", pre_5_1_events[i]))
+			return pre_5_1_events[i];
+	return NULL;
+}
+
+/*
  * The release the trace names, and the scheme its kernel used: contributions
  * scaled until the scaled PELT clock came (v5.1, commit 23127296889f
- * "sched/fair: Update scale invariance of PELT"); without a release, or
- * one that does not parse, today's scheme is assumed.
+ * "sched/fair: Update scale invariance of PELT"). Without a release, or
+ * one that does not parse, the formats of events only older kernels had
+ * decide; failing those, today's scheme is assumed.
  */
 static void pick_pelt_scheme(struct trace_file_source *s,
 			     enum schedstat_pelt_scheme want)
 {
 	const char *uname = tracecmd_get_uname(s->handle);
 	unsigned int major = 0, minor = 0;
+	const char *old_event;
 
 	s->pelt.scheme = SCHEDSTAT_PELT_SCALED_CLOCK;
 	/* The third word: the release. */
@@ -251,8 +274,15 @@ static void pick_pelt_scheme(struct trace_file_source *s,
 	    sscanf(s->pelt.release, "%u.%u", &major, &minor) == 2 &&
 	    (major < 5 || (major == 5 && minor < 1)))
 		s->pelt.scheme = SCHEDSTAT_PELT_SCALED_CONTRIB;
-	if (!major)
+	if (!major) {
 		s->pelt.release[0] = '\0';
+		old_event = pre_5_1_event_in(s->tep);
+		if (old_event) {
+			s->pelt.scheme = SCHEDSTAT_PELT_SCALED_CONTRIB;
+			snprintf(s->pelt.evidence, sizeof(s->pelt.evidence),
+				 "%s", old_event);
+		}
+	}
 	if (want != SCHEDSTAT_PELT_AUTO) {
 		s->pelt.scheme = want;
 		s->pelt.chosen = true;

@@ -120,16 +120,38 @@ def the_5_1_scheme_does_not_fit_this_kernel():
 
 @test
 def auto_says_what_it_assumed():
-    """The file names no kernel (no UNAME option): auto takes 5.1's scheme
-    and says so, and how to override it, once; maximum frequencies come from
-    the trace (850 MHz LITTLE, 1100 big), which is said too."""
+    """The file names no kernel (no UNAME option), but it stores the format
+    of sched_load_avg_task, an event only EAS-era 4.x kernels had: auto
+    takes the pre-5.1 scheme and says why, and how to override it, once;
+    maximum frequencies come from the trace (850 MHz LITTLE, 1100 big),
+    which is said too. Without those formats, 5.1's scheme is assumed, said
+    so."""
     r = schedtop("csv", "--trace", FIXTURE, "--topology", TOPO, "-n", "1",
                  "-t", "cpu")
     check(r.returncode == 0, r.stderr)
     err = r.stderr.decode().splitlines()
     check(len(err) == 1 and "names no kernel" in err[0] and
-          "--pelt-scheme 4.x" in err[0] and err[0].endswith("CPUs 0-5"),
-          "note: %r" % err)
+          "sched_load_avg_task" in err[0] and "--pelt-scheme 5.0" in err[0] and
+          err[0].endswith("CPUs 0-5"), "note: %r" % err)
+    if not os.path.exists(TOOL):
+        r = make_in_out("tests/tools/trace_pelt")
+        check(r.returncode == 0, "building trace_pelt: %s" % r.stderr)
+    r = subprocess.run([TOOL, FIXTURE, TOPO, "auto", "1000000"],
+                       capture_output=True, text=True, timeout=120)
+    check(r.returncode == 0 and "scheme=2 release=\n" in r.stderr,
+          "auto on the Juno excerpt: %r" % r.stderr)
+    tool = os.path.join(SRC, "tests", "tools", "trace_dat_excerpt.py")
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "t.dat")
+        r = subprocess.run(["python3", tool, FIXTURE, path, "--drop-formats",
+                            "sched_load_avg_task,sched_load_avg_cpu"],
+                           capture_output=True, text=True)
+        check(r.returncode == 0, "excerpt --drop-formats: %s" % r.stderr)
+        r = schedtop("csv", "--trace", path, "--topology", TOPO, "-n", "1",
+                     "-t", "cpu")
+        err = r.stderr.decode().splitlines()
+        check(r.returncode == 0 and len(err) == 1 and "names no kernel" in err[0]
+              and "--pelt-scheme 4.x" in err[0], "without the 4.x formats: %r" % err)
     r = schedtop("csv", "--trace", FIXTURE, "--topology", TOPO, "-n", "1",
                  "-t", "cpu", "--pelt-scheme", "4.x")
     check(r.returncode == 0 and b"names no kernel" not in r.stderr, r.stderr)

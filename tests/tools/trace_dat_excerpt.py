@@ -144,6 +144,8 @@ def main():
     ap.add_argument("--to", dest="end", type=float, default=float("inf"))
     ap.add_argument("--pages", action="store_true")
     ap.add_argument("--uname")
+    ap.add_argument("--drop-formats", default="",
+                    help="event names whose formats to leave out (comma-separated)")
     a = ap.parse_args()
     try:
         with open(a.input, "rb") as fh:
@@ -158,6 +160,9 @@ def main():
         sys.exit("trace_dat_excerpt: give an output file")
     keep = set(s.encode() for s in a.systems.split(","))
     f["systems"] = [(n, e) for n, e in f["systems"] if n in keep]
+    drop = set(b"name: " + x.encode() + b"\n" for x in a.drop_formats.split(",") if x)
+    f["systems"] = [(n, [e for e in evs if not any(e.startswith(d) for d in drop)])
+                    for n, evs in f["systems"]]
     f["kallsyms"] = b""
     if a.uname is not None:
         f["options"] = [(o, v) for o, v in f["options"] if o != OPTION_UNAME]
