@@ -532,6 +532,55 @@ def sigkill_while_offline_is_undone_at_the_next_start():
                 f.write("1")
 
 
+@test(root=True)
+def no_cpuhp_events_is_one_line_and_exit_1():
+    """A kernel without the cpuhp events, made here: a private mount
+    namespace lays an empty directory over events/cpuhp of every tracefs
+    mount, so schedtop finds no cpuhp_enter/cpuhp_exit and must say what
+    the kernel lacks in one line, exit 1 and leave cpu1 and tracefs as they
+    were."""
+    need_hotplug()
+    import shutil
+    import subprocess
+    import tempfile
+    if not shutil.which("unshare"):
+        raise Skip("no unshare (util-linux)")
+    # Where / is no mount point of its own (a chroot) the kernel refuses
+    # a private namespace, and without one the events cannot be hidden.
+    r = subprocess.run(["unshare", "-m", "true"], capture_output=True)
+    if r.returncode != 0:
+        raise Skip("no private mount namespace to hide events/cpuhp in: %s"
+                   % " ".join(r.stderr.decode(errors="replace").split()))
+    from harness import BIN
+    empty = tempfile.mkdtemp(prefix="schedtop-nocpuhp-")
+    # Every tracefs mount: libtracefs takes the first it finds in mounts.
+    script = ("n=0; for m in $(awk '$3 == \"tracefs\" {print $2}' /proc/self/mounts); do "
+              "[ -d $m/events/cpuhp ] || continue; mount --bind %s $m/events/cpuhp || exit 99; "
+              "n=$((n + $(ls $m/events/cpuhp | wc -l))); done; echo hidden $n; "
+              "exec %s hotplug 1 -n 1 --csv" % (empty, BIN))
+    before = set(os.listdir(TRACING + "/instances"))
+    try:
+        p = subprocess.Popen(["unshare", "-m", "sh", "-c", script],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        out, err = p.communicate(timeout=60)
+    finally:
+        os.rmdir(empty)
+    out, err = out.decode(errors="replace"), err.decode(errors="replace")
+    check(p.returncode != 99, "could not bind over events/cpuhp: %s" % err)
+    check(out.startswith("hidden 0\n"), "events/cpuhp still visible: %r" % out[:200])
+    lines = err.strip().splitlines()
+    print("# schedtop said: %s (exit %d)" % (err.strip(), p.returncode))
+    check(p.returncode == 1, "exit %d, not 1: %s" % (p.returncode, err))
+    check(len(lines) == 1 and lines[0].startswith("schedtop: cpu1: ") and
+          "no cpuhp:cpuhp_enter and cpuhp_exit events" in lines[0] and
+          "CONFIG_HOTPLUG_CPU" in lines[0],
+          "not the one line that names the missing events and the kernel "
+          "options: %r" % err)
+    check(out == "hidden 0\n", "output besides the error: %r" % out)
+    check(online(), "cpu1 left offline")
+    left = set(os.listdir(TRACING + "/instances")) - before
+    check("schedtop-%d" % p.pid not in left, "its tracefs instance left: %s" % left)
+
 @test
 def bad_arguments_get_one_line():
     for args, want in ((["hotplug"], "which CPU"), (["hotplug", "x"], "bad CPU"),
