@@ -54,8 +54,8 @@ def parse_events(lines, cpu):
 class CpuhpTrace:
     """A tracefs instance of the test's own with the cpuhp events."""
 
-    def __init__(self):
-        self.dir = "%s/instances/test-hp-%d" % (TRACING, os.getpid())
+    def __init__(self, tag=""):
+        self.dir = "%s/instances/test-hp%s-%d" % (TRACING, tag, os.getpid())
         os.mkdir(self.dir)
         self.write("trace_clock", "mono")
         self.write("events/cpuhp/enable", "1")
@@ -149,7 +149,7 @@ def kernel_inside(op_events):
 
 
 
-def late_bounds(op_events, names, until=None):
+def late_bounds(op_events, names, until=None, later=None):
     """How far another observer's account of one operation can differ from
     this instance's, from how late it can stamp each event (parse_events()
     says why): {"span": (lo, hi), "inside": (lo, hi), leaf name: (lo, hi)}
@@ -164,10 +164,19 @@ def late_bounds(op_events, names, until=None):
     exit's."""
     inf = float("inf")
 
+    # A second instance created after schedtop attached runs its probe
+    # after schedtop's: its stamps of the same events (@later, the same
+    # operation as it saw it) are the tighter bound.
+    if later is not None and len(later) != len(op_events):
+        later = None
+    at = {id(e): i for i, e in enumerate(op_events)}
+
     def late(e):
         g = inf if e[4] is None else e[4]
         if until is not None:
             g = min(g, until - e[0])
+        if later is not None:
+            g = min(g, later[at[id(e)]][0] - e[0])
         return max(g, 0.0) * 1e3
 
     out = {"span": (-late(op_events[0]), late(op_events[-1]))}
