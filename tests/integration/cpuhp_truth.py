@@ -12,26 +12,50 @@ TRACING = "/sys/kernel/tracing"
 
 
 def parse_events(lines, cpu):
-    """(ts, kind, idx, target) of @cpu's steps in a trace file's @lines as
-    the kernel printed them, kind "enter", "multi_enter" or "exit"."""
-    out = []
+    """(ts, kind, idx, target, gap) of @cpu's steps in a trace file's @lines
+    as the kernel printed them, kind "enter", "multi_enter" or "exit".
+
+    gap (s, None if unknown) bounds how late any other observer of the same
+    tracepoint call can stamp it, this instance's probe having run first
+    (the test creates it before schedtop starts): tracepoint probes run one
+    after another with preemption off, so every later probe of the call,
+    another instance's or a BPF program's, stamps it between this one's
+    stamp and this instance's next cpuhp event on the same ring-buffer CPU.
+    Nothing in the guest need run in between for that to take long: as a
+    CPU comes up, the control vCPU stalls right after cpu:kick_ap's exit
+    (0.2-0.36 ms here with no interrupt, MSR access or switch traced in it;
+    the hypervisor starting the new vCPU), so a later probe stamps that exit
+    late and its cpu:kick_ap reads longer by as much."""
+    out, last = [], {}
     for line in lines:
-        m = re.search(r" ([\d.]+): cpuhp_(enter|multi_enter|exit): +cpu: (\d+) +"
-                      r"(?:target|state): *(-?\d+) step: *(\d+)", line)
-        if m and int(m.group(3)) == cpu:
-            out.append((float(m.group(1)), m.group(2), int(m.group(5)),
-                        int(m.group(4))))
+        m = re.search(r"(?:\[(\d+)\].*)? ([\d.]+): cpuhp_(enter|multi_enter|exit): +"
+                      r"cpu: (\d+) +(?:target|state): *(-?\d+) step: *(\d+)", line)
+        if not m:
+            continue
+        ts = float(m.group(2))
+        on = m.group(1)
+        if on is not None:
+            if on in last:
+                last[on][4] = ts - last[on][0]
+            last.pop(on, None)
+        if int(m.group(4)) == cpu:
+            e = [ts, m.group(3), int(m.group(6)), int(m.group(5)), None]
+            out.append(e)
+            if on is not None:
+                last[on] = e
+        elif on is not None:
+            last[on] = [ts, None, None, None, None]
     # The file is merged in time order already; stamps print in whole
     # microseconds, so an exit and the next enter often tie: keep the
     # kernel's order (a sort by kind would enter before exiting).
-    return sorted(out, key=lambda e: e[0])
+    return sorted((tuple(e) for e in out), key=lambda e: e[0])
 
 
 class CpuhpTrace:
     """A tracefs instance of the test's own with the cpuhp events."""
 
-    def __init__(self):
-        self.dir = "%s/instances/test-hp-%d" % (TRACING, os.getpid())
+    def __init__(self, tag=""):
+        self.dir = "%s/instances/test-hp%s-%d" % (TRACING, tag, os.getpid())
         os.mkdir(self.dir)
         self.write("trace_clock", "mono")
         self.write("events/cpuhp/enable", "1")
@@ -79,7 +103,7 @@ def group_ops(events, top):
     instance callback runs for it."""
     ops, open_ = [], False
     for e in events:
-        ts, kind, idx, target = e
+        ts, kind, idx, target = e[:4]
         if kind == "enter" and (not ops or not open_ or ops[-1][0] != (target == top)):
             ops.append((target == top, []))
             open_ = True
@@ -95,12 +119,12 @@ def leaf_durations(op_events, names):
     """ms of each state the kernel entered once, with no other step of the
     CPU in between (on any CPU), by its unique name."""
     count = {}
-    for ts, kind, idx, _ in op_events:
+    for ts, kind, idx, *_ in op_events:
         if kind != "exit":
             count[idx] = count.get(idx, 0) + 1
     unique = {n for n in names.values() if list(names.values()).count(n) == 1}
     out = {}
-    for i, (ts, kind, idx, _) in enumerate(op_events[:-1]):
+    for i, (ts, kind, idx, *_) in enumerate(op_events[:-1]):
         nxt = op_events[i + 1]
         if (kind != "exit" and count[idx] == 1 and nxt[1] == "exit" and
                 nxt[2] == idx and names.get(idx) in unique):
@@ -112,7 +136,7 @@ def kernel_inside(op_events):
     """ms of the kernel's operation with some step of it open (on any
     CPU), and its span, first event to last."""
     depth, inside, last = [], 0.0, op_events[0][0]
-    for ts, kind, idx, _ in op_events:
+    for ts, kind, idx, *_ in op_events:
         if depth:
             inside += ts - last
         last = ts
@@ -123,3 +147,62 @@ def kernel_inside(op_events):
     return inside * 1e3, (op_events[-1][0] - op_events[0][0]) * 1e3
 
 
+
+
+def late_bounds(op_events, names, until=None, later=None):
+    """How far another observer's account of one operation can differ from
+    this instance's, from how late it can stamp each event (parse_events()
+    says why): {"span": (lo, hi), "inside": (lo, hi), leaf name: (lo, hi)}
+    in ms, with "stamps" the number of this instance's stamps each rests on
+    (they print in whole microseconds). An event's lateness is bounded by
+    its gap, and by @until (s, CLOCK_MONOTONIC: when the write that made
+    the operation returned, after every probe of it had run). A late stamp
+    of the first step shortens the first to last step, of the last one
+    lengthens it; a late enter that opens the first state shortens the time
+    inside states, a late exit that leaves none open lengthens it; a leaf
+    state reads shorter by its enter's lateness at most and longer by its
+    exit's."""
+    inf = float("inf")
+
+    # A second instance created after schedtop attached runs its probe
+    # after schedtop's: its stamps of the same events (@later, the same
+    # operation as it saw it) are the tighter bound.
+    if later is not None and len(later) != len(op_events):
+        later = None
+    at = {id(e): i for i, e in enumerate(op_events)}
+
+    def late(e):
+        g = inf if e[4] is None else e[4]
+        if until is not None:
+            g = min(g, until - e[0])
+        if later is not None:
+            g = min(g, later[at[id(e)]][0] - e[0])
+        return max(g, 0.0) * 1e3
+
+    out = {"span": (-late(op_events[0]), late(op_events[-1]))}
+    depth, lo, hi, edges = [], 0.0, 0.0, 0
+    for e in op_events:
+        kind, idx = e[1], e[2]
+        if kind != "exit":
+            if not depth:
+                lo -= late(e)
+                edges += 1
+            depth.append(idx)
+        elif idx in depth:
+            del depth[len(depth) - 1 - depth[::-1].index(idx):]
+            if not depth:
+                hi += late(e)
+                edges += 1
+    out["inside"] = (lo, hi)
+    out["edges"] = edges
+    count = {}
+    for e in op_events:
+        if e[1] != "exit":
+            count[e[2]] = count.get(e[2], 0) + 1
+    unique = {n for n in names.values() if list(names.values()).count(n) == 1}
+    for i, e in enumerate(op_events[:-1]):
+        nxt = op_events[i + 1]
+        if (e[1] != "exit" and count[e[2]] == 1 and nxt[1] == "exit" and
+                nxt[2] == e[2] and names.get(e[2]) in unique):
+            out[names[e[2]]] = (-late(e), late(nxt))
+    return out

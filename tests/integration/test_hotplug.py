@@ -130,9 +130,57 @@ def hotplug_rows(csv_bytes, ops, what):
     return [tuple(f) for f in found]
 
 
+def replay_shows_offline_as_written(rec, rows, ops):
+    """replay, stepped through every sample of @rec, shows cpu1 offline
+    exactly where csv --from of it says so (@rows), and that is where the
+    writes of @ops took it: offline from the end of an offline write to the
+    start of the next online one, online from the end of that to the start
+    of the next offline one; a sample during a write may show either."""
+    rows = [r for r in rows if r["cpu"] == "1"]
+    n = len(rows)
+    t = Tmux(["replay", rec], width=150, height=40)
+    shown = []
+    try:
+        t.wait_for(r"REPLAY \d+/%d " % n)
+        t.keys("space")
+        t.wait_for(r"PAUSED")
+        t.keys("{")
+        for i in range(1, n + 1):
+            if i > 1:
+                t.keys(".")
+            s = t.wait_for(r"REPLAY %d/%d " % (i, n))
+            m = re.search(r"^  cpu1  (offline|\[)", s, re.M)
+            check(m, "replay sample %d: no cpu1 row:\n%s" % (i, s))
+            shown.append(m.group(1) == "offline")
+        t.keys("q")
+        exited_cleanly(t)
+    finally:
+        t.close()
+    check(shown == [r["online"] == "0" for r in rows],
+          "replay's cpu1 offline per sample %s, csv --from's %s" %
+          ("".join("o_"[x] for x in shown),
+           "".join("o_"[r["online"] == "0"] for r in rows)))
+    for i, r in enumerate(rows):
+        ts = int(r["ts_ns"])
+        check(ts >= ops[0][1] or not shown[i], "replay sample %d at %d: "
+              "cpu1 offline before the first write at %d" % (i + 1, ts, ops[0][1]))
+        for k in range(0, len(ops), 2):
+            (_, off0, off1), (_, on0, on1) = ops[k], ops[k + 1]
+            nxt = ops[k + 2][1] if k + 2 < len(ops) else float("inf")
+            if off1 < ts < on0:
+                check(shown[i], "replay sample %d at %d: cpu1 online, taken "
+                      "offline from %d to %d (cycle %d)" % (i + 1, ts, off1, on0, k // 2 + 1))
+            elif on1 < ts < nxt:
+                check(not shown[i], "replay sample %d at %d: cpu1 offline, "
+                      "online from %d to %s (cycle %d)" % (i + 1, ts, on1, nxt, k // 2 + 1))
+    stretches = sum(1 for i, x in enumerate(shown) if x and (i == 0 or not shown[i - 1]))
+    check(stretches == len(ops) // 2, "replay shows %d offline stretches for "
+          "%d cycles" % (stretches, len(ops) // 2))
+
+
 def cycles_told_apart(source):
     """Every one of CYCLES cycles, under SOURCE, in csv (live and --from
-    a recording of the same run), report and the Perfetto export."""
+    a recording of the same run), replay, report and the Perfetto export."""
     need_hotplug()
     tmp = tempfile.mkdtemp(prefix="schedtop-hp-")
     rec, js = os.path.join(tmp, "hp.rec"), os.path.join(tmp, "hp.json")
@@ -152,6 +200,7 @@ def cycles_told_apart(source):
         r = schedtop("csv", "-t", "cpu", "--from", rec)
         check(r.returncode == 0, "csv --from: %s" % r.stderr)
         found = hotplug_rows(r.stdout, ops, "csv --from")
+        replay_shows_offline_as_written(rec, parse_csv(r.stdout), ops)
 
         r = schedtop("report", rec)
         check(r.returncode == 0, "report: %s" % r.stderr)
