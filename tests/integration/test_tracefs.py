@@ -192,12 +192,16 @@ def judge_round(tasks, seconds, cpus, steal0, side):
         for (t_tr, t_bpf, pid, comm, b_state, b_run, b_util, b_age, t_state,
              t_run, t_util, t_runns) in mine_rows:
             every.append(abs(int(t_util) - int(b_util)))
-            # Asleep for 2 ms or more (the kernel's last update of it is
-            # that old): a switch in the last moment before the sample may
-            # be on one side of the instant for BPF and the other for the
-            # trace, which is sampling, not the engine.
+            # Asleep for 2 ms or more at the tracefs sample (the kernel's
+            # last update of it is that much older than it): a switch in
+            # the last moment before the sample may be on one side of the
+            # instant for BPF and the other for the trace, which is
+            # sampling, not the engine. And the same sleep at both: the
+            # BPF sample follows by up to 12 ms when pelt_pair is kept
+            # waiting (duty20 woke, ran and slept again between them:
+            # off 57.2, the engine's value decayed as if asleep).
             if (b_state == "S" and t_state == "S" and b_run == "0" and
-                    int(b_age) >= SETTLED_NS):
+                    int(b_age) >= SETTLED_NS + int(t_bpf) - int(t_tr)):
                 # What the unrecorded switches of this task can have put
                 # in the engine's value: a run of up to the gap, at most
                 # 1024 (1 - y^gap), decayed since. Beyond 1% of 1024 the
