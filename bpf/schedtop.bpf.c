@@ -252,9 +252,8 @@ static __always_inline struct rq *cpu_rq(__u32 cpu, bool ksyms)
 /*
  * The PELT clock now: rq->clock_pelt as of the CPU's last rq clock update,
  * advanced by the sched_clock time since (as the kernel does for an idle
- * CPU in migrate_se_pelt_lag()). BPF has no sched_clock: @sched_now is the
- * reading CPU's rq clock, updated when the reader was scheduled in (at most
- * a tick ago), so the advance errs short by that much, never long.
+ * CPU in migrate_se_pelt_lag()). BPF has no sched_clock: @sched_now is
+ * sched_now() below.
  */
 static __always_inline __u64 pelt_clock_now(struct rq *rq, __u64 sched_now)
 {
@@ -319,16 +318,48 @@ static __always_inline void read_cpu(__u32 cpu, __u64 now, __u64 sched_now,
 	c->seen = (c->seen & ST_SEEN_FREQ) | seen;
 }
 
+/*
+ * The reading CPU's rq clock and the monotonic clock at the walk's first
+ * call: user space has just brought that rq clock up to date
+ * (bpfsrc_sample()), so the pair says where sched_clock stood then.
+ */
+static __u64 walk_clock, walk_ktime;
+
+static __always_inline void walk_begins(bool ksyms)
+{
+	struct rq *self = cpu_rq(bpf_get_smp_processor_id(), ksyms);
+
+	walk_clock = self ? BPF_CORE_READ(self, clock) : 0;
+	walk_ktime = bpf_ktime_get_ns();
+}
+
+/*
+ * sched_clock now, from below: the reading CPU's rq clock is as of its last
+ * update (a tick or a switch, up to 1/HZ ago: the blocked tasks' decay came
+ * out that much short, 8% of their util at HZ=250), the walk's first
+ * clock advanced by the monotonic time since is as of the walk's start
+ * (microseconds after user space updated it). The later of the two.
+ */
+static __always_inline __u64 sched_now(struct rq *self, __u64 now)
+{
+	__u64 clock = self ? BPF_CORE_READ(self, clock) : 0;
+	__u64 since = walk_clock && now > walk_ktime ?
+		      walk_clock + (now - walk_ktime) : 0;
+
+	return since > clock ? since : clock;
+}
+
 /* Every CPU the kernel may have (offline ones keep their last values). */
 static __always_inline void read_cpus(bool ksyms)
 {
 	struct rq *self = cpu_rq(bpf_get_smp_processor_id(), ksyms);
 	__u64 now = bpf_ktime_get_ns();
-	__u64 sched_now = self ? BPF_CORE_READ(self, clock) : 0;
+	__u64 sched_clock_now = sched_now(self, now);
 
 	for (__u32 cpu = 0; cpu < nr_cpus && cpu < ST_MAX_CPUS; cpu++)
-		read_cpu(cpu, now, sched_now, ksyms);
+		read_cpu(cpu, now, sched_clock_now, ksyms);
 	global_state.cpus_read_ts = now;
+	walk_clock = 0;
 }
 
 /*
@@ -344,6 +375,8 @@ static __always_inline int dump(struct bpf_iter__task *ctx, bool ksyms)
 		read_cpus(ksyms);
 		return 0;
 	}
+	if (ctx->meta->seq_num == 0)
+		walk_begins(ksyms);
 	fill_task(&r, p);
 	if (!ksyms)
 		learn_rq(p, r.cpu);

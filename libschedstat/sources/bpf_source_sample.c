@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -201,6 +202,12 @@ int bpfsrc_sample(struct bpfsrc *s,
 	int err;
 
 	*out = NULL;
+	/*
+	 * Asking the kernel this thread's run time brings this CPU's rq clock
+	 * up to date (task_sched_runtime()): the iterator starts its
+	 * sched_clock from it (schedtop.bpf.c, sched_now()).
+	 */
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &(struct timespec){ 0 });
 	/* The iterator's last call copies the runqueues: after the tasks. */
 	err = read_tasks(s, &nr);
 	if (err)

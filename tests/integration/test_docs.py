@@ -142,6 +142,7 @@ NOT_TRACEPOINTS = {
     "irq_tp",                   # "pelt_cfs/rt/dl/irq_tp"
     "sched_util_est_cfs_tp",    # left off on purpose (docs/performance.md)
     "sched_delayed",            # se.sched_delayed, a field (EEVDF)
+    "sched_clock",              # the kernel's clock, a function
 }
 
 

@@ -8,6 +8,8 @@
   the dumps just before and just after a sample agree. The dump
   prints no rq->avg_rt, avg_dl, avg_irq or cpu_capacity: those are not
   compared here.
+- A task asleep since a known moment has that age (pelt_age_ns), though
+  the reader was busy since its CPU's last tick.
 """
 import json
 import os
@@ -16,8 +18,8 @@ import subprocess
 import threading
 import time
 
-from harness import (Inconclusive, RtApp, check, mono_ns, parse_csv,
-                     periodic, run, schedtop, start_schedtop, test)
+from harness import (OUT, Inconclusive, RtApp, check, mono_ns, parse_csv,
+                     periodic, run, schedtop, start_schedtop, steal_ns, test)
 
 # Tracepoints hit on every context switch, wakeup, idle entry or
 # enqueue/dequeue: nothing of schedtop's may be on them by default.
@@ -147,6 +149,57 @@ def cpu_values_match_sched_debug():
                            "around %d of %d samples" % (cpu, moved, len(rows)))
     print("# %d samples equal to the dumps around them, %d with an update "
           "in between not compared, %d dumps" % (exact, moved, len(reads)))
+
+
+PELT_AGE = os.path.join(OUT, "tests", "tools", "pelt_age")
+TOPO = "LITTLE:0,big:1@1024"
+# Runs 20 ms, says when it stops, sleeps: its switch-out follows the
+# timestamp by a write() and the sleep's syscall entry.
+SLEEPER = """
+import sys, time
+now = lambda: time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+end = now() + 20000000
+while now() < end:
+    pass
+sys.stdout.write("%d\\n" % now())
+sys.stdout.flush()
+time.sleep(600)
+"""
+
+
+@test(root=True)
+def sleeping_task_pelt_age_is_its_time_asleep():
+    """The BPF source's pelt_age_ns of a task asleep since a known moment
+    is the time since, though the reader spun 3 ms after it woke: its
+    CPU's rq clock is then as old as its last tick (up to 4 ms at HZ=250),
+    and the decay of every sleeping task's util was that much short."""
+    check(os.path.exists(PELT_AGE), "build it: make unit")
+    child = subprocess.Popen(["taskset", "-c", "1", "python3", "-c", SLEEPER],
+                             stdout=subprocess.PIPE, text=True)
+    try:
+        asleep = int(child.stdout.readline())
+        steal0 = steal_ns(1)
+        r = subprocess.run(["taskset", "-c", "0", PELT_AGE, TOPO,
+                            str(child.pid), "40", "3"],
+                           capture_output=True, text=True, timeout=60)
+        stolen = steal_ns(1) - steal0
+    finally:
+        child.kill()
+        child.wait()
+    check(r.returncode == 0, r.stderr)
+    rows = [l.split(",") for l in r.stdout.split()]
+    check(len(rows) == 40 and all(st == "S" for _, st, _ in rows),
+          "sleeper not seen asleep in 40 samples: %s" % rows[:3])
+    # Wall time asleep less the PELT age: what the kernel's clock skipped
+    # (steal, measured; an idle CPU accrues none) and the reader missed.
+    short = [(int(ts) - asleep - int(age)) / 1e6 for ts, _, age in rows]
+    print("# time asleep - pelt_age_ns: min %.3f ms, max %.3f ms; cpu1 "
+          "stolen %.3f ms" % (min(short), max(short), stolen / 1e6))
+    # The sleep begins a write() and a syscall entry after its timestamp
+    # (microseconds), and the iterator counts from the rq clock user space
+    # brought up to date just before it: 0.2 ms covers both many times.
+    check(min(short) >= -0.2 and max(short) <= 0.2 + stolen / 1e6,
+          "pelt age off the time asleep by %.3f..%.3f ms" % (min(short), max(short)))
 
 
 if __name__ == "__main__":

@@ -12,6 +12,10 @@
  * per sample and task whose comm is listed:
  *   trace_ts,bpf_ts,pid,comm,bpf_state,bpf_running,bpf_util,bpf_age_ns,
  *   trace_state,trace_running,trace_util,trace_run_ns
+ * and at the end, on stderr, one line per CPU the tracefs session saw:
+ *   dropped CPU RECORDS
+ * the records its instance lost there (overwritten or refused), which the
+ * engine never saw: a round with some cannot judge the engine.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -20,6 +24,8 @@
 #include <time.h>
 
 #include "schedstat.h"
+
+#define MAX_CPUS	64
 
 static volatile sig_atomic_t stop;
 
@@ -64,8 +70,10 @@ static int open_one(struct schedstat_session **s, enum schedstat_source src,
 int main(int argc, char **argv)
 {
 	struct schedstat_session *bpf = NULL, *tr = NULL;
+	uint64_t dropped[MAX_CPUS] = { 0 };
 	struct timespec ts;
 	long interval_ms, samples;
+	size_t nr_cpus = 0;
 	int ret = 1;
 
 	if (argc < 5) {
@@ -85,7 +93,8 @@ int main(int argc, char **argv)
 	for (long i = 0; !stop && (!samples || i < samples); i++) {
 		struct schedstat_snapshot *a = NULL, *b = NULL;
 		const struct schedstat_task *ta, *tb;
-		size_t na, nb;
+		const struct schedstat_cpu *ca;
+		size_t na, nb, nc;
 		int err;
 
 		if (nanosleep(&ts, NULL) && stop)
@@ -107,6 +116,16 @@ int main(int argc, char **argv)
 		}
 		ta = schedstat_snapshot_tasks(a, &na);
 		tb = schedstat_snapshot_tasks(b, &nb);
+		ca = schedstat_snapshot_cpus(a, &nc);
+		for (size_t j = 0; j < nc; j++) {
+			size_t c = (size_t)ca[j].cpu;
+
+			if (ca[j].cpu < 0 || c >= MAX_CPUS)
+				continue;
+			dropped[c] += ca[j].dropped;
+			if (c + 1 > nr_cpus)
+				nr_cpus = c + 1;
+		}
 		for (size_t j = 0; j < nb; j++) {
 			const struct schedstat_task *x = &tb[j], *y;
 
@@ -127,6 +146,9 @@ int main(int argc, char **argv)
 		schedstat_snapshot_free(a);
 		schedstat_snapshot_free(b);
 	}
+	for (size_t c = 0; c < nr_cpus; c++)
+		fprintf(stderr, "dropped %zu %llu\n", c,
+			(unsigned long long)dropped[c]);
 	ret = 0;
 cleanup:
 	schedstat_session_close(bpf);
