@@ -4,10 +4,12 @@ Each test file registers functions with @test and calls run(); results are
 printed as TAP lines ("ok N name", "not ok N name", "# SKIP") that tests/run
 counts. Only the Python standard library is used.
 """
+import atexit
 import csv
 import io
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -140,6 +142,9 @@ class RtApp:
 
     def __init__(self, tasks, duration):
         self.dir = tempfile.mkdtemp(prefix="schedtop-rtapp-")
+        # Tests read rt-app's logs after stop(): the directory goes when
+        # the test file's process ends (a thousand were left in /tmp).
+        atexit.register(shutil.rmtree, self.dir, True)
         conf = {
             "global": {"duration": duration, "calibration": 23,
                        "default_policy": "SCHED_OTHER",
