@@ -305,7 +305,7 @@ static void print_header(const char *path, struct schedstat_recording *rec,
 		printf("  complete   nothing lost\n");
 }
 
-static void print_clusters(struct report *r)
+static void print_clusters(struct report *r, const char *source)
 {
 	printf("\nClusters (utilization: cfs+rt+dl+irq util over capacity)\n");
 	printf("  %-10s %-10s %8s %10s %10s %10s %7s %7s %7s\n", "CLUSTER", "CPUS",
@@ -333,6 +333,9 @@ static void print_clusters(struct report *r)
 	if (r->ou_avail)
 		printf("  overutilized %.2f s (%.1f%% of the time)\n", r->ou_ns / 1e9,
 		       r->span_ns ? 100.0 * r->ou_ns / r->span_ns : 0);
+	else if (source && !strcmp(source, "trace-cmd"))
+		printf("  overutilized not available (the trace has no "
+		       "sched_overutilized or lisa__sched_overutilized event)\n");
 	else
 		printf("  overutilized not available (no sched_overutilized_tp on this kernel)\n");
 	printf("  cluster changes with a timestamp (migrations, overutilized flips): %" PRIu64 "\n",
@@ -463,7 +466,7 @@ static int report(const char *path, struct schedstat_recording *rec,
 	print_header(path, rec, &info, r.span_ns);
 	printf("  dropped    %" PRIu64 " events (ring buffer full) during the recording\n",
 	       r.dropped);
-	print_clusters(&r);
+	print_clusters(&r, schedstat_recording_meta(rec, "source"));
 	print_tasks(&r, list, n, top);
 	print_hotplug(&r, info.first_ts_ns);
 	err = print_hotplug_states(rec, r.nr_hotplug, info.first_ts_ns);

@@ -89,6 +89,10 @@ def report_and_convert_take_the_topology():
           re.search(r"^\s+big\s+1-2\s+1024\s", out, re.M), "clusters:\n" + out)
     check("recorded   by trace-cmd, kernel not named in the file" in out,
           "what the trace says of itself:\n" + out[:300])
+    # The Juno kernel traced no overutilized event: the report says that
+    # of the trace, not of this machine's kernel.
+    check("overutilized not available (the trace has no sched_overutilized"
+          in out, "overutilized line:\n" + out)
     for task in ("6988 ", "6995 ", "task_r20_5-60"):
         check(task in out, "%s missing from the report:\n%s" % (task, out))
     with tempfile.TemporaryDirectory() as d:
