@@ -53,6 +53,23 @@ static __always_inline unsigned char se_delayed(struct sched_entity *se)
 }
 
 /*
+ * 6.10 ("sched/fair: Check a task has a fitting cpu when updating misfit")
+ * added p->max_allowed_capacity: update_misfit_status() leaves a task on a
+ * CPU of that capacity alone. 0 before: the rule did not exist.
+ */
+struct task_struct___maxcap {
+	unsigned long max_allowed_capacity;
+} __attribute__((preserve_access_index));
+
+static __always_inline __u32 task_max_allowed_capacity(struct task_struct *p)
+{
+	if (bpf_core_field_exists(((struct task_struct___maxcap *)p)->max_allowed_capacity))
+		return BPF_CORE_READ((struct task_struct___maxcap *)p,
+				     max_allowed_capacity);
+	return 0;
+}
+
+/*
  * 6.7 (11137d384996) made sched_avg.util_est a plain unsigned int; before, it
  * was struct util_est { enqueued, ewma }. Either way report what the kernel's
  * _task_util_est() uses, with the UTIL_AVG_UNCHANGED flag cleared.

@@ -61,6 +61,7 @@ struct task_struct {
 	int on_cpu;
 	int on_rq;
 	int prio;
+	int nr_cpus_allowed;
 	struct sched_entity se;
 	struct sched_info sched_info;
 	int exit_state;

@@ -210,6 +210,8 @@ static __always_inline void fill_task(struct st_task_rec *r, struct task_struct 
 	r->runnable_avg = p->se.avg.runnable_avg;
 	r->util_est = avg_util_est(&p->se.avg);
 	r->period_contrib = p->se.avg.period_contrib;
+	r->nr_cpus_allowed = p->nr_cpus_allowed;
+	r->max_allowed_capacity = task_max_allowed_capacity(p);
 }
 
 SEC("tp_btf/sched_process_exit")

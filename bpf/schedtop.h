@@ -144,6 +144,14 @@ struct st_task_rec {
 	__u32 runnable_avg;
 	__u32 util_est;		/* UTIL_AVG_UNCHANGED flag already cleared */
 	__u32 period_contrib;
+	/*
+	 * What update_misfit_status() reads of the affinity: a task allowed
+	 * on one CPU is never misfit; from 6.10 neither is one on a CPU of
+	 * its max_allowed_capacity. 0: not known (a source without it), or
+	 * for max_allowed_capacity a kernel without the rule.
+	 */
+	__u32 nr_cpus_allowed;
+	__u32 max_allowed_capacity;
 };
 
 enum st_event_type {

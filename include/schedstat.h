@@ -275,9 +275,18 @@ struct schedstat_task {
 	/*
 	 * Queued fair task whose util (max of util_avg and util_est, as
 	 * task_fits_cpu() takes it) does not fit its CPU with the kernel's
-	 * 20% margin, while a cluster of more capacity exists.
+	 * 20% margin, while a cluster of more capacity exists; and, as
+	 * update_misfit_status() reads the affinity, allowed on more than
+	 * one CPU and (6.10+) on a CPU of more capacity than its own.
 	 */
 	bool misfit;
+	/*
+	 * The affinity as the kernel keeps it: p->nr_cpus_allowed and (6.10+)
+	 * p->max_allowed_capacity. 0: not known (a recording, a trace file)
+	 * or, for the latter, a kernel without it. Not stored in recordings.
+	 */
+	uint32_t nr_cpus_allowed;
+	uint32_t max_allowed_capacity;
 	/* util/runnable/load from schedtop's engine: AVAIL_PELT_ESTIMATED. */
 	bool pelt_estimated;
 };

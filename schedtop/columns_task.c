@@ -117,7 +117,7 @@ static const struct column task_cols[] = {
 		.tui_default = true, .tui_rank = 7,
 	}, {
 		TASK(misfit), .title = "MISFIT", .width = 6,
-		.desc = "1 if the task is queued and its util (max of util_avg and util_est) does not fit its CPU's capacity with the kernel's 20% margin while a cluster of more capacity exists",
+		.desc = "1 if the task is queued and its util (max of util_avg and util_est) does not fit its CPU's capacity with the kernel's 20% margin while a cluster of more capacity exists, and, as the kernel reads the affinity, it may run on more than one CPU and (from 6.10) on one of more capacity than its own",
 		.sort_desc = true,
 	}, {
 		TASK(pelt_estimated), .title = "EST", .width = 3,

@@ -170,6 +170,46 @@ static void task_out(struct engine *e, struct etask *t, uint64_t ts,
 	}
 }
 
+/*
+ * What update_misfit_status() reads of @r's affinity, asked of the source
+ * only for a task that could be misfit (queued, fair, its util not fitting
+ * a CPU smaller than the biggest): one /proc read each, not one per task.
+ * The others keep 0, not known, which the misfit rule does not need. The
+ * original capacity is what the model judges these sources' tasks by too:
+ * only the BPF source knows capacity_of().
+ */
+static void task_affinity(struct engine *e, struct st_task_rec *r)
+{
+	uint64_t util = r->util_avg > r->util_est ? r->util_avg : r->util_est;
+	unsigned int cap, max = 0, biggest = 0;
+	struct cpuset allowed = {};
+	uint32_t n = 0;
+	int end;
+
+	if (!e->hooks.affinity || !e->topo || !r->on_rq || r->exit_state ||
+	    !prio_is_fair(r->prio))
+		return;
+	cap = schedstat_topology_cpu_capacity(e->topo, r->cpu);
+	for (int i = 0; i < schedstat_topology_nr_clusters(e->topo); i++)
+		if (schedstat_topology_cluster_capacity(e->topo, i) > biggest)
+			biggest = schedstat_topology_cluster_capacity(e->topo, i);
+	if (!cap || cap >= biggest || fits_capacity(util, cap))
+		return;
+	if (e->hooks.affinity(e->hooks.ctx, r->pid, &allowed))
+		return;
+	end = cpuset_end(&allowed);
+	for (int cpu = 0; cpu < end; cpu++) {
+		if (!cpuset_test(&allowed, cpu))
+			continue;
+		n++;
+		if (schedstat_topology_cpu_capacity(e->topo, cpu) > max)
+			max = schedstat_topology_cpu_capacity(e->topo, cpu);
+	}
+	r->nr_cpus_allowed = n;
+	if (e->hooks.max_allowed_capacity)
+		r->max_allowed_capacity = max;
+}
+
 int engine_fill(struct engine *e, uint64_t ts, struct model_input *in)
 {
 	size_t n = 0, keep = 0;
@@ -195,7 +235,8 @@ int engine_fill(struct engine *e, uint64_t ts, struct model_input *in)
 	}
 	for (size_t i = 0; i < e->nr_tasks; i++) {
 		e->recs_kernel[n] = e->tasks[i].kernel_pelt;
-		task_out(e, &e->tasks[i], ts, e->cpu_out, &e->recs[n++]);
+		task_out(e, &e->tasks[i], ts, e->cpu_out, &e->recs[n]);
+		task_affinity(e, &e->recs[n++]);
 	}
 	in->task_kernel_pelt = e->recs_kernel;
 	in->cpu_kernel_pelt = e->cpu_kernel;

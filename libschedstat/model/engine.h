@@ -33,6 +33,15 @@ struct engine_hooks {
 	 * -errno (gone). Used by engine_task_clocks() only.
 	 */
 	int (*task_clock)(void *ctx, int32_t pid, uint64_t *ns);
+	/*
+	 * The CPUs @pid may run on (p->cpus_mask), read now; 0 or -errno.
+	 * Asked by engine_fill() only of a task that could be misfit, for
+	 * what update_misfit_status() reads (st_task_rec.nr_cpus_allowed);
+	 * with @max_allowed_capacity (the running kernel is 6.10 or later)
+	 * also the capacity of its biggest allowed CPU. NULL: not known.
+	 */
+	int (*affinity)(void *ctx, int32_t pid, struct cpuset *allowed);
+	bool max_allowed_capacity;
 	void *ctx;
 };
 

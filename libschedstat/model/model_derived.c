@@ -17,8 +17,12 @@ void model_fill_derived(struct schedstat_snapshot *s)
 }
 
 /*
- * fits_capacity() of kernel/sched/fair.c: util fits with 20% to spare. A
- * task that does not fit is misfit only where a bigger cluster exists.
+ * update_misfit_status() of kernel/sched/fair.c: a task allowed on one CPU
+ * is never misfit (every version); from 6.10 neither is one whose CPU has
+ * its p->max_allowed_capacity already, no bigger CPU in its affinity (0:
+ * the kernel keeps none, or the source does not know). Otherwise
+ * fits_capacity(): util fits with 20% to spare. A task that does not fit
+ * is misfit only where a bigger cluster exists (sched_asym_cpucap_active()).
  */
 void snapshot_mark_misfits(struct schedstat_snapshot *s,
 			   const struct schedstat_topology *topo)
@@ -36,7 +40,9 @@ void snapshot_mark_misfits(struct schedstat_snapshot *s,
 		    t->cpu < 0 || (size_t)t->cpu >= s->nr_cpus || t->cluster < 0)
 			continue;
 		c = &s->cpus[t->cpu];
-		if (c->capacity >= biggest)
+		if (c->capacity >= biggest || t->nr_cpus_allowed == 1 ||
+		    (t->max_allowed_capacity &&
+		     c->capacity == t->max_allowed_capacity))
 			continue;
 		util = t->util_avg > t->util_est ? t->util_avg : t->util_est;
 		cap = c->avail & SCHEDSTAT_AVAIL_CAPACITY_CFS ? c->capacity_cfs :

@@ -108,6 +108,8 @@ static void fill_task(struct model *m, const struct model_input *in,
 	t->running = r->on_cpu;
 	t->prio = r->prio;
 	t->util_est = r->util_est;
+	t->nr_cpus_allowed = r->nr_cpus_allowed;
+	t->max_allowed_capacity = r->max_allowed_capacity;
 	t->pelt_estimated = in->avail & SCHEDSTAT_AVAIL_PELT_ESTIMATED;
 	now_pelt = model_pelt_now(model_cpu_of(in, r->cpu), in->ts_ns);
 	t->pelt_age_ns = now_pelt > r->last_update_time && r->last_update_time ?

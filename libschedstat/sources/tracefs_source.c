@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/timerfd.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <tracefs.h>
@@ -84,6 +85,40 @@ static int proc_task_clock(void *ctx, int32_t pid, uint64_t *ns)
 		return -EIO;
 	*ns = strtoull(buf, NULL, 10);
 	return 0;
+}
+
+/* The CPUs @pid may run on (p->cpus_mask, Cpus_allowed_list). */
+static int proc_affinity(void *ctx, int32_t pid, struct cpuset *allowed)
+{
+	char path[64], line[4096];
+	int err = -ENOENT;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "Cpus_allowed_list:", 18)) {
+			err = cpulist_parse(line + 18, allowed);
+			break;
+		}
+	fclose(f);
+	return err;
+}
+
+/*
+ * p->max_allowed_capacity and its rule in update_misfit_status() came with
+ * 6.10 ("sched/fair: Check a task has a fitting cpu when updating misfit").
+ */
+static bool kernel_has_max_allowed_capacity(void)
+{
+	unsigned int major = 0, minor = 0;
+	struct utsname u;
+
+	if (uname(&u) || sscanf(u.release, "%u.%u", &major, &minor) != 2)
+		return false;
+	return major > 6 || (major == 6 && minor >= 10);
 }
 
 static int on_record(void *ctx, struct tep_record *rec)
@@ -408,6 +443,8 @@ static int ftsrc_open(void **out, const struct schedstat_session_opts *opts)
 	};
 	struct engine_hooks hooks = {
 		.tgid = proc_tgid, .task_clock = proc_task_clock,
+		.affinity = proc_affinity,
+		.max_allowed_capacity = kernel_has_max_allowed_capacity(),
 	};
 	struct schedstat_snapshot *none;
 	struct ftsrc *s;

@@ -10,10 +10,11 @@ reads what the kernel itself keeps, just before and just after each sample:
 - per-CPU cfs util/runnable/load/util_est against the scheduler debug dump
   (/proc/sched_debug on 5.10, /sys/kernel/debug/sched/debug from 5.13),
   capacity against sysfs cpu_capacity;
-- a flat-out task pinned to two LITTLE CPUs: schedtop's misfit equals
-  fits_capacity() of the kernel's own util of it (se.avg.util_avg,
-  util_est), read before and after each sample (on the symmetric host:
-  never misfit);
+- a flat-out task pinned to two LITTLE CPUs (A) and one on one CPU (B):
+  schedtop's misfit equals update_misfit_status() applied to the kernel's
+  own affinity (Cpus_allowed_list) and util (se.avg.util_avg, util_est),
+  read before and after each sample: A misfit before 6.10, not from 6.10
+  (no bigger CPU allowed), B never (on the symmetric host: never misfit);
 - a flat-out task on a LITTLE CPU, then allowed everywhere, moves to a big
   one (the kernel's own record: /proc/PID/stat, se.nr_migrations);
 - a CPU goes offline and comes back;
@@ -428,28 +429,52 @@ def kernel_misfit(d, cap, version):
     return True
 
 
+def allowed_cpus(lines):
+    """The CPUs of Cpus_allowed_list in /proc/PID/status lines, or None."""
+    for line in lines:
+        k, sep, v = line.partition(":")
+        if sep and k == "Cpus_allowed_list":
+            cpus = set()
+            for part in v.strip().split(","):
+                lo, _, hi = part.partition("-")
+                cpus.update(range(int(lo), int(hi or lo) + 1))
+            return cpus
+    return None
+
+
+def kernel_affinity_misfit(allowed, cpu, caps, version):
+    """update_misfit_status()'s affinity clauses for a task allowed on
+    @allowed, on @cpu: False when they clear it, None when they leave it to
+    the util. Every version: p->nr_cpus_allowed == 1. From 6.10:
+    arch_scale_cpu_capacity() of its CPU equal to p->max_allowed_capacity,
+    the biggest capacity among its allowed CPUs (get_max_allowed_capacity()
+    takes the capacity spans of the possible CPUs, biggest first)."""
+    if len(allowed) == 1:
+        return False
+    if version >= (6, 10) and caps[cpu] == max(caps[c] for c in allowed):
+        return False
+    return None
+
+
 def check_misfit(p, s, caps, asymmetric):
-    """The flat-out task A, allowed on CPUs 0-1, against fits_capacity() of
-    the kernel's own util of A (kernel_misfit()) in the reads just before
-    and just after each sample: where both reads give the same verdict,
+    """The flat-out tasks A (allowed on CPUs 0-1) and B (on one CPU) against
+    the kernel's rule applied to the kernel's own numbers in the reads just
+    before and just after each sample: the affinity (Cpus_allowed_list of
+    /proc/PID/status, kernel_affinity_misfit()), then fits_capacity() of
+    its util (kernel_misfit()). Where both reads give the same verdict,
     schedtop's misfit must be it. On the symmetric host the kernel has no
     asymmetric capacities (sched_asym_cpucapacity off): never misfit."""
     a, b = [int(x) for x in s["PIDS"][0].split()[:2]]
     truth = parse_truth(s["TASKTRUTH"])
     version = kernel_version(s)
-    # B is flat out on one CPU: update_misfit_status() never flags a task
-    # allowed on one CPU (nr_cpus_allowed == 1); schedtop's column does not
-    # read affinity (docs/signals.md). Counted, not asserted.
+    compared = {"A": 0, "B": 0}
     for r in csv_rows(s["TASKCSV"]):
-        if asymmetric and int(r["pid"]) == b and r["misfit"] == "1":
-            p.count("misfit rows of a task allowed on one CPU, which the "
-                    "kernel never flags")
-    proc = "/proc/%d/sched" % a
-    for r in csv_rows(s["TASKCSV"]):
-        if int(r["pid"]) != a:
+        pid = int(r["pid"])
+        if pid not in (a, b):
             continue
-        where = "flat-out task %d on %s cpu %s at %s" % (a, r["cluster"],
-                                                        r["cpu"], r["ts_ns"])
+        name = "A" if pid == a else "B"
+        where = "flat-out task %s (%d) on %s cpu %s at %s" % (
+            name, pid, r["cluster"], r["cpu"], r["ts_ns"])
         if not asymmetric:
             if r["misfit"] != "0":
                 p.add("%s: misfit %r on symmetric CPUs" % (where, r["misfit"]))
@@ -460,28 +485,42 @@ def check_misfit(p, s, caps, asymmetric):
         if ts not in truth or not r["cpu"]:
             p.count("misfit not compared (no kernel reads or no CPU)")
             continue
-        kb, ka = keyvals(truth[ts][4][proc]), keyvals(truth[ts][5][proc])
-        cap = caps[int(r["cpu"])]
-        vb, va = kernel_misfit(kb, cap, version), kernel_misfit(ka, cap, version)
+        before, after = truth[ts][4], truth[ts][5]
+        sched, status = "/proc/%d/sched" % pid, "/proc/%d/status" % pid
+        cpu = int(r["cpu"])
+        cap = caps[cpu]
+        verdicts = []
+        for d in (before, after):
+            allowed = allowed_cpus(d.get(status, []))
+            if allowed is None:
+                verdicts.append(None)
+                continue
+            v = kernel_affinity_misfit(allowed, cpu, caps, version)
+            if v is None:
+                v = kernel_misfit(keyvals(d[sched]), cap, version)
+            verdicts.append(v)
+        vb, va = verdicts
         if vb is None or vb != va:
-            p.count("misfit not compared (the reads do not decide: %s, %s)"
-                    % (vb, va))
+            p.count("misfit of %s not compared (the reads do not decide: "
+                    "%s, %s)" % (name, vb, va))
             continue
         want = "1" if vb else "0"
+        compared[name] += 1
+        kb, ka = keyvals(before[sched]), keyvals(after[sched])
         if r["misfit"] != want:
-            p.add("%s: misfit %r; the kernel's util_avg %d/%d, util_est %s/%s "
-                  "before/after on capacity %d give %s" % (
-                      where, r["misfit"], kb["se.avg.util_avg"],
-                      ka["se.avg.util_avg"], sorted(task_util_est(kb)),
-                      sorted(task_util_est(ka)), cap, want))
+            p.add("%s: misfit %r; the kernel's affinity %s, util_avg %d/%d, "
+                  "util_est %s/%s before/after on capacity %d give %s" % (
+                      where, r["misfit"],
+                      sorted(allowed_cpus(before[status])),
+                      kb["se.avg.util_avg"], ka["se.avg.util_avg"],
+                      sorted(task_util_est(kb)), sorted(task_util_est(ka)),
+                      cap, want))
         else:
-            p.count("misfit rows equal to fits_capacity() of the kernel's util")
-        if vb and version >= (6, 10) and max(caps[0:2]) <= cap:
-            # update_misfit_status() from 6.10 also clears it when no CPU
-            # the task may use has more capacity (p->max_allowed_capacity):
-            # schedtop's column does not read affinity (docs/signals.md).
-            p.count("misfit rows the kernel's affinity clause (6.10+) "
-                    "would clear")
+            p.count("misfit rows of %s equal to the kernel's rule (%s)"
+                    % (name, want))
+    for name, n in sorted(compared.items()):
+        if asymmetric and not n:
+            p.add("misfit of %s compared in no row" % name)
 
 
 def check_upmigration(p, s, caps):

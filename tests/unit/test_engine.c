@@ -120,6 +120,9 @@ struct fixture {
 	/* The kernel's run time of pid 70 as /proc/70/schedstat would say. */
 	uint64_t kernel_run;
 	int clock_asks;
+	/* The CPUs pid 70 may run on, as /proc/70/status would say. */
+	struct cpuset allowed;
+	int affinity_asks;
 };
 
 static void on_exit_hook(void *ctx, const struct st_task_rec *rec, uint64_t ts)
@@ -144,12 +147,24 @@ static int task_clock_hook(void *ctx, int32_t pid, uint64_t *ns)
 	return 0;
 }
 
+static int affinity_hook(void *ctx, int32_t pid, struct cpuset *allowed)
+{
+	struct fixture *f = ctx;
+
+	f->affinity_asks++;
+	if (pid != 70)
+		return -ENOENT;
+	*allowed = f->allowed;
+	return 0;
+}
+
 static int setup(void **state)
 {
 	static struct fixture f;
 	struct engine_hooks hooks = {
 		.exit = on_exit_hook, .migrate = on_migrate_hook,
-		.task_clock = task_clock_hook, .ctx = &f,
+		.task_clock = task_clock_hook, .affinity = affinity_hook,
+		.max_allowed_capacity = true, .ctx = &f,
 	};
 
 	memset(&f, 0, sizeof(f));
@@ -525,6 +540,38 @@ static void lost_time_from_task_clock(void **state)
 	assert_true(got >= want * Y - 1 && got <= want / Y + 1);
 }
 
+/*
+ * What update_misfit_status() reads of the affinity, asked only of a task
+ * that could be misfit: pid 70 flat out on the LITTLE CPU (512) once its
+ * util no longer fits it (util * 1280 >= 512 * 1024); never while it fits.
+ */
+static void affinity_of_a_possible_misfit(void **state)
+{
+	struct fixture *f = *state;
+	const struct st_task_rec *rec;
+	uint64_t t = 1000 * MS;
+
+	cpuset_set(&f->allowed, 0);
+	cpuset_set(&f->allowed, 2);
+	engine_wakeup(f->e, t, 70, 120, 0, "spin", false);
+	engine_switch(f->e, t, 0, 0, 120, 0, "swapper", 70, 120, "spin");
+	rec = task_at(f, t + 10 * MS, 70);
+	assert_true(rec->util_avg * 1280 < 512 * 1024);
+	assert_int_equal(f->affinity_asks, 0);
+	assert_int_equal(rec->nr_cpus_allowed, 0);
+	rec = task_at(f, t + 400 * MS, 70);
+	assert_true(rec->util_avg * 1280 >= 512 * 1024);
+	assert_int_equal(f->affinity_asks, 1);
+	assert_int_equal(rec->nr_cpus_allowed, 2);
+	assert_int_equal(rec->max_allowed_capacity, 1024);
+	/* Pinned to the LITTLE CPU: its own capacity is the biggest it has. */
+	memset(&f->allowed, 0, sizeof(f->allowed));
+	cpuset_set(&f->allowed, 0);
+	rec = task_at(f, t + 410 * MS, 70);
+	assert_int_equal(rec->nr_cpus_allowed, 1);
+	assert_int_equal(rec->max_allowed_capacity, 512);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -545,6 +592,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(stolen_time_does_not_count, setup, teardown),
 		cmocka_unit_test_setup_teardown(lost_time_from_task_clock, setup, teardown),
 		cmocka_unit_test_setup_teardown(overutilized_from_the_kernels_events, setup, teardown),
+		cmocka_unit_test_setup_teardown(affinity_of_a_possible_misfit, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

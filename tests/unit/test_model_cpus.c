@@ -194,6 +194,57 @@ static void misfit_busy_and_overutilized(void **state)
 	schedstat_snapshot_free(s);
 }
 
+/*
+ * update_misfit_status() reads the affinity: never misfit when allowed on
+ * one CPU; from 6.10 (p->max_allowed_capacity) not on a CPU of that
+ * capacity; a kernel without the field (0) or an unknown affinity leaves
+ * fits_capacity() alone to decide. Each util 450 does not fit 512.
+ */
+static void misfit_reads_affinity(void **state)
+{
+	static const struct {
+		int pid;
+		uint32_t util, nr_allowed, max_allowed;
+		bool misfit;
+	} rows[] = {
+		{ 93, 450, 1, 1024, false },	/* one allowed CPU */
+		{ 94, 450, 1, 0, false },	/* the same before 6.10 */
+		{ 95, 450, 2, 512, false },	/* 6.10+: no bigger CPU allowed */
+		{ 96, 450, 2, 0, true },	/* before 6.10: no such rule */
+		{ 97, 450, 2, 1024, true },	/* a bigger CPU allowed */
+		{ 98, 400, 2, 1024, false },	/* 400 * 1.25 < 512: fits */
+		{ 99, 450, 0, 0, true },	/* affinity not known */
+	};
+	struct fixture *f = *state;
+	struct schedstat_snapshot *s;
+	const struct schedstat_cluster *cl;
+	size_t n;
+
+	for (size_t i = 0; i < ARRAY_SIZE(rows); i++) {
+		struct st_task_rec *r = add_task(f, rows[i].pid, "t", 0);
+
+		r->on_rq = 1;
+		r->util_avg = rows[i].util;
+		r->nr_cpus_allowed = rows[i].nr_allowed;
+		r->max_allowed_capacity = rows[i].max_allowed;
+	}
+	assert_null(update(f, 100 * MS));
+	s = update(f, 200 * MS);
+	for (size_t i = 0; i < ARRAY_SIZE(rows); i++) {
+		const struct schedstat_task *t = find(s, rows[i].pid, false);
+
+		assert_non_null(t);
+		if (t->misfit != rows[i].misfit)
+			fail_msg("pid %d: misfit %d, want %d", rows[i].pid,
+				 t->misfit, rows[i].misfit);
+		assert_int_equal(t->nr_cpus_allowed, rows[i].nr_allowed);
+		assert_int_equal(t->max_allowed_capacity, rows[i].max_allowed);
+	}
+	cl = schedstat_snapshot_clusters(s, &n);
+	assert_int_equal(cl[0].misfit_tasks, 3);
+	schedstat_snapshot_free(s);
+}
+
 /* The clock: a time-weighted mean from the events, else the sysfs poll. */
 static void frequency_from_events_or_poll(void **state)
 {
@@ -451,6 +502,7 @@ int main(void)
 		T(cross_cluster_migrations_split),
 		T(moves_before_the_baseline_are_not_counted),
 		T(misfit_busy_and_overutilized),
+		T(misfit_reads_affinity),
 		T(frequency_from_events_or_poll),
 		T(idle_state_residency),
 		T(frequency_residency),

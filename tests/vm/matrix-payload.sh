@@ -80,7 +80,10 @@ show_csv() {
 }
 
 run_csv task -t task -i 200 -n 6 -p "$A,$B,$P"
-"$KT" "$T/task.csv" /proc/$A/sched /proc/$B/sched /proc/$P/sched >"$T/task.truth"
+# The status files: the affinity (Cpus_allowed_list, p->cpus_mask) that
+# update_misfit_status() reads, as the kernel keeps it.
+"$KT" "$T/task.csv" /proc/$A/sched /proc/$B/sched /proc/$P/sched \
+	/proc/$A/status /proc/$B/status >"$T/task.truth"
 show_csv task TASK
 echo '===TASKTRUTH==='
 cat "$T/task.truth"
