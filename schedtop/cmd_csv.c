@@ -65,8 +65,6 @@ CLI_USAGE_EMULATE
 "      --pelt-cgroup DIR  the cgroup (its directory) whose group entities'\n"
 "                         updates are traced, one per CPU (not --record)\n"
 CLI_USAGE_ENERGY_MODEL
-"  -p, --pid PID[,PID]    only these tasks (matches thread or process id)\n"
-"  -c, --comm COMM        only tasks whose name is exactly COMM\n"
 CLI_USAGE_EXACT_WAKEUPS
 "      --from FILE        read a recording (schedtop record) instead of the\n"
 "                         kernel: the rows the live run gave; a trace-cmd\n"
