@@ -538,11 +538,11 @@ static int open_session(struct csv_run *r, struct schedstat_session_opts *sopts,
 	int err;
 
 	if (o->session.emulate) {
-		if (emulation_parse(&r->emul, o->session.emulate, o->session.sysfs_root))
-			return EXIT_USAGE;
-		sopts->topology = r->emul.topology_spec;
-		if (emulation_start(&r->emul, EMULATE_AUTO))
-			return EXIT_FAIL;
+		int ret = emulation_open(&r->emul, o->session.emulate,
+					 o->session.sysfs_root, sopts);
+
+		if (ret != EXIT_OK)
+			return ret;
 		r->rec.emulation = emulation_describe(&r->emul, r->emul_desc,
 						      sizeof(r->emul_desc));
 		/* The CSV stays pandas' plain table: the method is said here. */

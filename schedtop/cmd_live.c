@@ -305,11 +305,9 @@ int cmd_live(int argc, char **argv)
 	sopts.energy_model = em;
 	lv.rec.em = em;
 	if (o.session.emulate) {
-		if (emulation_parse(&emul, o.session.emulate, sopts.sysfs_root))
-			goto cleanup;
-		ret = EXIT_FAIL;
-		sopts.topology = emul.topology_spec;
-		if (emulation_start(&emul, EMULATE_AUTO))
+		ret = emulation_open(&emul, o.session.emulate, sopts.sysfs_root,
+				     &sopts);
+		if (ret != EXIT_OK)
 			goto cleanup;
 		lv.rec.emulation = emulation_describe(&emul, desc, sizeof(desc));
 	}

@@ -184,13 +184,11 @@ int cmd_record(int argc, char **argv)
 	/* A closed pipe (adb went away) must be an error we see, not a kill. */
 	signal(SIGPIPE, SIG_IGN);
 	if (o.session.emulate) {
-		if (emulation_parse(&emul, o.session.emulate, sopts.sysfs_root)) {
-			ret = EXIT_USAGE;
+		ret = emulation_open(&emul, o.session.emulate, sopts.sysfs_root,
+				     &sopts);
+		if (ret != EXIT_OK)
 			goto cleanup;
-		}
-		sopts.topology = emul.topology_spec;
-		if (emulation_start(&emul, EMULATE_AUTO))
-			goto cleanup;
+		ret = EXIT_FAIL;
 		out->emulation = emulation_describe(&emul, desc, sizeof(desc));
 		if (!o.quiet)
 			emulation_print_start(&emul);

@@ -488,11 +488,8 @@ int cmd_workload(int argc, char **argv)
 	    cli_session_args_apply("workload", &o.session, &sopts, &spec))
 		goto cleanup;
 	if (o.session.emulate) {
-		if (emulation_parse(&emul, o.session.emulate, NULL))
-			goto cleanup;
-		ret = EXIT_FAIL;
-		sopts.topology = emul.topology_spec;
-		if (emulation_start(&emul, EMULATE_AUTO))
+		ret = emulation_open(&emul, o.session.emulate, NULL, &sopts);
+		if (ret != EXIT_OK)
 			goto cleanup;
 		rec.emulation = emulation_describe(&emul, desc, sizeof(desc));
 		emulation_print_start(&emul);
