@@ -86,6 +86,24 @@ static void on_pelt(const struct schedstat_pelt_update *u, void *ctx)
 	recording_out_pelt(u, &r->out);
 }
 
+/*
+ * The updates held back for ordering go in before the file ends, and what
+ * was lost. @err is the run's: the first failure is the one returned.
+ */
+static int end_pelt(struct record_run *r, bool quiet, int err)
+{
+	int ferr = schedstat_session_flush(r->s);
+
+	if (ferr && !err) {
+		cli_error("reading PELT updates: %s", schedstat_strerror(ferr));
+		err = ferr;
+	}
+	recording_out_pelt_dropped(&r->out, schedstat_session_pelt_dropped(r->s));
+	if (!quiet)
+		pelt_summary(r->nr_pelt, schedstat_session_pelt_dropped(r->s));
+	return err;
+}
+
 struct record_opts {
 	const char *path;		/* -o */
 	unsigned long interval_ms;
@@ -212,18 +230,8 @@ int cmd_record(int argc, char **argv)
 			       argc, argv))
 		goto cleanup;
 	err = sample_loop(s, o.interval_ms, o.samples, on_sample, &run);
-	/* The updates held back for ordering go in before the file ends. */
-	if (o.pelt.trace) {
-		int ferr = schedstat_session_flush(s);
-
-		if (ferr && !err) {
-			cli_error("reading PELT updates: %s", schedstat_strerror(ferr));
-			err = ferr;
-		}
-		recording_out_pelt_dropped(out, schedstat_session_pelt_dropped(s));
-		if (!o.quiet)
-			pelt_summary(run.nr_pelt, schedstat_session_pelt_dropped(s));
-	}
+	if (o.pelt.trace)
+		err = end_pelt(&run, o.quiet, err);
 	/* Every failure was reported where it happened. */
 	ret = err ? EXIT_FAIL : EXIT_OK;
 cleanup:
