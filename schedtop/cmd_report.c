@@ -436,6 +436,36 @@ static int print_hotplug_states(struct schedstat_recording *rec, size_t nr_seen,
 	return 0;
 }
 
+/* The first @nr samples; a damaged chunk's are counted in @r->bad. */
+static int add_samples(struct report *r, struct schedstat_recording *rec,
+		       size_t nr)
+{
+	int err = 0;
+
+	for (size_t i = 0; i < nr && !err; i++) {
+		const struct schedstat_event *evs;
+		struct schedstat_snapshot *snap;
+		size_t nr_evs = 0;
+
+		err = schedstat_recording_sample(rec, i, &snap, &evs, &nr_evs);
+		if (err == -EBADMSG) {
+			size_t next = schedstat_recording_skip(rec, i);
+
+			r->bad += next - i;
+			i = next - 1;
+			err = 0;
+			continue;
+		}
+		if (!err) {
+			r->samples++;
+			r->span_ns += schedstat_snapshot_interval_ns(snap);
+			err = add_sample(r, snap, evs, nr_evs);
+			schedstat_snapshot_free(snap);
+		}
+	}
+	return err;
+}
+
 static int report(const char *path, struct schedstat_recording *rec,
 		  unsigned long top)
 {
@@ -453,27 +483,7 @@ static int report(const char *path, struct schedstat_recording *rec,
 	r.clusters = calloc(r.nr_clusters, sizeof(*r.clusters));
 	if (!r.clusters)
 		goto nomem;
-	for (size_t i = 0; i < info.nr_samples && !err; i++) {
-		const struct schedstat_event *evs;
-		struct schedstat_snapshot *snap;
-		size_t nr_evs = 0;
-
-		err = schedstat_recording_sample(rec, i, &snap, &evs, &nr_evs);
-		if (err == -EBADMSG) {
-			size_t next = schedstat_recording_skip(rec, i);
-
-			r.bad += next - i;
-			i = next - 1;
-			err = 0;
-			continue;
-		}
-		if (!err) {
-			r.samples++;
-			r.span_ns += schedstat_snapshot_interval_ns(snap);
-			err = add_sample(&r, snap, evs, nr_evs);
-			schedstat_snapshot_free(snap);
-		}
-	}
+	err = add_samples(&r, rec, info.nr_samples);
 	if (err)
 		goto fail;
 	list = malloc((r.nr_tasks ? r.nr_tasks : 1) * sizeof(*list));
