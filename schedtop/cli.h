@@ -174,6 +174,14 @@ int cli_pelt_arg(const char *cmd, int c, const char *arg, struct cli_pelt_args *
  * itself and calls this with --pelt-trace on.)
  */
 int cli_pelt_args_check(const char *cmd, const struct cli_pelt_args *a);
+/*
+ * The default: of a command's option switch: @c (getopt's, with optarg)
+ * taken into @pelt or @session (either may be NULL) by cli_pelt_arg() and
+ * cli_session_arg(), else an unknown option or a missing value. -1 when
+ * taken, or EXIT_USAGE after saying what is wrong.
+ */
+int cli_shared_option(const char *cmd, int c, char **argv,
+		      struct cli_session_args *session, struct cli_pelt_args *pelt);
 /* @a into @so with @on_pelt and @ctx, if --pelt-trace was given. */
 void cli_pelt_args_apply(const struct cli_pelt_args *a,
 			 struct schedstat_session_opts *so,

@@ -235,13 +235,9 @@ static int parse_csv_opts(int argc, char **argv, struct csv_opts *o)
 			o->done = true;
 			return EXIT_OK;
 		default:
-			err = cli_pelt_arg("csv", c, optarg, &o->pelt);
-			if (err == -ENOENT)
-				err = cli_session_arg("csv", c, optarg, &o->session);
-			if (err == -ENOENT)
-				return cli_bad_option("csv", c, argv);
-			if (err)
-				return EXIT_USAGE;
+			err = cli_shared_option("csv", c, argv, &o->session, &o->pelt);
+			if (err >= 0)
+				return err;
 			break;
 		}
 	}

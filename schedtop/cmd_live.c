@@ -214,13 +214,9 @@ static int parse_live_opts(int argc, char **argv, struct live_opts *o)
 			o->done = true;
 			return view_write_keys(stdout, optarg) ? EXIT_FAIL : EXIT_OK;
 		default:
-			err = cli_pelt_arg(NULL, c, optarg, &o->pelt);
-			if (err == -ENOENT)
-				err = cli_session_arg(NULL, c, optarg, &o->session);
-			if (err == -ENOENT)
-				return cli_bad_option(NULL, c, argv);
-			if (err)
-				return EXIT_USAGE;
+			err = cli_shared_option(NULL, c, argv, &o->session, &o->pelt);
+			if (err >= 0)
+				return err;
 			break;
 		}
 	}

@@ -152,13 +152,9 @@ static int parse_record_opts(int argc, char **argv, struct record_opts *o)
 			o->done = true;
 			return EXIT_OK;
 		default:
-			err = cli_pelt_arg("record", c, optarg, &o->pelt);
-			if (err == -ENOENT)
-				err = cli_session_arg("record", c, optarg, &o->session);
-			if (err == -ENOENT)
-				return cli_bad_option("record", c, argv);
-			if (err)
-				return EXIT_USAGE;
+			err = cli_shared_option("record", c, argv, &o->session, &o->pelt);
+			if (err >= 0)
+				return err;
 			break;
 		}
 	}

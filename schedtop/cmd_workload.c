@@ -214,11 +214,9 @@ static int parse_opts(int argc, char **argv, struct wl_opts *o)
 				printf("  %-7s %s\n", workloads[i].name, workloads[i].desc);
 			return EXIT_OK;
 		default:
-			err = cli_session_arg("workload", c, optarg, &o->session);
-			if (err == -ENOENT)
-				return cli_bad_option("workload", c, argv);
-			if (err)
-				return EXIT_USAGE;
+			err = cli_shared_option("workload", c, argv, &o->session, NULL);
+			if (err >= 0)
+				return err;
 			break;
 		}
 	}
