@@ -356,9 +356,11 @@ int cli_shared_option(const char *cmd, int c, char **argv,
 		err = cli_pelt_arg(cmd, c, optarg, pelt);
 	if (err == -ENOENT && session)
 		err = cli_session_arg(cmd, c, optarg, session);
-	if (err == -ENOENT)
-		return cli_bad_option(cmd, c, argv);
-	return err ? EXIT_USAGE : -1;
+	if (err == -ENOENT) {
+		cli_bad_option(cmd, c, argv);
+		return -EINVAL;
+	}
+	return err;
 }
 
 int cli_pelt_args_check(const char *cmd, const struct cli_pelt_args *a)

@@ -177,8 +177,9 @@ int cli_pelt_args_check(const char *cmd, const struct cli_pelt_args *a);
 /*
  * The default: of a command's option switch: @c (getopt's, with optarg)
  * taken into @pelt or @session (either may be NULL) by cli_pelt_arg() and
- * cli_session_arg(), else an unknown option or a missing value. -1 when
- * taken, or EXIT_USAGE after saying what is wrong.
+ * cli_session_arg(), else an unknown option or a missing value. 0 when
+ * taken, or -EINVAL after saying what is wrong (the command exits with
+ * EXIT_USAGE).
  */
 int cli_shared_option(const char *cmd, int c, char **argv,
 		      struct cli_session_args *session, struct cli_pelt_args *pelt);

@@ -181,7 +181,7 @@ static int check_csv_opts(struct csv_opts *o, double seconds)
 static int parse_csv_opts(int argc, char **argv, struct csv_opts *o)
 {
 	double seconds = 0;
-	int c, err;
+	int c;
 
 	o->interval_ms = 1000;
 	o->table = &task_table;
@@ -235,9 +235,8 @@ static int parse_csv_opts(int argc, char **argv, struct csv_opts *o)
 			o->done = true;
 			return EXIT_OK;
 		default:
-			err = cli_shared_option("csv", c, argv, &o->session, &o->pelt);
-			if (err >= 0)
-				return err;
+			if (cli_shared_option("csv", c, argv, &o->session, &o->pelt))
+				return EXIT_USAGE;
 			break;
 		}
 	}

@@ -137,9 +137,8 @@ int cmd_emulate(int argc, char **argv)
 			fputs(emulate_usage, stdout);
 			return EXIT_OK;
 		default:
-			err = cli_shared_option("emulate", c, argv, &a, NULL);
-			if (err >= 0)
-				return err;
+			if (cli_shared_option("emulate", c, argv, &a, NULL))
+				return EXIT_USAGE;
 			break;
 		}
 	}

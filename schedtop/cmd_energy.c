@@ -43,9 +43,8 @@ int cmd_energy(int argc, char **argv)
 			fputs(energy_usage, stdout);
 			return EXIT_OK;
 		default:
-			err = cli_shared_option("energy", c, argv, &a, NULL);
-			if (err >= 0)
-				return err;
+			if (cli_shared_option("energy", c, argv, &a, NULL))
+				return EXIT_USAGE;
 			break;
 		}
 	}

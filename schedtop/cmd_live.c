@@ -177,7 +177,7 @@ struct live_opts {
 /* An exit code: EXIT_OK to go on, unless @o->done. */
 static int parse_live_opts(int argc, char **argv, struct live_opts *o)
 {
-	int c, err;
+	int c;
 
 	o->interval_ms = 1000;
 	optind = 1;
@@ -214,9 +214,8 @@ static int parse_live_opts(int argc, char **argv, struct live_opts *o)
 			o->done = true;
 			return view_write_keys(stdout, optarg) ? EXIT_FAIL : EXIT_OK;
 		default:
-			err = cli_shared_option(NULL, c, argv, &o->session, &o->pelt);
-			if (err >= 0)
-				return err;
+			if (cli_shared_option(NULL, c, argv, &o->session, &o->pelt))
+				return EXIT_USAGE;
 			break;
 		}
 	}

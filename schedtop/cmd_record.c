@@ -118,7 +118,7 @@ struct record_opts {
 static int parse_record_opts(int argc, char **argv, struct record_opts *o)
 {
 	double seconds = 0;
-	int c, err;
+	int c;
 
 	o->interval_ms = 1000;
 	optind = 1;
@@ -152,9 +152,8 @@ static int parse_record_opts(int argc, char **argv, struct record_opts *o)
 			o->done = true;
 			return EXIT_OK;
 		default:
-			err = cli_shared_option("record", c, argv, &o->session, &o->pelt);
-			if (err >= 0)
-				return err;
+			if (cli_shared_option("record", c, argv, &o->session, &o->pelt))
+				return EXIT_USAGE;
 			break;
 		}
 	}

@@ -98,9 +98,8 @@ int cmd_topology(int argc, char **argv)
 			fputs(topology_usage, stdout);
 			return EXIT_OK;
 		default:
-			err = cli_shared_option("topology", c, argv, &a, NULL);
-			if (err >= 0)
-				return err;
+			if (cli_shared_option("topology", c, argv, &a, NULL))
+				return EXIT_USAGE;
 			break;
 		}
 	}

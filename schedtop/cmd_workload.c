@@ -144,7 +144,7 @@ static int parse_opts(int argc, char **argv, struct wl_opts *o)
 {
 	unsigned long ul;
 	char *end;
-	int c, err;
+	int c;
 
 	o->seconds = 10;
 	o->interval_ms = 1000;
@@ -214,9 +214,8 @@ static int parse_opts(int argc, char **argv, struct wl_opts *o)
 				printf("  %-7s %s\n", workloads[i].name, workloads[i].desc);
 			return EXIT_OK;
 		default:
-			err = cli_shared_option("workload", c, argv, &o->session, NULL);
-			if (err >= 0)
-				return err;
+			if (cli_shared_option("workload", c, argv, &o->session, NULL))
+				return EXIT_USAGE;
 			break;
 		}
 	}
