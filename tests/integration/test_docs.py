@@ -10,11 +10,6 @@ def between(text, begin, end):
     return text[i:text.index(end, i)]
 
 
-COMMANDS = ((), ("csv",), ("topology",), ("record",), ("replay",),
-            ("report",), ("convert",), ("hotplug",), ("emulate",),
-            ("energy",), ("workload",))
-
-
 def help_options(*cmd):
     r = schedtop(*cmd, "--help")
     check(r.returncode == 0, "%s --help failed" % (cmd,))
@@ -25,46 +20,12 @@ def help_options(*cmd):
 def man_page_documents_every_option():
     with open(os.path.join(SRC, "docs", "schedtop.1")) as f:
         man = f.read().replace("\\-", "-")
-    for cmd in COMMANDS:
+    for cmd in ((), ("csv",), ("topology",), ("record",), ("replay",),
+                ("report",), ("convert",), ("hotplug",), ("emulate",),
+                ("energy",), ("workload",)):
         for opt in sorted(help_options(*cmd)):
             check(opt in man, "schedtop %s: %s missing from docs/schedtop.1" %
                   (" ".join(cmd), opt))
-
-
-@test
-def help_lists_each_option_of_the_table_once():
-    """Every command's --help has one line for each option its getopt
-    table takes, and no other: the bash completion is written from those
-    tables (schedtop/completion.c), so it is the independent list here.
-    csv --help once listed -p and -c twice."""
-    r = schedtop("--bash-completion")
-    check(r.returncode == 0, r.stderr)
-    tables = dict(re.findall(r'\t(\S+)\)\n\t\topts="([^"]*)"',
-                             r.stdout.decode()))
-    check(len(tables) == len(COMMANDS),
-          "completion has %d option lists, %d commands" %
-          (len(tables), len(COMMANDS)))
-    for cmd in COMMANDS:
-        r = schedtop(*cmd, "--help")
-        check(r.returncode == 0, "%s --help failed" % (cmd,))
-        count = {}
-        # "  -p, --pid PID" or "      --pelt-trace": an option's own line.
-        for short, long1, long2 in re.findall(
-                r"^  (?:-([A-Za-z0-9]), )?--([a-z][a-z-]*)|^      --([a-z][a-z-]*)",
-                r.stdout.decode(), re.M):
-            for word in (("-" + short) if short else None,
-                         "--" + (long1 or long2)):
-                if word:
-                    count[word] = count.get(word, 0) + 1
-        name = " ".join(cmd) or "(live view)"
-        twice = sorted(w for w, n in count.items() if n > 1)
-        check(not twice, "schedtop %s --help lists %s more than once" %
-              (name, ", ".join(twice)))
-        table = set(tables[cmd[0] if cmd else "*"].split())
-        check(table == set(count),
-              "schedtop %s: getopt takes but --help omits %s; --help has "
-              "but getopt lacks %s" % (name, sorted(table - set(count)),
-                                        sorted(set(count) - table)))
 
 
 @test
