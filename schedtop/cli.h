@@ -61,10 +61,10 @@ bool pid_list_has(const int *pids, size_t nr, int pid);
 
 /*
  * The options of the commands that look at this machine (the live view, csv,
- * record, topology, emulate), each defined once: its getopt_long() entry
+ * record, topology, emulate, energy, workload), each defined once: its getopt_long() entry
  * (CLI_OPT_*, listed in each command's table, so the bash completion has
  * it), its help line (CLI_USAGE_*, in each command's usage) and what its
- * value means (cli_session_arg()). The values are clear of each command's
+ * value means (cli_session_arg(), through cli_shared_option()). The values are clear of each command's
  * own (from 256) and of the file commands' (recording.h).
  */
 enum {
