@@ -139,6 +139,29 @@ static void list_workloads(void)
 	}
 }
 
+/*
+ * After the options: the workload named after them (if not before), and
+ * what does not go together. -1 to go on, or the exit code.
+ */
+static int check_opts(int argc, char **argv, struct wl_opts *o)
+{
+	if (!o->wl && optind < argc) {
+		o->wl = workload_find(argv[optind]);
+		if (!o->wl)
+			return cli_usage_error("workload", "unknown workload '%s': audio, video, browse or camera", argv[optind]);
+		optind++;
+	}
+	if (optind < argc)
+		return cli_usage_error("workload", "unexpected argument '%s'", argv[optind]);
+	if (!o->wl)
+		return cli_usage_error("workload", "name a workload: audio, video, browse or camera (--list)");
+	if (o->session.emulate && o->session.topology)
+		return cli_usage_error("workload", "--emulate gives the topology: no --topology with it");
+	if (o->record && !strcmp(o->record, "-") && o->json)
+		return cli_usage_error("workload", "--record - and --json cannot both go to standard output");
+	return -1;
+}
+
 /* Returns -1 to go on, or the exit code. */
 static int parse_opts(int argc, char **argv, struct wl_opts *o)
 {
@@ -219,21 +242,7 @@ static int parse_opts(int argc, char **argv, struct wl_opts *o)
 			break;
 		}
 	}
-	if (!o->wl && optind < argc) {
-		o->wl = workload_find(argv[optind]);
-		if (!o->wl)
-			return cli_usage_error("workload", "unknown workload '%s': audio, video, browse or camera", argv[optind]);
-		optind++;
-	}
-	if (optind < argc)
-		return cli_usage_error("workload", "unexpected argument '%s'", argv[optind]);
-	if (!o->wl)
-		return cli_usage_error("workload", "name a workload: audio, video, browse or camera (--list)");
-	if (o->session.emulate && o->session.topology)
-		return cli_usage_error("workload", "--emulate gives the topology: no --topology with it");
-	if (o->record && !strcmp(o->record, "-") && o->json)
-		return cli_usage_error("workload", "--record - and --json cannot both go to standard output");
-	return -1;
+	return check_opts(argc, argv, o);
 }
 
 /* The stored calibration, measured and stored first when there is none. */
