@@ -347,6 +347,22 @@ int cli_pelt_arg(const char *cmd, int c, const char *arg, struct cli_pelt_args *
 	return -ENOENT;
 }
 
+int cli_shared_option(const char *cmd, int c, char **argv,
+		      struct cli_session_args *session, struct cli_pelt_args *pelt)
+{
+	int err = -ENOENT;
+
+	if (pelt)
+		err = cli_pelt_arg(cmd, c, optarg, pelt);
+	if (err == -ENOENT && session)
+		err = cli_session_arg(cmd, c, optarg, session);
+	if (err == -ENOENT) {
+		cli_bad_option(cmd, c, argv);
+		return -EINVAL;
+	}
+	return err;
+}
+
 int cli_pelt_args_check(const char *cmd, const struct cli_pelt_args *a)
 {
 	if ((a->pids || a->comm || a->cpus) && !a->trace) {

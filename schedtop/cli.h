@@ -61,10 +61,10 @@ bool pid_list_has(const int *pids, size_t nr, int pid);
 
 /*
  * The options of the commands that look at this machine (the live view, csv,
- * record, topology, emulate), each defined once: its getopt_long() entry
+ * record, topology, emulate, energy, workload), each defined once: its getopt_long() entry
  * (CLI_OPT_*, listed in each command's table, so the bash completion has
  * it), its help line (CLI_USAGE_*, in each command's usage) and what its
- * value means (cli_session_arg()). The values are clear of each command's
+ * value means (cli_session_arg(), through cli_shared_option()). The values are clear of each command's
  * own (from 256) and of the file commands' (recording.h).
  */
 enum {
@@ -174,6 +174,15 @@ int cli_pelt_arg(const char *cmd, int c, const char *arg, struct cli_pelt_args *
  * itself and calls this with --pelt-trace on.)
  */
 int cli_pelt_args_check(const char *cmd, const struct cli_pelt_args *a);
+/*
+ * The default: of a command's option switch: @c (getopt's, with optarg)
+ * taken into @pelt or @session (either may be NULL) by cli_pelt_arg() and
+ * cli_session_arg(), else an unknown option or a missing value. 0 when
+ * taken, or -EINVAL after saying what is wrong (the command exits with
+ * EXIT_USAGE).
+ */
+int cli_shared_option(const char *cmd, int c, char **argv,
+		      struct cli_session_args *session, struct cli_pelt_args *pelt);
 /* @a into @so with @on_pelt and @ctx, if --pelt-trace was given. */
 void cli_pelt_args_apply(const struct cli_pelt_args *a,
 			 struct schedstat_session_opts *so,

@@ -350,11 +350,60 @@ static long hotplug_slices(struct conv *cv, struct schedstat_recording *rec)
 	return damaged;
 }
 
+/*
+ * Every sample's events, CPUs, clusters and tasks; a damaged chunk's samples
+ * are counted in @bad.
+ */
+static int convert_samples(struct conv *cv, struct schedstat_recording *rec,
+			   size_t nr, size_t *bad)
+{
+	bool have_t0 = false;
+	int err = 0;
+
+	for (size_t i = 0; i < nr && !err; i++) {
+		const struct schedstat_event *evs;
+		struct schedstat_snapshot *snap;
+		size_t nr_evs;
+
+		err = schedstat_recording_sample(rec, i, &snap, &evs, &nr_evs);
+		if (err == -EBADMSG) {
+			size_t next = schedstat_recording_skip(rec, i);
+
+			*bad += next - i;
+			i = next - 1;
+			err = 0;
+			continue;
+		}
+		if (err)
+			break;
+		/*
+		 * Time 0 is the start of the first interval that reads back:
+		 * its events come before its sample.
+		 */
+		if (!have_t0) {
+			struct schedstat_pelt_update u;
+
+			cv->t0 = schedstat_snapshot_ts_ns(snap) -
+				schedstat_snapshot_interval_ns(snap);
+			/* Or the first PELT update, if it came before. */
+			if (!schedstat_recording_pelt_next(rec, &u) && u.ts_ns < cv->t0)
+				cv->t0 = u.ts_ns;
+			have_t0 = true;
+		}
+		instants(cv, evs, nr_evs);
+		cpus(cv, snap);
+		clusters(cv, snap);
+		err = tasks(cv, snap);
+		schedstat_snapshot_free(snap);
+	}
+	return err;
+}
+
 static int convert(struct schedstat_recording *rec, FILE *f, const char *path)
 {
 	struct schedstat_recording_info info;
 	struct conv cv = { .f = f, .first = true };
-	bool have_t0 = false, chunks_bad = false;
+	bool chunks_bad = false;
 	int nr_cl, err = 0;
 	size_t bad = 0;
 
@@ -376,42 +425,7 @@ static int convert(struct schedstat_recording *rec, FILE *f, const char *path)
 	fputs("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[", f);
 	process_name(&cv, PID_CPUS, "CPUs");
 	process_name(&cv, PID_CLUSTERS, "Clusters");
-	for (size_t i = 0; i < info.nr_samples && !err; i++) {
-		const struct schedstat_event *evs;
-		struct schedstat_snapshot *snap;
-		size_t nr_evs;
-
-		err = schedstat_recording_sample(rec, i, &snap, &evs, &nr_evs);
-		if (err == -EBADMSG) {
-			size_t next = schedstat_recording_skip(rec, i);
-
-			bad += next - i;
-			i = next - 1;
-			err = 0;
-			continue;
-		}
-		if (err)
-			break;
-		/*
-		 * Time 0 is the start of the first interval that reads back:
-		 * its events come before its sample.
-		 */
-		if (!have_t0) {
-			struct schedstat_pelt_update u;
-
-			cv.t0 = schedstat_snapshot_ts_ns(snap) -
-				schedstat_snapshot_interval_ns(snap);
-			/* Or the first PELT update, if it came before. */
-			if (!schedstat_recording_pelt_next(rec, &u) && u.ts_ns < cv.t0)
-				cv.t0 = u.ts_ns;
-			have_t0 = true;
-		}
-		instants(&cv, evs, nr_evs);
-		cpus(&cv, snap);
-		clusters(&cv, snap);
-		err = tasks(&cv, snap);
-		schedstat_snapshot_free(snap);
-	}
+	err = convert_samples(&cv, rec, info.nr_samples, &bad);
 	/* Damaged PELT or CPUHP chunks fail the run as damaged samples do. */
 	if (!err && pelt_counters(&cv, rec)) {
 		cli_error("%s: damaged PELT chunks skipped", path);

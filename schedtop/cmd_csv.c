@@ -65,8 +65,6 @@ CLI_USAGE_EMULATE
 "      --pelt-cgroup DIR  the cgroup (its directory) whose group entities'\n"
 "                         updates are traced, one per CPU (not --record)\n"
 CLI_USAGE_ENERGY_MODEL
-"  -p, --pid PID[,PID]    only these tasks (matches thread or process id)\n"
-"  -c, --comm COMM        only tasks whose name is exactly COMM\n"
 CLI_USAGE_EXACT_WAKEUPS
 "      --from FILE        read a recording (schedtop record) instead of the\n"
 "                         kernel: the rows the live run gave; a trace-cmd\n"
@@ -132,6 +130,50 @@ static int list_columns(const char *format)
 	return fflush(stdout) ? EXIT_FAIL : EXIT_OK;
 }
 
+/* The options that do not go together; -d into samples. An exit code. */
+static int check_csv_opts(struct csv_opts *o, double seconds)
+{
+	if (seconds && o->samples)
+		return cli_usage_error("csv", "-d and -n do not go together");
+	if (seconds)
+		o->samples = samples_for(seconds, o->interval_ms);
+	if (o->record && !strcmp(o->record, "-") && !o->output)
+		return cli_usage_error("csv", "--record - and the CSV cannot both go to standard output: add -o FILE");
+	if (o->record && !strcmp(o->record, "-") && isatty(STDOUT_FILENO))
+		return cli_usage_error("csv", "a recording is binary: --record - wants a pipe or a file, not a terminal");
+	if (o->from && seconds)
+		return cli_usage_error("csv", "-d is for live runs: -n N takes the first N samples of a recording");
+	if (o->from && o->session.energy_model)
+		return cli_usage_error("csv", "--from uses the energy model stored in the recording: no --energy-model with it");
+	if (o->from && o->trace_file)
+		return cli_usage_error("csv", "--from and --trace do not go together");
+	if (o->from && (o->record || o->session.sysfs_root || o->session.exact_wakeups))
+		return cli_usage_error("csv", "--from reads what was recorded: no --record, --sysfs-root or --exact-wakeups with it");
+	if (o->input.pelt_scheme_set && !o->from && !o->trace_file)
+		return cli_usage_error("csv", "--pelt-scheme is for trace files: with --trace FILE or --from FILE");
+	if (o->session.emulate && (o->from || o->trace_file))
+		return cli_usage_error("csv", "--emulate changes the live machine: not with --from or --trace");
+	if (o->session.emulate && o->session.topology)
+		return cli_usage_error("csv", "--emulate gives the topology: no --topology with it");
+	if (o->table == &pelt_table && !o->from)
+		o->pelt.trace = true;
+	if ((o->pelt.pids || o->pelt.comm) && o->table != &task_table && o->table != &pelt_table)
+		return cli_usage_error("csv", "-p and -c filter tasks: use them with --table task or pelt");
+	if (o->pelt.cpus && !o->pelt.trace)
+		return cli_usage_error("csv", "--pelt-cpus selects what --pelt-trace traces: add --pelt-trace (or -t pelt)");
+	if (o->pelt.trace && (o->from || o->trace_file ||
+			      o->session.source == SCHEDSTAT_SOURCE_TRACEFS))
+		return cli_usage_error("csv", "--pelt-trace reads the live kernel through BPF: not with --from, --trace or --source tracefs (csv --from FILE -t pelt reads recorded updates)");
+	if (o->pelt.cgroup && !o->pelt.trace)
+		return cli_usage_error("csv", "--pelt-cgroup selects what --pelt-trace traces: add --pelt-trace (or -t pelt)");
+	/* Format 1.1 has no group entity: a reader of it would call it damage. */
+	if (o->pelt.cgroup && o->record)
+		return cli_usage_error("csv", "--pelt-cgroup's group updates are not kept in recordings: not with --record");
+	if (o->pelt.trace && cli_pelt_args_check("csv", &o->pelt))
+		return EXIT_USAGE;
+	return EXIT_OK;
+}
+
 /*
  * An exit code: EXIT_OK to go on, unless @o->done says that an option
  * (-h, --list-columns) was the whole command.
@@ -139,7 +181,7 @@ static int list_columns(const char *format)
 static int parse_csv_opts(int argc, char **argv, struct csv_opts *o)
 {
 	double seconds = 0;
-	int c, err;
+	int c;
 
 	o->interval_ms = 1000;
 	o->table = &task_table;
@@ -193,57 +235,14 @@ static int parse_csv_opts(int argc, char **argv, struct csv_opts *o)
 			o->done = true;
 			return EXIT_OK;
 		default:
-			err = cli_pelt_arg("csv", c, optarg, &o->pelt);
-			if (err == -ENOENT)
-				err = cli_session_arg("csv", c, optarg, &o->session);
-			if (err == -ENOENT)
-				return cli_bad_option("csv", c, argv);
-			if (err)
+			if (cli_shared_option("csv", c, argv, &o->session, &o->pelt))
 				return EXIT_USAGE;
 			break;
 		}
 	}
 	if (optind < argc)
 		return cli_usage_error("csv", "unexpected argument '%s'", argv[optind]);
-	if (seconds && o->samples)
-		return cli_usage_error("csv", "-d and -n do not go together");
-	if (seconds)
-		o->samples = samples_for(seconds, o->interval_ms);
-	if (o->record && !strcmp(o->record, "-") && !o->output)
-		return cli_usage_error("csv", "--record - and the CSV cannot both go to standard output: add -o FILE");
-	if (o->record && !strcmp(o->record, "-") && isatty(STDOUT_FILENO))
-		return cli_usage_error("csv", "a recording is binary: --record - wants a pipe or a file, not a terminal");
-	if (o->from && seconds)
-		return cli_usage_error("csv", "-d is for live runs: -n N takes the first N samples of a recording");
-	if (o->from && o->session.energy_model)
-		return cli_usage_error("csv", "--from uses the energy model stored in the recording: no --energy-model with it");
-	if (o->from && o->trace_file)
-		return cli_usage_error("csv", "--from and --trace do not go together");
-	if (o->from && (o->record || o->session.sysfs_root || o->session.exact_wakeups))
-		return cli_usage_error("csv", "--from reads what was recorded: no --record, --sysfs-root or --exact-wakeups with it");
-	if (o->input.pelt_scheme_set && !o->from && !o->trace_file)
-		return cli_usage_error("csv", "--pelt-scheme is for trace files: with --trace FILE or --from FILE");
-	if (o->session.emulate && (o->from || o->trace_file))
-		return cli_usage_error("csv", "--emulate changes the live machine: not with --from or --trace");
-	if (o->session.emulate && o->session.topology)
-		return cli_usage_error("csv", "--emulate gives the topology: no --topology with it");
-	if (o->table == &pelt_table && !o->from)
-		o->pelt.trace = true;
-	if ((o->pelt.pids || o->pelt.comm) && o->table != &task_table && o->table != &pelt_table)
-		return cli_usage_error("csv", "-p and -c filter tasks: use them with --table task or pelt");
-	if (o->pelt.cpus && !o->pelt.trace)
-		return cli_usage_error("csv", "--pelt-cpus selects what --pelt-trace traces: add --pelt-trace (or -t pelt)");
-	if (o->pelt.trace && (o->from || o->trace_file ||
-			      o->session.source == SCHEDSTAT_SOURCE_TRACEFS))
-		return cli_usage_error("csv", "--pelt-trace reads the live kernel through BPF: not with --from, --trace or --source tracefs (csv --from FILE -t pelt reads recorded updates)");
-	if (o->pelt.cgroup && !o->pelt.trace)
-		return cli_usage_error("csv", "--pelt-cgroup selects what --pelt-trace traces: add --pelt-trace (or -t pelt)");
-	/* Format 1.1 has no group entity: a reader of it would call it damage. */
-	if (o->pelt.cgroup && o->record)
-		return cli_usage_error("csv", "--pelt-cgroup's group updates are not kept in recordings: not with --record");
-	if (o->pelt.trace && cli_pelt_args_check("csv", &o->pelt))
-		return EXIT_USAGE;
-	return EXIT_OK;
+	return check_csv_opts(o, seconds);
 }
 
 static bool task_selected(const struct csv_opts *o, const struct schedstat_task *t)
@@ -347,6 +346,9 @@ struct csv_run {
 	unsigned long nr_pelt;
 	/* Updates the session delivers while opening come before the run. */
 	bool started;
+	struct emulation emul;		/* --emulate */
+	char emul_desc[256];		/* the recording's "emulation" */
+	struct schedstat_energy_model *em;
 };
 
 /* The session's on_pelt: the row, and the recording's copy. */
@@ -520,18 +522,68 @@ cleanup:
 	return ret;
 }
 
+/*
+ * The session on the live kernel or --trace's file, with --emulate started,
+ * the energy model loaded and --record's file open. An exit code.
+ */
+static int open_session(struct csv_run *r, struct schedstat_session_opts *sopts,
+			int argc, char **argv)
+{
+	struct csv_opts *o = r->o;
+	int err;
+
+	if (o->session.emulate) {
+		int ret = emulation_open(&r->emul, o->session.emulate,
+					 o->session.sysfs_root, sopts);
+
+		if (ret != EXIT_OK)
+			return ret;
+		r->rec.emulation = emulation_describe(&r->emul, r->emul_desc,
+						      sizeof(r->emul_desc));
+		/* The CSV stays pandas' plain table: the method is said here. */
+		emulation_print_start(&r->emul);
+		o->emulation = emulation_method_name(r->emul.method);
+	}
+	if (energy_opt_load(o->session.energy_model, &r->em))
+		return EXIT_USAGE;
+	sopts->energy_model = r->em;
+	r->rec.em = r->em;
+	sopts->trace_file = o->trace_file;
+	sopts->trace_interval_ns = o->interval_ms * 1000000ULL;
+	sopts->pelt_scheme = o->input.pelt_scheme;
+	if (o->record) {
+		sopts->on_event = recording_out_event;
+		sopts->event_ctx = &r->rec;
+	}
+	cli_pelt_args_apply(&o->pelt, sopts, on_pelt, r);
+	err = cli_session_open(&r->s, sopts);
+	if (err && o->trace_file) {
+		cli_error("%s: %s", o->trace_file, schedstat_strerror(err));
+		return EXIT_FAIL;
+	}
+	if (err) {
+		cli_error("%s", schedstat_strerror(err));
+		return EXIT_FAIL;
+	}
+	if (o->trace_file && !o->session.sysfs_root)
+		trace_topology_note(o->trace_file, r->s);
+	if (o->trace_file)
+		trace_pelt_note(o->trace_file, r->s);
+	if (o->record && recording_out_open(&r->rec, o->record,
+					    schedstat_session_topology(r->s),
+					    o->interval_ms, argc, argv))
+		return EXIT_FAIL;
+	return EXIT_OK;
+}
+
 int cmd_csv(int argc, char **argv)
 {
 	struct csv_opts o = {};
 	struct schedstat_session_opts sopts = {};
-	struct schedstat_session *s = NULL;
 	struct csv_run run = { .rec = { .fd = -1 } };
-	struct emulation emul = {};
-	struct schedstat_energy_model *em = NULL;
-	char desc[256];
 	FILE *f = stdout;
 	char *spec = NULL;
-	int ret, err;
+	int ret;
 
 	ret = parse_csv_opts(argc, argv, &o);
 	if (ret != EXIT_OK || o.done)
@@ -561,64 +613,21 @@ int cmd_csv(int argc, char **argv)
 		ret = run_from(&run);
 		goto cleanup;
 	}
-	if (o.session.emulate) {
-		if (emulation_parse(&emul, o.session.emulate, o.session.sysfs_root)) {
-			ret = EXIT_USAGE;
-			goto cleanup;
-		}
-		sopts.topology = emul.topology_spec;
-		if (emulation_start(&emul, EMULATE_AUTO))
-			goto cleanup;
-		run.rec.emulation = emulation_describe(&emul, desc, sizeof(desc));
-		/* The CSV stays pandas' plain table: the method is said here. */
-		emulation_print_start(&emul);
-		o.emulation = emulation_method_name(emul.method);
-	}
-	if (energy_opt_load(o.session.energy_model, &em)) {
-		ret = EXIT_USAGE;
-		goto cleanup;
-	}
-	sopts.energy_model = em;
-	run.rec.em = em;
-	sopts.trace_file = o.trace_file;
-	sopts.trace_interval_ns = o.interval_ms * 1000000ULL;
-	sopts.pelt_scheme = o.input.pelt_scheme;
-	if (o.record) {
-		sopts.on_event = recording_out_event;
-		sopts.event_ctx = &run.rec;
-	}
-	cli_pelt_args_apply(&o.pelt, &sopts, on_pelt, &run);
-	err = cli_session_open(&s, &sopts);
-	if (err && o.trace_file) {
-		cli_error("%s: %s", o.trace_file, schedstat_strerror(err));
-		goto cleanup;
-	}
-	if (err) {
-		cli_error("%s", schedstat_strerror(err));
-		goto cleanup;
-	}
-	if (o.trace_file && !o.session.sysfs_root)
-		trace_topology_note(o.trace_file, s);
-	if (o.trace_file)
-		trace_pelt_note(o.trace_file, s);
-	run.s = s;
-	if (o.record && recording_out_open(&run.rec, o.record,
-					   schedstat_session_topology(s),
-					   o.interval_ms, argc, argv))
-		goto cleanup;
-	ret = run_live(&run, s);
+	ret = open_session(&run, &sopts, argc, argv);
+	if (ret == EXIT_OK)
+		ret = run_live(&run, run.s);
 cleanup:
-	schedstat_session_close(s);
+	schedstat_session_close(run.s);
 	if (recording_out_close(&run.rec))
 		ret = EXIT_FAIL;
 	if (f && f != stdout && fclose(f) && ret == EXIT_OK) {
 		cli_error("writing %s: %s", o.output, strerror(errno));
 		ret = EXIT_FAIL;
 	}
-	if (emulation_stop(&emul))
+	if (emulation_stop(&run.emul))
 		ret = EXIT_FAIL;
-	emulation_free(&emul);
-	schedstat_energy_model_free(em);
+	emulation_free(&run.emul);
+	schedstat_energy_model_free(run.em);
 	free(o.pelt.pids);
 	free(spec);
 	return ret;

@@ -105,7 +105,7 @@ static void print_summary(const struct emulation *e)
 int cmd_emulate(int argc, char **argv)
 {
 	enum emulate_method method = EMULATE_AUTO;
-	const char *sysfs_root = NULL;
+	struct cli_session_args a = {};
 	struct emulation e = {};
 	bool quiet = false, restore = false;
 	double seconds = 0;
@@ -124,9 +124,6 @@ int cmd_emulate(int argc, char **argv)
 			if (emulation_parse_method(optarg, &method))
 				return cli_usage_error("emulate", "unknown method '%s': auto, stealer or cpufreq", optarg);
 			break;
-		case OPT_SYSFS_ROOT:
-			sysfs_root = optarg;
-			break;
 		case OPT_RESTORE:
 			restore = true;
 			break;
@@ -140,7 +137,9 @@ int cmd_emulate(int argc, char **argv)
 			fputs(emulate_usage, stdout);
 			return EXIT_OK;
 		default:
-			return cli_bad_option("emulate", c, argv);
+			if (cli_shared_option("emulate", c, argv, &a, NULL))
+				return EXIT_USAGE;
+			break;
 		}
 	}
 	if (restore) {
@@ -152,7 +151,7 @@ int cmd_emulate(int argc, char **argv)
 		return cli_usage_error("emulate", "SPEC is missing, e.g. schedtop emulate 'LITTLE:0@50%%,big:1' -d 10");
 	if (optind + 1 < argc)
 		return cli_usage_error("emulate", "unexpected argument '%s'", argv[optind + 1]);
-	if (emulation_parse(&e, argv[optind], sysfs_root))
+	if (emulation_parse(&e, argv[optind], a.sysfs_root))
 		return EXIT_USAGE;
 	err = emulation_start(&e, method);
 	if (err)

@@ -31,7 +31,7 @@ int cmd_energy(int argc, char **argv)
 {
 	struct schedstat_energy_model *em = NULL;
 	struct schedstat_topology *topo = NULL;
-	const char *path = NULL, *topology = NULL;
+	struct cli_session_args a = {};
 	char *spec = NULL;
 	int c, err, ret = EXIT_FAIL;
 
@@ -39,29 +39,25 @@ int cmd_energy(int argc, char **argv)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:h", energy_long_opts, NULL)) != -1) {
 		switch (c) {
-		case OPT_ENERGY_MODEL:
-			path = optarg;
-			break;
-		case OPT_TOPOLOGY:
-			topology = optarg;
-			break;
 		case 'h':
 			fputs(energy_usage, stdout);
 			return EXIT_OK;
 		default:
-			return cli_bad_option("energy", c, argv);
+			if (cli_shared_option("energy", c, argv, &a, NULL))
+				return EXIT_USAGE;
+			break;
 		}
 	}
 	if (optind < argc)
 		return cli_usage_error("energy", "unexpected argument '%s'", argv[optind]);
-	if (energy_opt_load(path, &em))
+	if (energy_opt_load(a.energy_model, &em))
 		return EXIT_USAGE;
 	if (!em) {
 		cli_error("no energy model: the kernel has none in /sys/kernel/debug/energy_model (no EAS here, or debugfs not mounted); give --energy-model FILE");
 		return EXIT_FAIL;
 	}
-	if (topology) {
-		spec = cli_topology_spec(topology);
+	if (a.topology) {
+		spec = cli_topology_spec(a.topology);
 		if (!spec) {
 			ret = EXIT_USAGE;
 			goto cleanup;

@@ -321,6 +321,12 @@ static int parse_via(const char *arg, enum via *via)
 	return -EINVAL;
 }
 
+static void say_busy(void)
+{
+	cli_error("another schedtop hotplug is running (it holds %s): "
+		  "wait for it or stop it", schedstat_cpu_exit_state_path());
+}
+
 /* The last session's state file, and what to tell when it cannot be. */
 static int recover(void)
 {
@@ -328,8 +334,7 @@ static int recover(void)
 	int err = schedstat_cpu_exit_recover(&n);
 
 	if (err == -EBUSY)
-		cli_error("another schedtop hotplug is running (it holds %s): "
-			  "wait for it or stop it", schedstat_cpu_exit_state_path());
+		say_busy();
 	else if (err)
 		cli_error("could not put back all that %s lists: %s; fix it by "
 			  "hand, then remove the file", schedstat_cpu_exit_state_path(),
@@ -340,35 +345,29 @@ static int recover(void)
 	return err;
 }
 
-int cmd_hotplug(int argc, char **argv)
+/* Options into @r; -1 to go on, or the exit code (--restore's too). */
+static int parse_hotplug_opts(int argc, char **argv, struct hotplug_run *r)
 {
-	static const int signals[] = { SIGINT, SIGTERM, SIGHUP, 0 };
-	static const struct loop_ops ops = {
-		.signal = on_signal, .tick = on_tick, .ready = on_ready,
-	};
-	struct hotplug_run r = { .cycles = 5 };
-	struct loop l = LOOP_INIT;
-	int fds[2] = { -1, -1 };
 	unsigned long v;
 	bool restore = false;
-	int c, err, ret = EXIT_FAIL;
+	int c;
 
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":n:h", hotplug_long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
-			if (parse_ulong(optarg, 1, 100000, &r.cycles))
+			if (parse_ulong(optarg, 1, 100000, &r->cycles))
 				return cli_usage_error("hotplug", "bad --cycles '%s': "
 						       "a count from 1", optarg);
 			break;
 		case OPT_VIA:
-			if (parse_via(optarg, &r.via))
+			if (parse_via(optarg, &r->via))
 				return cli_usage_error("hotplug", "bad --via '%s': "
 						       "hotplug or evacuate", optarg);
 			break;
 		case OPT_CSV:
-			r.csv = true;
+			r->csv = true;
 			break;
 		case OPT_RESTORE:
 			restore = true;
@@ -393,11 +392,29 @@ int cmd_hotplug(int argc, char **argv)
 	if (optind + 1 < argc)
 		return cli_usage_error("hotplug", "unexpected argument '%s'",
 				       argv[optind + 1]);
-	r.cpu = v;
+	r->cpu = v;
+	return -1;
+}
+
+int cmd_hotplug(int argc, char **argv)
+{
+	static const int signals[] = { SIGINT, SIGTERM, SIGHUP, 0 };
+	static const struct loop_ops ops = {
+		.signal = on_signal, .tick = on_tick, .ready = on_ready,
+	};
+	struct hotplug_run r = { .cycles = 5 };
+	struct loop l = LOOP_INIT;
+	int fds[2] = { -1, -1 };
+	int err, ret;
+
+	ret = parse_hotplug_opts(argc, argv, &r);
+	if (ret >= 0)
+		return ret;
+	ret = EXIT_FAIL;
 	r.ops = calloc(2 * r.cycles, sizeof(*r.ops));
 	if (!r.ops) {
 		cli_error("out of memory");
-		return EXIT_FAIL;
+		goto cleanup;
 	}
 	/* Signals are blocked from here: they end the loop, not the process. */
 	if (isatty(STDIN_FILENO))
@@ -413,8 +430,7 @@ int cmd_hotplug(int argc, char **argv)
 		goto cleanup;
 	err = schedstat_cpu_exit_open(&r.x, r.cpu);
 	if (err == -EBUSY)
-		cli_error("another schedtop hotplug is running (it holds %s): "
-			  "wait for it or stop it", schedstat_cpu_exit_state_path());
+		say_busy();
 	else if (err)
 		cli_error("cpu%d: %s", r.cpu, schedstat_strerror(err));
 	if (err)

@@ -177,7 +177,7 @@ struct live_opts {
 /* An exit code: EXIT_OK to go on, unless @o->done. */
 static int parse_live_opts(int argc, char **argv, struct live_opts *o)
 {
-	int c, err;
+	int c;
 
 	o->interval_ms = 1000;
 	optind = 1;
@@ -214,12 +214,7 @@ static int parse_live_opts(int argc, char **argv, struct live_opts *o)
 			o->done = true;
 			return view_write_keys(stdout, optarg) ? EXIT_FAIL : EXIT_OK;
 		default:
-			err = cli_pelt_arg(NULL, c, optarg, &o->pelt);
-			if (err == -ENOENT)
-				err = cli_session_arg(NULL, c, optarg, &o->session);
-			if (err == -ENOENT)
-				return cli_bad_option(NULL, c, argv);
-			if (err)
+			if (cli_shared_option(NULL, c, argv, &o->session, &o->pelt))
 				return EXIT_USAGE;
 			break;
 		}
@@ -229,6 +224,57 @@ static int parse_live_opts(int argc, char **argv, struct live_opts *o)
 	if (cli_pelt_args_check(NULL, &o->pelt))
 		return EXIT_USAGE;
 	return EXIT_OK;
+}
+
+/*
+ * The terminal taken and the loading message shown; libbpf must not scribble
+ * over the screen, so with -v (its debug output) the screen is left again.
+ */
+static int open_view(struct live *lv, const struct live_opts *o,
+		     enum schedstat_source source)
+{
+	setlocale(LC_ALL, "");
+	view_init(&lv->view, o->interval_ms);
+	if (o->filter)
+		strcpy(lv->view.filter, o->filter);
+	if (open_terminal(&lv->style))
+		return -1;
+	mvaddstr(0, 0, source == SCHEDSTAT_SOURCE_TRACEFS ?
+		 "schedtop: starting tracefs..." : "schedtop: loading BPF programs...");
+	refresh();
+	if (global_opts.verbose)
+		endwin();
+	return 0;
+}
+
+/* The session with --pelt-trace and --record wired in; -1 once said. */
+static int open_session(struct live *lv, const struct live_opts *o,
+			struct schedstat_session_opts *sopts, int argc, char **argv)
+{
+	int err;
+
+	cli_pelt_args_apply(&o->pelt, sopts, on_pelt, lv);
+	if (o->pelt.trace)
+		lv->view.pelt = &lv->pelt;
+	if (o->record) {
+		lv->rec.defer_errors = true;
+		sopts->on_event = recording_out_event;
+		sopts->event_ctx = &lv->rec;
+	}
+	err = cli_session_open(&lv->session, sopts);
+	if (err) {
+		restore_terminal();
+		cli_error("%s", schedstat_strerror(err));
+		return -1;
+	}
+	if (o->record) {
+		if (recording_out_open(&lv->rec, o->record,
+				       schedstat_session_topology(lv->session),
+				       o->interval_ms, argc, argv))
+			return -1;
+		lv->recording = true;
+	}
+	return 0;
 }
 
 int cmd_live(int argc, char **argv)
@@ -243,71 +289,27 @@ int cmd_live(int argc, char **argv)
 	int err, ret;
 
 	ret = parse_live_opts(argc, argv, &o);
-	if (ret != EXIT_OK || o.done) {
-		free(o.pelt.pids);
-		return ret;
-	}
-	ret = EXIT_FAIL;
-	if (cli_session_args_apply(NULL, &o.session, &sopts, &spec)) {
-		free(o.pelt.pids);
-		return EXIT_USAGE;
-	}
+	if (ret != EXIT_OK || o.done)
+		goto cleanup;
+	ret = EXIT_USAGE;
+	if (cli_session_args_apply(NULL, &o.session, &sopts, &spec))
+		goto cleanup;
 	/* Before the terminal is taken: its errors are plain lines. */
-	if (energy_opt_load(o.session.energy_model, &em)) {
-		free(spec);
-		free(o.pelt.pids);
-		return EXIT_USAGE;
-	}
+	if (energy_opt_load(o.session.energy_model, &em))
+		goto cleanup;
 	sopts.energy_model = em;
 	lv.rec.em = em;
 	if (o.session.emulate) {
-		if (emulation_parse(&emul, o.session.emulate, sopts.sysfs_root)) {
-			schedstat_energy_model_free(em);
-			free(o.pelt.pids);
-			return EXIT_USAGE;
-		}
-		sopts.topology = emul.topology_spec;
-		if (emulation_start(&emul, EMULATE_AUTO)) {
-			emulation_free(&emul);
-			schedstat_energy_model_free(em);
-			free(o.pelt.pids);
-			return EXIT_FAIL;
-		}
+		ret = emulation_open(&emul, o.session.emulate, sopts.sysfs_root,
+				     &sopts);
+		if (ret != EXIT_OK)
+			goto cleanup;
 		lv.rec.emulation = emulation_describe(&emul, desc, sizeof(desc));
 	}
-	setlocale(LC_ALL, "");
-	view_init(&lv.view, o.interval_ms);
-	if (o.filter)
-		strcpy(lv.view.filter, o.filter);
-	if (open_terminal(&lv.style))
+	ret = EXIT_FAIL;
+	if (open_view(&lv, &o, sopts.source) ||
+	    open_session(&lv, &o, &sopts, argc, argv))
 		goto cleanup;
-	mvaddstr(0, 0, sopts.source == SCHEDSTAT_SOURCE_TRACEFS ?
-		 "schedtop: starting tracefs..." : "schedtop: loading BPF programs...");
-	refresh();
-	/* libbpf must not scribble over the screen: it only logs with -v. */
-	if (global_opts.verbose)
-		endwin();
-	cli_pelt_args_apply(&o.pelt, &sopts, on_pelt, &lv);
-	if (o.pelt.trace) {
-		lv.view.pelt = &lv.pelt;
-	}
-	if (o.record) {
-		lv.rec.defer_errors = true;
-		sopts.on_event = recording_out_event;
-		sopts.event_ctx = &lv.rec;
-	}
-	err = cli_session_open(&lv.session, &sopts);
-	if (err) {
-		restore_terminal();
-		cli_error("%s", schedstat_strerror(err));
-		goto cleanup;
-	}
-	if (o.record) {
-		if (recording_out_open(&lv.rec, o.record, schedstat_session_topology(lv.session),
-				       o.interval_ms, argc, argv))
-			goto cleanup;
-		lv.recording = true;
-	}
 	err = run(&lv);
 	/* The updates held back for ordering go in before the file ends. */
 	if (lv.recording && lv.view.pelt) {

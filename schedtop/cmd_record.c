@@ -86,6 +86,24 @@ static void on_pelt(const struct schedstat_pelt_update *u, void *ctx)
 	recording_out_pelt(u, &r->out);
 }
 
+/*
+ * The updates held back for ordering go in before the file ends, and what
+ * was lost. @err is the run's: the first failure is the one returned.
+ */
+static int end_pelt(struct record_run *r, bool quiet, int err)
+{
+	int ferr = schedstat_session_flush(r->s);
+
+	if (ferr && !err) {
+		cli_error("reading PELT updates: %s", schedstat_strerror(ferr));
+		err = ferr;
+	}
+	recording_out_pelt_dropped(&r->out, schedstat_session_pelt_dropped(r->s));
+	if (!quiet)
+		pelt_summary(r->nr_pelt, schedstat_session_pelt_dropped(r->s));
+	return err;
+}
+
 struct record_opts {
 	const char *path;		/* -o */
 	unsigned long interval_ms;
@@ -100,7 +118,7 @@ struct record_opts {
 static int parse_record_opts(int argc, char **argv, struct record_opts *o)
 {
 	double seconds = 0;
-	int c, err;
+	int c;
 
 	o->interval_ms = 1000;
 	optind = 1;
@@ -134,12 +152,7 @@ static int parse_record_opts(int argc, char **argv, struct record_opts *o)
 			o->done = true;
 			return EXIT_OK;
 		default:
-			err = cli_pelt_arg("record", c, optarg, &o->pelt);
-			if (err == -ENOENT)
-				err = cli_session_arg("record", c, optarg, &o->session);
-			if (err == -ENOENT)
-				return cli_bad_option("record", c, argv);
-			if (err)
+			if (cli_shared_option("record", c, argv, &o->session, &o->pelt))
 				return EXIT_USAGE;
 			break;
 		}
@@ -184,13 +197,11 @@ int cmd_record(int argc, char **argv)
 	/* A closed pipe (adb went away) must be an error we see, not a kill. */
 	signal(SIGPIPE, SIG_IGN);
 	if (o.session.emulate) {
-		if (emulation_parse(&emul, o.session.emulate, sopts.sysfs_root)) {
-			ret = EXIT_USAGE;
+		ret = emulation_open(&emul, o.session.emulate, sopts.sysfs_root,
+				     &sopts);
+		if (ret != EXIT_OK)
 			goto cleanup;
-		}
-		sopts.topology = emul.topology_spec;
-		if (emulation_start(&emul, EMULATE_AUTO))
-			goto cleanup;
+		ret = EXIT_FAIL;
 		out->emulation = emulation_describe(&emul, desc, sizeof(desc));
 		if (!o.quiet)
 			emulation_print_start(&emul);
@@ -214,18 +225,8 @@ int cmd_record(int argc, char **argv)
 			       argc, argv))
 		goto cleanup;
 	err = sample_loop(s, o.interval_ms, o.samples, on_sample, &run);
-	/* The updates held back for ordering go in before the file ends. */
-	if (o.pelt.trace) {
-		int ferr = schedstat_session_flush(s);
-
-		if (ferr && !err) {
-			cli_error("reading PELT updates: %s", schedstat_strerror(ferr));
-			err = ferr;
-		}
-		recording_out_pelt_dropped(out, schedstat_session_pelt_dropped(s));
-		if (!o.quiet)
-			pelt_summary(run.nr_pelt, schedstat_session_pelt_dropped(s));
-	}
+	if (o.pelt.trace)
+		err = end_pelt(&run, o.quiet, err);
 	/* Every failure was reported where it happened. */
 	ret = err ? EXIT_FAIL : EXIT_OK;
 cleanup:

@@ -339,33 +339,38 @@ static void wall_clock(struct replay *rp)
 	rp->have_wall = true;
 }
 
-int cmd_replay(int argc, char **argv)
-{
-	struct replay rp = { .loop = LOOP_INIT };
-	const char *filter = NULL, *start = NULL;
-	struct input_opts in = {};
-	unsigned int speed_x4 = 4;
-	int c, fd = -1, err, ret = EXIT_FAIL;
+struct replay_opts {
+	const char *filter;
+	const char *start;		/* --start: seconds or M:SS */
+	struct input_opts in;		/* --topology, --pelt-scheme */
+	unsigned int speed_x4;		/* -s, in quarters */
+};
 
+/* Options into @o; -1 to go on, or the exit code. */
+static int parse_replay_opts(int argc, char **argv, struct replay_opts *o)
+{
+	int c;
+
+	o->speed_x4 = 4;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":s:f:h", replay_long_opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
-			if (parse_speed(optarg, &speed_x4))
+			if (parse_speed(optarg, &o->speed_x4))
 				return cli_usage_error("replay", "bad speed '%s': x0.25, x0.5, x1, x2 ... x16", optarg);
 			break;
 		case OPT_START:
-			start = optarg;
+			o->start = optarg;
 			break;
 		case 'f':
 			if (strlen(optarg) >= VIEW_TEXT_LEN)
 				return cli_usage_error("replay", "filter too long");
-			filter = optarg;
+			o->filter = optarg;
 			break;
 		case OPT_INPUT_TOPOLOGY:
 		case OPT_INPUT_PELT_SCHEME:
-			if (input_opt("replay", c, optarg, &in))
+			if (input_opt("replay", c, optarg, &o->in))
 				return EXIT_USAGE;
 			break;
 		case 'h':
@@ -377,7 +382,20 @@ int cmd_replay(int argc, char **argv)
 	}
 	if (optind != argc - 1)
 		return cli_usage_error("replay", "give one file: a schedtop recording or a trace.dat");
-	fd = open_recording(argv[optind], 0, &in, &rp.rec);
+	return -1;
+}
+
+int cmd_replay(int argc, char **argv)
+{
+	struct replay rp = { .loop = LOOP_INIT };
+	struct replay_opts o = {};
+	int fd = -1, err, ret;
+
+	ret = parse_replay_opts(argc, argv, &o);
+	if (ret >= 0)
+		return ret;
+	ret = EXIT_FAIL;
+	fd = open_recording(argv[optind], 0, &o.in, &rp.rec);
 	if (fd < 0)
 		return EXIT_FAIL;
 	schedstat_recording_info(rp.rec, &rp.info);
@@ -393,20 +411,20 @@ int cmd_replay(int argc, char **argv)
 		rp.have_next = !err;
 	}
 	rp.view.replay = true;
-	rp.view.speed_x4 = speed_x4;
-	if (filter)
-		strcpy(rp.view.filter, filter);
-	if (start) {
-		memcpy(rp.view.input_buf, start, strnlen(start, VIEW_TEXT_LEN - 1));
+	rp.view.speed_x4 = o.speed_x4;
+	if (o.filter)
+		strcpy(rp.view.filter, o.filter);
+	if (o.start) {
+		memcpy(rp.view.input_buf, o.start, strnlen(o.start, VIEW_TEXT_LEN - 1));
 		rp.view.input = INPUT_SEEK;
 		if (view_key(&rp.view, '\n', 0) != ACT_SEEK_TO) {
-			ret = cli_usage_error("replay", "bad start '%s': seconds or M:SS", start);
+			ret = cli_usage_error("replay", "bad start '%s': seconds or M:SS", o.start);
 			goto cleanup;
 		}
 	}
 	if (open_terminal(&rp.style))
 		goto cleanup;
-	err = start ? act(&rp, ACT_SEEK_TO) : go_to(&rp, 0, 1);
+	err = o.start ? act(&rp, ACT_SEEK_TO) : go_to(&rp, 0, 1);
 	if (!err)
 		err = run(&rp);
 	restore_terminal();

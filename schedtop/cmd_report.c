@@ -134,18 +134,13 @@ static struct hotplug_op *last_hotplug(struct report *r, int32_t cpu)
 	return NULL;
 }
 
-static int add_sample(struct report *r, const struct schedstat_snapshot *snap,
-		      const struct schedstat_event *evs, size_t nr_evs)
+/* A sample's events: a workload's activations, and the others counted. */
+static int add_events(struct report *r, const struct schedstat_event *evs,
+		      size_t nr_evs)
 {
-	const struct schedstat_cluster *cl;
-	const struct schedstat_task *t;
-	const struct schedstat_cpu *c;
-	size_t n;
-	int err;
-
-	r->dropped = schedstat_snapshot_dropped(snap);
 	for (size_t i = 0; i < nr_evs; i++) {
 		struct wl_activation a;
+		int err;
 
 		if (r->wl && wl_event_activation(&evs[i], r->wl, &a)) {
 			err = wl_tally_activation(&r->tally, &a);
@@ -155,9 +150,15 @@ static int add_sample(struct report *r, const struct schedstat_snapshot *snap,
 			r->cross_events++;
 		}
 	}
-	if (r->wl)
-		wl_tally_sample(&r->tally, snap);
-	cl = schedstat_snapshot_clusters(snap, &n);
+	return 0;
+}
+
+/* Each cluster's migrations, misfits, %busy and %util of one sample. */
+static int add_clusters(struct report *r, const struct schedstat_snapshot *snap)
+{
+	size_t n;
+	const struct schedstat_cluster *cl = schedstat_snapshot_clusters(snap, &n);
+
 	for (size_t i = 0; i < n && (int)i < r->nr_clusters; i++) {
 		struct cluster_sum *cs = &r->clusters[i];
 
@@ -190,7 +191,15 @@ static int add_sample(struct report *r, const struct schedstat_snapshot *snap,
 		r->ou_avail = true;
 		r->ou_ns += cl[0].overutilized_ns;
 	}
-	c = schedstat_snapshot_cpus(snap, &n);
+	return 0;
+}
+
+/* The hotplug operations of one sample's CPUs. */
+static int add_hotplug(struct report *r, const struct schedstat_snapshot *snap)
+{
+	size_t n;
+	const struct schedstat_cpu *c = schedstat_snapshot_cpus(snap, &n);
+
 	for (size_t i = 0; i < n; i++) {
 		struct hotplug_op *h;
 
@@ -219,6 +228,27 @@ static int add_sample(struct report *r, const struct schedstat_snapshot *snap,
 		memcpy(h->to, c[i].hotplug_to, sizeof(h->to));
 		h->to[sizeof(h->to) - 1] = '\0';
 	}
+	return 0;
+}
+
+static int add_sample(struct report *r, const struct schedstat_snapshot *snap,
+		      const struct schedstat_event *evs, size_t nr_evs)
+{
+	const struct schedstat_task *t;
+	size_t n;
+	int err;
+
+	r->dropped = schedstat_snapshot_dropped(snap);
+	err = add_events(r, evs, nr_evs);
+	if (err)
+		return err;
+	if (r->wl)
+		wl_tally_sample(&r->tally, snap);
+	err = add_clusters(r, snap);
+	if (!err)
+		err = add_hotplug(r, snap);
+	if (err)
+		return err;
 	t = schedstat_snapshot_tasks(snap, &n);
 	for (size_t i = 0; i < n; i++) {
 		err = add_task(r, &t[i]);
@@ -416,6 +446,36 @@ static int print_hotplug_states(struct schedstat_recording *rec, size_t nr_seen,
 	return 0;
 }
 
+/* The first @nr samples; a damaged chunk's are counted in @r->bad. */
+static int add_samples(struct report *r, struct schedstat_recording *rec,
+		       size_t nr)
+{
+	int err = 0;
+
+	for (size_t i = 0; i < nr && !err; i++) {
+		const struct schedstat_event *evs;
+		struct schedstat_snapshot *snap;
+		size_t nr_evs = 0;
+
+		err = schedstat_recording_sample(rec, i, &snap, &evs, &nr_evs);
+		if (err == -EBADMSG) {
+			size_t next = schedstat_recording_skip(rec, i);
+
+			r->bad += next - i;
+			i = next - 1;
+			err = 0;
+			continue;
+		}
+		if (!err) {
+			r->samples++;
+			r->span_ns += schedstat_snapshot_interval_ns(snap);
+			err = add_sample(r, snap, evs, nr_evs);
+			schedstat_snapshot_free(snap);
+		}
+	}
+	return err;
+}
+
 static int report(const char *path, struct schedstat_recording *rec,
 		  unsigned long top)
 {
@@ -433,27 +493,7 @@ static int report(const char *path, struct schedstat_recording *rec,
 	r.clusters = calloc(r.nr_clusters, sizeof(*r.clusters));
 	if (!r.clusters)
 		goto nomem;
-	for (size_t i = 0; i < info.nr_samples && !err; i++) {
-		const struct schedstat_event *evs;
-		struct schedstat_snapshot *snap;
-		size_t nr_evs = 0;
-
-		err = schedstat_recording_sample(rec, i, &snap, &evs, &nr_evs);
-		if (err == -EBADMSG) {
-			size_t next = schedstat_recording_skip(rec, i);
-
-			r.bad += next - i;
-			i = next - 1;
-			err = 0;
-			continue;
-		}
-		if (!err) {
-			r.samples++;
-			r.span_ns += schedstat_snapshot_interval_ns(snap);
-			err = add_sample(&r, snap, evs, nr_evs);
-			schedstat_snapshot_free(snap);
-		}
-	}
+	err = add_samples(&r, rec, info.nr_samples);
 	if (err)
 		goto fail;
 	list = malloc((r.nr_tasks ? r.nr_tasks : 1) * sizeof(*list));

@@ -82,7 +82,7 @@ static void print_topology(const struct schedstat_topology *t, bool csv)
 
 int cmd_topology(int argc, char **argv)
 {
-	const char *spec = NULL, *root = NULL;
+	struct cli_session_args a = {};
 	struct schedstat_topology *t = NULL;
 	bool csv = false;
 	int c, err;
@@ -91,12 +91,6 @@ int cmd_topology(int argc, char **argv)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:h", topology_long_opts, NULL)) != -1) {
 		switch (c) {
-		case OPT_TOPOLOGY:
-			spec = optarg;
-			break;
-		case OPT_SYSFS_ROOT:
-			root = optarg;
-			break;
 		case OPT_CSV:
 			csv = true;
 			break;
@@ -104,25 +98,27 @@ int cmd_topology(int argc, char **argv)
 			fputs(topology_usage, stdout);
 			return EXIT_OK;
 		default:
-			return cli_bad_option("topology", c, argv);
+			if (cli_shared_option("topology", c, argv, &a, NULL))
+				return EXIT_USAGE;
+			break;
 		}
 	}
 	if (optind < argc)
 		return cli_usage_error("topology", "unexpected argument '%s'", argv[optind]);
-	if (spec) {
-		char *text = cli_topology_spec(spec);
+	if (a.topology) {
+		char *text = cli_topology_spec(a.topology);
 
 		if (!text)
 			return EXIT_USAGE;
-		err = schedstat_topology_parse(&t, text, root);
+		err = schedstat_topology_parse(&t, text, a.sysfs_root);
 		free(text);
 	} else {
-		err = schedstat_topology_detect(&t, root);
+		err = schedstat_topology_detect(&t, a.sysfs_root);
 	}
 	if (err) {
-		cli_error("%s%s%s", schedstat_strerror(err), root ? ": " : "",
-			  root ? root : "");
-		return spec ? EXIT_USAGE : EXIT_FAIL;
+		cli_error("%s%s%s", schedstat_strerror(err), a.sysfs_root ? ": " : "",
+			  a.sysfs_root ? a.sysfs_root : "");
+		return a.topology ? EXIT_USAGE : EXIT_FAIL;
 	}
 	print_topology(t, csv);
 	schedstat_topology_free(t);

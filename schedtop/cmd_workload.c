@@ -30,9 +30,8 @@ struct wl_opts {
 	unsigned long seed;
 	const char *record;
 	bool json;
-	const char *topology;
-	const char *energy_model;
-	const char *emulate;
+	/* --topology, --emulate and --energy-model: cli.h's shared options */
+	struct cli_session_args session;
 	const char *calibration;
 	bool recalibrate;
 	const char *activations;
@@ -140,6 +139,29 @@ static void list_workloads(void)
 	}
 }
 
+/*
+ * After the options: the workload named after them (if not before), and
+ * what does not go together. -1 to go on, or the exit code.
+ */
+static int check_opts(int argc, char **argv, struct wl_opts *o)
+{
+	if (!o->wl && optind < argc) {
+		o->wl = workload_find(argv[optind]);
+		if (!o->wl)
+			return cli_usage_error("workload", "unknown workload '%s': audio, video, browse or camera", argv[optind]);
+		optind++;
+	}
+	if (optind < argc)
+		return cli_usage_error("workload", "unexpected argument '%s'", argv[optind]);
+	if (!o->wl)
+		return cli_usage_error("workload", "name a workload: audio, video, browse or camera (--list)");
+	if (o->session.emulate && o->session.topology)
+		return cli_usage_error("workload", "--emulate gives the topology: no --topology with it");
+	if (o->record && !strcmp(o->record, "-") && o->json)
+		return cli_usage_error("workload", "--record - and --json cannot both go to standard output");
+	return -1;
+}
+
 /* Returns -1 to go on, or the exit code. */
 static int parse_opts(int argc, char **argv, struct wl_opts *o)
 {
@@ -192,15 +214,6 @@ static int parse_opts(int argc, char **argv, struct wl_opts *o)
 		case OPT_ACTIVATIONS:
 			o->activations = optarg;
 			break;
-		case OPT_TOPOLOGY:
-			o->topology = optarg;
-			break;
-		case OPT_ENERGY_MODEL:
-			o->energy_model = optarg;
-			break;
-		case OPT_EMULATE:
-			o->emulate = optarg;
-			break;
 		case OPT_CALIBRATION:
 			o->calibration = optarg;
 			break;
@@ -224,24 +237,12 @@ static int parse_opts(int argc, char **argv, struct wl_opts *o)
 				printf("  %-7s %s\n", workloads[i].name, workloads[i].desc);
 			return EXIT_OK;
 		default:
-			return cli_bad_option("workload", c, argv);
+			if (cli_shared_option("workload", c, argv, &o->session, NULL))
+				return EXIT_USAGE;
+			break;
 		}
 	}
-	if (!o->wl && optind < argc) {
-		o->wl = workload_find(argv[optind]);
-		if (!o->wl)
-			return cli_usage_error("workload", "unknown workload '%s': audio, video, browse or camera", argv[optind]);
-		optind++;
-	}
-	if (optind < argc)
-		return cli_usage_error("workload", "unexpected argument '%s'", argv[optind]);
-	if (!o->wl)
-		return cli_usage_error("workload", "name a workload: audio, video, browse or camera (--list)");
-	if (o->emulate && o->topology)
-		return cli_usage_error("workload", "--emulate gives the topology: no --topology with it");
-	if (o->record && !strcmp(o->record, "-") && o->json)
-		return cli_usage_error("workload", "--record - and --json cannot both go to standard output");
-	return -1;
+	return check_opts(argc, argv, o);
 }
 
 /* The stored calibration, measured and stored first when there is none. */
@@ -357,6 +358,116 @@ static int write_activations(const char *path, struct wl_run *run,
 	return 0;
 }
 
+/*
+ * The recording of --record: the workload, its scale, seed and CPUs kept
+ * in its metadata, so that report judges the run as it ran.
+ */
+static int open_workload_recording(struct recording_out *rec,
+				   const struct wl_opts *o,
+				   struct schedstat_session *s, int argc,
+				   char **argv)
+{
+	char scale[32], seed[32];
+	const char *meta[] = {
+		"workload", o->wl->name,
+		"workload_scale", scale,
+		"workload_seed", seed,
+		o->cpus ? "workload_cpus" : NULL, o->cpus,
+		NULL,
+	};
+
+	snprintf(scale, sizeof(scale), "%g", o->scale);
+	snprintf(seed, sizeof(seed), "%lu", o->seed);
+	rec->extra_meta = meta;
+	/* The recorder copies the metadata into the file's head here. */
+	return recording_out_open(rec, o->record, schedstat_session_topology(s),
+				  o->interval_ms, argc, argv);
+}
+
+/* The workload's threads running: an exit code, or -1 when they are. */
+static int start_threads(const struct wl_opts *o, double units_per_ms,
+			 struct wl_run **run)
+{
+	sigset_t block;
+	int err;
+
+	/*
+	 * The threads inherit this mask: Ctrl-C must reach the event loop's
+	 * signalfd, not kill a worker thread.
+	 */
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &block, NULL);
+	err = wl_run_start(run, &(struct wl_run_opts){
+		.wl = o->wl, .units_per_ms = units_per_ms, .scale = o->scale,
+		.seed = o->seed, .cpus = o->cpus,
+	});
+	if (err == -EINVAL)
+		return cli_usage_error("workload", "bad CPU list '%s': e.g. 1 or 0-3,6", o->cpus);
+	if (err == -ENXIO) {
+		cli_error("no CPU of --cpus %s is online: name online CPUs (/sys/devices/system/cpu/online)", o->cpus);
+		return EXIT_FAIL;
+	}
+	if (err) {
+		cli_error("cannot start the workload's threads: %s", strerror(-err));
+		return EXIT_FAIL;
+	}
+	return -1;
+}
+
+/*
+ * The score on standard output; with --json also each thread's id and CPU
+ * time, and where judging stopped on the clock of --activations.
+ */
+static void print_score(const struct wl_opts *o, const struct wl_tally *tally,
+			struct wl_run *run)
+{
+	char threads[512], end_ns[32];
+	const char *extra[] = { "threads", threads, "end_ns", end_ns, NULL };
+	size_t len = 0;
+
+	snprintf(end_ns, sizeof(end_ns), "%" PRIu64, tally->last_ts);
+	len += snprintf(threads + len, sizeof(threads) - len, "[");
+	for (size_t t = 0; t < o->wl->nr_threads; t++)
+		len += snprintf(threads + len, sizeof(threads) - len,
+				"%s{\"comm\": \"%s\", \"tid\": %d, \"cpu_ns\": %" PRIu64 "}",
+				t ? ", " : "", o->wl->threads[t].comm,
+				wl_run_tid(run, t), wl_run_cpu_ns(run, t));
+	snprintf(threads + len, sizeof(threads) - len, "]");
+	if (o->json)
+		wl_score_json(stdout, &tally->score, extra);
+	else
+		wl_score_print(stdout, &tally->score);
+}
+
+/* After the last sample: the score and --activations. An exit code. */
+static int finish_run(const struct wl_opts *o, struct wl_sampling *ws)
+{
+	int err;
+
+	/*
+	 * The run ends at the last sample: what was due by then and not done
+	 * is missed, though the thread (starved, say) never got to say so.
+	 * No sample follows to carry it into a recording.
+	 */
+	ws->record = false;
+	err = wl_run_drain(ws->run, ws->tally->last_ts, true, on_activation, ws);
+	if (err) {
+		cli_error("keeping the activations: %s", strerror(-err));
+		return EXIT_FAIL;
+	}
+	if (wl_run_policy_failures(ws->run))
+		cli_error("warning: %zu threads ran without their policy (SCHED_FIFO, nice): run as root for a phone's priorities",
+			  wl_run_policy_failures(ws->run));
+	wl_tally_finish(ws->tally, o->wl);
+	print_score(o, ws->tally, ws->run);
+	if (o->activations && write_activations(o->activations, ws->run, o->wl))
+		return EXIT_FAIL;
+	return fflush(stdout) ? EXIT_FAIL : EXIT_OK;
+}
+
 int cmd_workload(int argc, char **argv)
 {
 	struct wl_opts o = {};
@@ -369,9 +480,7 @@ int cmd_workload(int argc, char **argv)
 	struct wl_tally tally = {};
 	struct wl_sampling ws = { .tally = &tally, .rec = &rec };
 	double units_per_ms;
-	char *spec = NULL, desc[256], scale[32], seed[32], threads[512], end_ns[32];
-	const char *meta[16];
-	sigset_t block;
+	char *spec = NULL, desc[256];
 	int ret, err;
 
 	ret = parse_opts(argc, argv, &o);
@@ -380,29 +489,18 @@ int cmd_workload(int argc, char **argv)
 	ret = EXIT_FAIL;
 	if (calibration(&o, &units_per_ms))
 		goto cleanup;
-	if (energy_opt_load(o.energy_model, &em)) {
-		ret = EXIT_USAGE;
+	ret = EXIT_USAGE;
+	if (energy_opt_load(o.session.energy_model, &em) ||
+	    cli_session_args_apply("workload", &o.session, &sopts, &spec))
 		goto cleanup;
-	}
-	if (o.topology) {
-		spec = cli_topology_spec(o.topology);
-		if (!spec) {
-			ret = EXIT_USAGE;
-			goto cleanup;
-		}
-	}
-	sopts.topology = spec;
-	if (o.emulate) {
-		if (emulation_parse(&emul, o.emulate, NULL)) {
-			ret = EXIT_USAGE;
-			goto cleanup;
-		}
-		sopts.topology = emul.topology_spec;
-		if (emulation_start(&emul, EMULATE_AUTO))
+	if (o.session.emulate) {
+		ret = emulation_open(&emul, o.session.emulate, NULL, &sopts);
+		if (ret != EXIT_OK)
 			goto cleanup;
 		rec.emulation = emulation_describe(&emul, desc, sizeof(desc));
 		emulation_print_start(&emul);
 	}
+	ret = EXIT_FAIL;
 	sopts.energy_model = em;
 	if (o.record) {
 		sopts.on_event = recording_out_event;
@@ -414,94 +512,23 @@ int cmd_workload(int argc, char **argv)
 		goto cleanup;
 	}
 	if (o.record) {
-		snprintf(scale, sizeof(scale), "%g", o.scale);
-		snprintf(seed, sizeof(seed), "%lu", o.seed);
-		meta[0] = "workload";
-		meta[1] = o.wl->name;
-		meta[2] = "workload_scale";
-		meta[3] = scale;
-		meta[4] = "workload_seed";
-		meta[5] = seed;
-		meta[6] = o.cpus ? "workload_cpus" : NULL;
-		meta[7] = o.cpus;
-		meta[8] = NULL;
 		rec.em = em;
-		rec.extra_meta = meta;
-		if (recording_out_open(&rec, o.record, schedstat_session_topology(s),
-				       o.interval_ms, argc, argv))
+		if (open_workload_recording(&rec, &o, s, argc, argv))
 			goto cleanup;
 		ws.record = true;
 	}
-	/*
-	 * The threads inherit this mask: Ctrl-C must reach the event loop's
-	 * signalfd, not kill a worker thread.
-	 */
-	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
-	sigaddset(&block, SIGHUP);
-	pthread_sigmask(SIG_BLOCK, &block, NULL);
-	err = wl_run_start(&run, &(struct wl_run_opts){
-		.wl = o.wl, .units_per_ms = units_per_ms, .scale = o.scale,
-		.seed = o.seed, .cpus = o.cpus,
-	});
-	if (err == -EINVAL) {
-		ret = cli_usage_error("workload", "bad CPU list '%s': e.g. 1 or 0-3,6", o.cpus);
+	ret = start_threads(&o, units_per_ms, &run);
+	if (ret >= 0)
 		goto cleanup;
-	}
-	if (err == -ENXIO) {
-		cli_error("no CPU of --cpus %s is online: name online CPUs (/sys/devices/system/cpu/online)", o.cpus);
-		goto cleanup;
-	}
-	if (err) {
-		cli_error("cannot start the workload's threads: %s", strerror(-err));
-		goto cleanup;
-	}
+	ret = EXIT_FAIL;
 	ws.run = run;
 	ws.wl = o.wl;
 	tally.em = em;
 	err = sample_loop(s, o.interval_ms, samples_for(o.seconds, o.interval_ms),
 			  on_sample, &ws);
 	wl_run_stop(run);
-	if (err)
-		goto cleanup;
-	/*
-	 * The run ends at the last sample: what was due by then and not done
-	 * is missed, though the thread (starved, say) never got to say so.
-	 * No sample follows to carry it into a recording.
-	 */
-	ws.record = false;
-	err = wl_run_drain(run, tally.last_ts, true, on_activation, &ws);
-	if (err) {
-		cli_error("keeping the activations: %s", strerror(-err));
-		goto cleanup;
-	}
-	if (wl_run_policy_failures(run))
-		cli_error("warning: %zu threads ran without their policy (SCHED_FIFO, nice): run as root for a phone's priorities",
-			  wl_run_policy_failures(run));
-	wl_tally_finish(&tally, o.wl);
-	{
-		const char *extra[] = { "threads", threads, "end_ns", end_ns, NULL };
-		size_t len = 0;
-
-		/* Where judging stopped, on the clock of --activations. */
-		snprintf(end_ns, sizeof(end_ns), "%" PRIu64, tally.last_ts);
-
-		len += snprintf(threads + len, sizeof(threads) - len, "[");
-		for (size_t t = 0; t < o.wl->nr_threads; t++)
-			len += snprintf(threads + len, sizeof(threads) - len,
-					"%s{\"comm\": \"%s\", \"tid\": %d, \"cpu_ns\": %" PRIu64 "}",
-					t ? ", " : "", o.wl->threads[t].comm,
-					wl_run_tid(run, t), wl_run_cpu_ns(run, t));
-		snprintf(threads + len, sizeof(threads) - len, "]");
-		if (o.json)
-			wl_score_json(stdout, &tally.score, extra);
-		else
-			wl_score_print(stdout, &tally.score);
-	}
-	if (o.activations && write_activations(o.activations, run, o.wl))
-		goto cleanup;
-	ret = fflush(stdout) ? EXIT_FAIL : EXIT_OK;
+	if (!err)
+		ret = finish_run(&o, &ws);
 cleanup:
 	wl_run_stop(run);
 	wl_run_free(run);

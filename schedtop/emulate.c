@@ -235,6 +235,15 @@ int emulation_measure(const struct emulation *e, int *cpu, double *pct, int max)
 	return stealer_measure(e, cpu, pct, max);
 }
 
+int emulation_open(struct emulation *e, const char *spec, const char *sysfs_root,
+		   struct schedstat_session_opts *so)
+{
+	if (emulation_parse(e, spec, sysfs_root))
+		return EXIT_USAGE;
+	so->topology = e->topology_spec;
+	return emulation_start(e, EMULATE_AUTO) ? EXIT_FAIL : EXIT_OK;
+}
+
 int emulation_stop(struct emulation *e)
 {
 	int err = 0;

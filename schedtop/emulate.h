@@ -73,6 +73,14 @@ const char *emulation_method_name(enum emulate_method m);
 int emulation_start(struct emulation *e, enum emulate_method method);
 
 /*
+ * --emulate SPEC of a command that samples: parsed (sysfs under
+ * @sysfs_root), its topology given to @so, then started. EXIT_OK,
+ * EXIT_USAGE for a bad SPEC, or EXIT_FAIL if it could not start (both said).
+ */
+int emulation_open(struct emulation *e, const char *spec, const char *sysfs_root,
+		   struct schedstat_session_opts *so);
+
+/*
  * What is emulated and how, e.g. "LITTLE:0@50%,big:1 by stealer": for
  * recordings' metadata, the CSV and the status lines.
  */

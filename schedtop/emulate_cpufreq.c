@@ -362,6 +362,46 @@ cleanup:
 	return err;
 }
 
+/*
+ * One policy at its percentage of cpuinfo_max_freq: a big one (100%) pinned
+ * at the top, a little one capped; what was there kept to put back.
+ */
+static int cap_policy(struct emulate_cpufreq *cf, const struct policy *p)
+{
+	char path[PATH_LEN + 32];
+	unsigned long cmin, cmax, target;
+	int err;
+
+	snprintf(path, sizeof(path), "%s/cpuinfo_min_freq", p->dir);
+	err = read_ulong(path, &cmin);
+	if (!err) {
+		snprintf(path, sizeof(path), "%s/cpuinfo_max_freq", p->dir);
+		err = read_ulong(path, &cmax);
+	}
+	if (err) {
+		cli_error("cannot read %s: %s", path, strerror(-err));
+		return err;
+	}
+	if (p->pct >= 100) {
+		/* Big: always at the top, so the ratio holds under load. */
+		err = save_and_write(cf, p->dir, "scaling_max_freq", cmax);
+		if (!err)
+			err = save_and_write(cf, p->dir, "scaling_min_freq", cmax);
+		return err;
+	}
+	target = cmax * p->pct / 100;
+	if (target < cmin) {
+		cli_error("cpu%d cannot run at %u%%: %lu kHz is below its cpuinfo_min_freq %lu kHz; give a higher percentage or use --method stealer",
+			  p->first_cpu, p->pct, target, cmin);
+		return -EINVAL;
+	}
+	target = pick_freq(p, target);
+	err = save_and_write(cf, p->dir, "scaling_min_freq", cmin);
+	if (!err)
+		err = save_and_write(cf, p->dir, "scaling_max_freq", target);
+	return err;
+}
+
 int cpufreq_emul_start(struct emulation *e)
 {
 	struct policy *pol = calloc(MAX_POLICIES, sizeof(*pol));
@@ -408,40 +448,8 @@ int cpufreq_emul_start(struct emulation *e)
 		cli_error("cannot write %s: %s", cpufreq_emul_state_path, strerror(-err));
 		goto cleanup;
 	}
-	for (int i = 0; i < n && !err; i++) {
-		struct policy *p = &pol[i];
-		char path[PATH_LEN + 32];
-		unsigned long cmin, cmax, target;
-
-		snprintf(path, sizeof(path), "%s/cpuinfo_min_freq", p->dir);
-		err = read_ulong(path, &cmin);
-		if (!err) {
-			snprintf(path, sizeof(path), "%s/cpuinfo_max_freq", p->dir);
-			err = read_ulong(path, &cmax);
-		}
-		if (err) {
-			cli_error("cannot read %s: %s", path, strerror(-err));
-			break;
-		}
-		if (p->pct >= 100) {
-			/* Big: always at the top, so the ratio holds under load. */
-			err = save_and_write(cf, p->dir, "scaling_max_freq", cmax);
-			if (!err)
-				err = save_and_write(cf, p->dir, "scaling_min_freq", cmax);
-			continue;
-		}
-		target = cmax * p->pct / 100;
-		if (target < cmin) {
-			cli_error("cpu%d cannot run at %u%%: %lu kHz is below its cpuinfo_min_freq %lu kHz; give a higher percentage or use --method stealer",
-				  p->first_cpu, p->pct, target, cmin);
-			err = -EINVAL;
-			break;
-		}
-		target = pick_freq(p, target);
-		err = save_and_write(cf, p->dir, "scaling_min_freq", cmin);
-		if (!err)
-			err = save_and_write(cf, p->dir, "scaling_max_freq", target);
-	}
+	for (int i = 0; i < n && !err; i++)
+		err = cap_policy(cf, &pol[i]);
 cleanup:
 	free(pol);
 	if (err)

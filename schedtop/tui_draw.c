@@ -102,31 +102,36 @@ static void bar(int y, int x, int width, const unsigned int *vals,
 	mvaddch(y, x + width - 1, ']');
 }
 
-static void sparkline(int y, int x, int width, const uint16_t *ring,
-		      const float *fring, int n, int head, double max,
-		      const struct tui_style *st)
+void tui_draw_level(int y, int x, double f, const struct tui_style *st)
 {
 	static const char *const blocks[] = {
 		" ", "\u2581", "\u2582", "\u2583", "\u2584", "\u2585", "\u2586",
 		"\u2587", "\u2588",
 	};
 	static const char ascii[] = " .:-=+*#%@";
+
+	/* NaN and negatives (a damaged recording) draw as empty. */
+	if (!(f > 0))
+		f = 0;
+	if (f > 1)
+		f = 1;
+	if (st->utf8)
+		mvaddstr(y, x, blocks[(int)(f * 8 + 0.5)]);
+	else
+		mvaddch(y, x, ascii[(int)(f * 9 + 0.5)]);
+}
+
+static void sparkline(int y, int x, int width, const uint16_t *ring,
+		      const float *fring, int n, int head, double max,
+		      const struct tui_style *st)
+{
 	int shown = n < width ? n : width;
 
 	for (int i = 0; i < shown; i++) {
 		int idx = (head - shown + i + HIST_LEN) % HIST_LEN;
 		double v = ring ? ring[idx] : fring[idx];
-		double f = max > 0 ? v / max : 0;
 
-		/* NaN and negatives (a damaged recording) draw as empty. */
-		if (!(f > 0))
-			f = 0;
-		if (f > 1)
-			f = 1;
-		if (st->utf8)
-			mvaddstr(y, x + i, blocks[(int)(f * 8 + 0.5)]);
-		else
-			mvaddch(y, x + i, ascii[(int)(f * 9 + 0.5)]);
+		tui_draw_level(y, x + i, max > 0 ? v / max : 0, st);
 	}
 }
 

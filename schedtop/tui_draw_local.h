@@ -30,6 +30,12 @@ enum color {
 void tui_put(int y, int x, enum color c, const char *s);
 
 /*
+ * One cell of a sparkline at level @f of its maximum: a block of eighths,
+ * or an ASCII shade without UTF-8; beyond 0 to 1 it is clamped.
+ */
+void tui_draw_level(int y, int x, double f, const struct tui_style *st);
+
+/*
  * The task's every PELT update (--pelt-trace) over the last PELT_WINDOW_NS
  * up to @now_ns: util, runnable and util_est lines and the time axis.
  * Returns the next free line.

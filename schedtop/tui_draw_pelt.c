@@ -24,24 +24,9 @@ struct pelt_line {
 static void draw_cols(int y, int x, const int *cols, int width, double max,
 		      const struct tui_style *st)
 {
-	static const char *const blocks[] = {
-		" ", "\u2581", "\u2582", "\u2583", "\u2584", "\u2585", "\u2586",
-		"\u2587", "\u2588",
-	};
-	static const char ascii[] = " .:-=+*#%@";
-
-	for (int i = 0; i < width; i++) {
-		double f = cols[i] / max;
-
-		if (cols[i] < 0)
-			continue;
-		if (f > 1)
-			f = 1;
-		if (st->utf8)
-			mvaddstr(y, x + i, blocks[(int)(f * 8 + 0.5)]);
-		else
-			mvaddch(y, x + i, ascii[(int)(f * 9 + 0.5)]);
-	}
+	for (int i = 0; i < width; i++)
+		if (cols[i] >= 0)
+			tui_draw_level(y, x + i, cols[i] / max, st);
 }
 
 /*

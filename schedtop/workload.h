@@ -129,8 +129,6 @@ int wl_run_drain(struct wl_run *r, uint64_t upto, bool final,
 		 int (*fn)(const struct wl_activation *a, void *ctx), void *ctx);
 /* Every activation released before the stop: done, dropped or unfinished. */
 const struct wl_activation *wl_run_activations(struct wl_run *r, size_t *nr);
-uint64_t wl_run_start_ns(const struct wl_run *r);
-uint64_t wl_run_stop_ns(const struct wl_run *r);
 int32_t wl_run_tid(const struct wl_run *r, size_t thread);
 /* Threads whose policy (fifo_prio, nice) could not be set: not root. */
 size_t wl_run_policy_failures(const struct wl_run *r);

@@ -498,16 +498,6 @@ const struct wl_activation *wl_run_activations(struct wl_run *r, size_t *nr)
 	return r->all;
 }
 
-uint64_t wl_run_start_ns(const struct wl_run *r)
-{
-	return r->start_ns;
-}
-
-uint64_t wl_run_stop_ns(const struct wl_run *r)
-{
-	return r->stop_ns;
-}
-
 int32_t wl_run_tid(const struct wl_run *r, size_t thread)
 {
 	return atomic_load(&((struct wl_run *)r)->threads[thread].tid);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array_size.h"
 #include "cli.h"
 #include "workload.h"
 
@@ -202,7 +203,7 @@ void wl_tally_sample(struct wl_tally *t, const struct schedstat_snapshot *snap)
 	cl = schedstat_snapshot_clusters(snap, &n);
 	t->last_ts = schedstat_snapshot_ts_ns(snap);
 	s->duration_s += dt;
-	for (size_t k = 0; k < n && k < sizeof(s->clusters) / sizeof(s->clusters[0]); k++) {
+	for (size_t k = 0; k < n && k < ARRAY_SIZE(s->clusters); k++) {
 		struct wl_cluster_energy *e = &s->clusters[k];
 
 		snprintf(e->name, sizeof(e->name), "%s", cl[k].name);

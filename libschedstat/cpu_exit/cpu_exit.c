@@ -5,7 +5,6 @@
  * names of the cpuhp states, and what must be put back on close.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -175,17 +174,14 @@ cleanup:
 /* The CPU's online file says "1": -errno if it cannot be read. */
 int cpu_exit_is_online(const struct schedstat_cpu_exit *x, bool *online)
 {
-	char c = 0;
-	int fd = open(x->online_path, O_RDONLY | O_CLOEXEC);
+	char buf[8];
+	int err = read_small_file(x->online_path, buf, sizeof(buf));
 
-	if (fd < 0)
-		return -errno;
-	if (read(fd, &c, 1) != 1) {
-		close(fd);
+	if (err)
+		return err;
+	if (!buf[0])
 		return -EIO;
-	}
-	close(fd);
-	*online = c == '1';
+	*online = buf[0] == '1';
 	return 0;
 }
 

@@ -7,12 +7,10 @@
  */
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <tracefs.h>
 
@@ -28,18 +26,15 @@
 int exit_task_stat(int tid, unsigned int *flags, unsigned long long *start)
 {
 	char path[64], buf[1024], *p;
-	ssize_t n;
-	int fd;
+	int err;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
+	err = read_small_file(path, buf, sizeof(buf));
+	if (err)
+		return err;
+	/* A task that exits while read leaves an empty file. */
+	if (!buf[0])
 		return -ESRCH;
-	buf[n] = '\0';
 	/* comm may hold spaces and parentheses: fields follow the last ')'. */
 	p = strrchr(buf, ')');
 	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %u %*u %*u %*u %*u "

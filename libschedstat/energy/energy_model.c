@@ -188,20 +188,26 @@ int schedstat_energy_model_load(struct schedstat_energy_model **out,
 	return err;
 }
 
-/* A small debugfs file as a number; -errno if missing. */
-static int read_num(const char *dir, const char *name, unsigned long long *val)
+/* A small debugfs file's text, without its newline; -errno if missing. */
+static int read_str(const char *dir, const char *name, char *buf, size_t size)
 {
-	char path[512], buf[64], *end;
-	FILE *f;
-	int err = 0;
+	char path[512];
+	int err;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	if (!fgets(buf, sizeof(buf), f))
+	err = read_small_file(path, buf, size);
+	/* Each file holds one value: an empty one is as bad as no read. */
+	if (!err && !buf[0])
 		err = -EIO;
-	fclose(f);
+	return err;
+}
+
+/* The same as a number. */
+static int read_num(const char *dir, const char *name, unsigned long long *val)
+{
+	char buf[64], *end;
+	int err = read_str(dir, name, buf, sizeof(buf));
+
 	if (err)
 		return err;
 	errno = 0;
@@ -209,23 +215,6 @@ static int read_num(const char *dir, const char *name, unsigned long long *val)
 	if (errno || end == buf)
 		return -EINVAL;
 	return 0;
-}
-
-static int read_str(const char *dir, const char *name, char *buf, size_t size)
-{
-	char path[512];
-	FILE *f;
-	int err = 0;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	if (!fgets(buf, size, f))
-		err = -EIO;
-	fclose(f);
-	buf[strcspn(buf, "\n")] = '\0';
-	return err;
 }
 
 /* One pdN directory: its cpus, flags and every ps:KHZ (or cs:KHZ). */

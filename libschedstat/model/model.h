@@ -49,6 +49,15 @@ void model_fill_derived(struct schedstat_snapshot *s);
 void snapshot_mark_misfits(struct schedstat_snapshot *s,
 			   const struct schedstat_topology *topo);
 
+/*
+ * A cluster's sums over its online CPUs of @s (by @cl->id): CPUs, capacity,
+ * runnable tasks, the fastest CPU's frequency, %util and %busy, and which
+ * of these are known (from @avail and every summed CPU's). The model on
+ * every snapshot and a regrouped recording with its new clusters.
+ */
+void snapshot_sum_cluster(const struct schedstat_snapshot *s,
+			  struct schedstat_cluster *cl, uint32_t avail);
+
 /* Cumulative time at one frequency, as the BPF map holds it. */
 struct model_freq_time {
 	uint32_t cpu;

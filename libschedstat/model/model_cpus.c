@@ -203,7 +203,6 @@ void model_fill_clusters(struct model *m, const struct model_input *in,
 {
 	const struct st_global_state *g = in->global;
 	uint64_t ou_ns = 0;
-	uint32_t cpu_bits;
 
 	if ((in->avail & SCHEDSTAT_AVAIL_OVERUTILIZED_NS) && g && g->overutilized_seen) {
 		uint64_t now = overutilized_total(g, in->ts_ns);
@@ -214,7 +213,6 @@ void model_fill_clusters(struct model *m, const struct model_input *in,
 
 	for (size_t k = 0; k < s->nr_clusters; k++) {
 		struct schedstat_cluster *cl = &s->clusters[k];
-		uint64_t util = 0, busy = 0;
 
 		cl->id = k;
 		snprintf(cl->name, sizeof(cl->name), "%s",
@@ -224,39 +222,16 @@ void model_fill_clusters(struct model *m, const struct model_input *in,
 		cl->overutilized = (in->avail & SCHEDSTAT_AVAIL_OVERUTILIZED) &&
 				   g && g->overutilized_seen ? (int)g->overutilized : -1;
 		cl->overutilized_ns = ou_ns;
-		/* Only what every online CPU of the cluster has (see below). */
-		cpu_bits = ~0u;
+		snapshot_sum_cluster(s, cl, in->avail);
+		/* The root domain's state, as read at the sample. */
 		for (size_t i = 0; i < s->nr_cpus; i++) {
 			const struct schedstat_cpu *c = &s->cpus[i];
 			const struct st_cpu_state *st = model_cpu_of(in, i);
 
-			if (c->cluster != (int)k || !c->online)
-				continue;
-			cpu_bits &= c->avail;
-			/* The root domain's state, as read at the sample. */
-			if (st->seen & ST_SEEN_OVERUTILIZED && st->overutilized >= 0)
+			if (c->cluster == (int)k && c->online &&
+			    st->seen & ST_SEEN_OVERUTILIZED && st->overutilized >= 0)
 				cl->overutilized = st->overutilized;
-			cl->nr_online++;
-			cl->capacity += c->capacity;
-			cl->nr_running += c->nr_running;
-			util += c->util_avg + c->rt_util + c->dl_util + c->irq_util;
-			busy += c->busy_ns;
-			if (c->freq_khz > cl->freq_khz) {
-				cl->freq_khz = c->freq_khz;
-				cl->freq_avg_khz = c->freq_avg_khz;
-			}
 		}
-		cl->util_pct = cl->capacity ? 100.0 * util / cl->capacity : 0;
-		cl->avail = in->avail & ~SCHEDSTAT_AVAIL_FREQ;
-		/*
-		 * util_pct needs every online CPU's cfs util, busy_pct every
-		 * one's busy time: a sum with holes would be a wrong number.
-		 */
-		cl->avail &= cpu_bits | ~(SCHEDSTAT_AVAIL_CFS | SCHEDSTAT_AVAIL_BUSY);
-		if (!cl->nr_online)
-			cl->avail &= ~(SCHEDSTAT_AVAIL_CFS | SCHEDSTAT_AVAIL_BUSY);
-		if (!(cl->avail & SCHEDSTAT_AVAIL_CFS))
-			cl->util_pct = 0;
 		if (cl->overutilized < 0)
 			cl->avail &= ~SCHEDSTAT_AVAIL_OVERUTILIZED;
 		if (!overutilized_ns_known(in, cl->overutilized)) {
@@ -266,10 +241,5 @@ void model_fill_clusters(struct model *m, const struct model_input *in,
 			/* No flip since attach: the state held all along. */
 			cl->overutilized_ns = cl->overutilized > 0 ? s->interval_ns : 0;
 		}
-		if (cl->freq_khz)
-			cl->avail |= SCHEDSTAT_AVAIL_FREQ;
-		cl->busy_pct = cl->nr_online && s->interval_ns &&
-			       (cl->avail & SCHEDSTAT_AVAIL_BUSY) ?
-			       100.0 * busy / ((double)s->interval_ns * cl->nr_online) : 0;
 	}
 }

@@ -16,6 +16,46 @@ void model_fill_derived(struct schedstat_snapshot *s)
 		s->migrations[i].per_sec = s->migrations[i].count * 1e9 / s->interval_ns;
 }
 
+void snapshot_sum_cluster(const struct schedstat_snapshot *s,
+			  struct schedstat_cluster *cl, uint32_t avail)
+{
+	/* Only what every online CPU of the cluster has. */
+	uint32_t cpu_bits = ~0u;
+	uint64_t util = 0, busy = 0;
+
+	for (size_t i = 0; i < s->nr_cpus; i++) {
+		const struct schedstat_cpu *c = &s->cpus[i];
+
+		if (c->cluster != cl->id || !c->online)
+			continue;
+		cpu_bits &= c->avail;
+		cl->nr_online++;
+		cl->capacity += c->capacity;
+		cl->nr_running += c->nr_running;
+		util += c->util_avg + c->rt_util + c->dl_util + c->irq_util;
+		busy += c->busy_ns;
+		if (c->freq_khz > cl->freq_khz) {
+			cl->freq_khz = c->freq_khz;
+			cl->freq_avg_khz = c->freq_avg_khz;
+		}
+	}
+	cl->avail = avail & ~SCHEDSTAT_AVAIL_FREQ;
+	/*
+	 * util_pct needs every online CPU's cfs util, busy_pct every one's
+	 * busy time: a sum with holes would be a wrong number.
+	 */
+	cl->avail &= cpu_bits | ~(SCHEDSTAT_AVAIL_CFS | SCHEDSTAT_AVAIL_BUSY);
+	if (!cl->nr_online)
+		cl->avail &= ~(SCHEDSTAT_AVAIL_CFS | SCHEDSTAT_AVAIL_BUSY);
+	if (cl->freq_khz)
+		cl->avail |= SCHEDSTAT_AVAIL_FREQ;
+	cl->util_pct = cl->capacity && (cl->avail & SCHEDSTAT_AVAIL_CFS) ?
+		       100.0 * util / cl->capacity : 0;
+	cl->busy_pct = cl->nr_online && s->interval_ns &&
+		       (cl->avail & SCHEDSTAT_AVAIL_BUSY) ?
+		       100.0 * busy / ((double)s->interval_ns * cl->nr_online) : 0;
+}
+
 /*
  * update_misfit_status() of kernel/sched/fair.c: a task allowed on one CPU
  * is never misfit (every version); from 6.10 neither is one whose CPU has

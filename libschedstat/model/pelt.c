@@ -95,13 +95,6 @@ static uint64_t accumulate_sum(uint64_t delta, struct pelt_avg *sa,
 	return periods;
 }
 
-bool pelt_update_sum(struct pelt_avg *sa, uint64_t now, uint64_t load,
-		     uint64_t runnable, int running)
-{
-	return pelt_update_sum_scaled(sa, now, load, runnable, running,
-				      PELT_SCALE_ONE, PELT_SCALE_ONE);
-}
-
 bool pelt_update_sum_scaled(struct pelt_avg *sa, uint64_t now, uint64_t load,
 			    uint64_t runnable, int running,
 			    uint32_t scale_freq, uint32_t scale_cpu)

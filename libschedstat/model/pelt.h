@@ -39,14 +39,11 @@ struct pelt_avg {
  * ___update_load_sum(): accrue what the entity did since its last update
  * (@load: weight while queued, 0 when not; @runnable: queued entities;
  * @running: on the CPU) until @now. True when a period boundary was
- * crossed: only then does the kernel recompute the averages.
- */
-bool pelt_update_sum(struct pelt_avg *sa, uint64_t now, uint64_t load,
-		     uint64_t runnable, int running);
-/*
- * The same before 5.0, when contributions were scaled rather than the
- * clock (@now is then the task clock): @scale_freq is cur/max frequency and
- * @scale_cpu the CPU's capacity, both of PELT_SCALE_ONE (docs/signals.md).
+ * crossed: only then does the kernel recompute the averages. From 5.0 the
+ * clock is scaled and both scales are PELT_SCALE_ONE; before 5.0 the
+ * contributions were scaled (@now is then the task clock): @scale_freq is
+ * cur/max frequency and @scale_cpu the CPU's capacity, both of
+ * PELT_SCALE_ONE (docs/signals.md).
  */
 bool pelt_update_sum_scaled(struct pelt_avg *sa, uint64_t now, uint64_t load,
 			    uint64_t runnable, int running,

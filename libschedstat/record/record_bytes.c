@@ -85,14 +85,6 @@ void rec_put_str(struct rec_buf *b, const char *s)
 	rec_put_bytes(b, s, len);
 }
 
-void rec_put_u32le(struct rec_buf *b, uint32_t v)
-{
-	uint8_t *p = buf_room(b, 4);
-
-	if (p)
-		put_le(p, v, 4);
-}
-
 void rec_put_u64le(struct rec_buf *b, uint64_t v)
 {
 	uint8_t *p = buf_room(b, 8);
@@ -155,17 +147,6 @@ void rec_get_str(struct rec_cur *c, char *dst, size_t size)
 	len = strlen(dst);
 	memset(dst + len, 0, size - len);
 	c->p += len;
-}
-
-uint32_t rec_get_u32le(struct rec_cur *c)
-{
-	uint32_t v;
-
-	if (!cur_take(c, 4))
-		return 0;
-	v = get_le(c->p, 4);
-	c->p += 4;
-	return v;
 }
 
 uint64_t rec_get_u64le(struct rec_cur *c)

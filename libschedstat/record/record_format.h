@@ -80,7 +80,6 @@ void rec_put_bytes(struct rec_buf *b, const void *p, size_t len);
 void rec_put_uvar(struct rec_buf *b, uint64_t v);
 void rec_put_svar(struct rec_buf *b, int64_t v);
 void rec_put_str(struct rec_buf *b, const char *s);
-void rec_put_u32le(struct rec_buf *b, uint32_t v);
 void rec_put_u64le(struct rec_buf *b, uint64_t v);
 
 /* A bounds-checked input cursor; reading past the end sets err (-EBADMSG). */
@@ -93,7 +92,6 @@ uint64_t rec_get_uvar(struct rec_cur *c);
 int64_t rec_get_svar(struct rec_cur *c);
 /* A string of at most @size - 1 bytes into @dst, NUL-terminated. */
 void rec_get_str(struct rec_cur *c, char *dst, size_t size);
-uint32_t rec_get_u32le(struct rec_cur *c);
 uint64_t rec_get_u64le(struct rec_cur *c);
 /* A count of items, each at least @min_item_len bytes: bounded by what is left. */
 size_t rec_get_count(struct rec_cur *c, size_t min_item_len);

@@ -43,42 +43,6 @@ int rec_regroup_topology(struct schedstat_topology **out, const char *spec,
 	return 0;
 }
 
-/* One new cluster summed from its online CPUs, as fill_clusters() does. */
-static void sum_cluster(struct schedstat_snapshot *s, struct schedstat_cluster *cl,
-			uint32_t avail)
-{
-	uint32_t cpu_bits = ~0u;
-	uint64_t util = 0, busy = 0;
-
-	for (size_t i = 0; i < s->nr_cpus; i++) {
-		const struct schedstat_cpu *c = &s->cpus[i];
-
-		if (c->cluster != cl->id || !c->online)
-			continue;
-		cpu_bits &= c->avail;
-		cl->nr_online++;
-		cl->capacity += c->capacity;
-		cl->nr_running += c->nr_running;
-		util += c->util_avg + c->rt_util + c->dl_util + c->irq_util;
-		busy += c->busy_ns;
-		if (c->freq_khz > cl->freq_khz) {
-			cl->freq_khz = c->freq_khz;
-			cl->freq_avg_khz = c->freq_avg_khz;
-		}
-	}
-	cl->avail = avail & ~SCHEDSTAT_AVAIL_FREQ;
-	cl->avail &= cpu_bits | ~(SCHEDSTAT_AVAIL_CFS | SCHEDSTAT_AVAIL_BUSY);
-	if (!cl->nr_online)
-		cl->avail &= ~(SCHEDSTAT_AVAIL_CFS | SCHEDSTAT_AVAIL_BUSY);
-	if (cl->freq_khz)
-		cl->avail |= SCHEDSTAT_AVAIL_FREQ;
-	cl->util_pct = cl->capacity && (cl->avail & SCHEDSTAT_AVAIL_CFS) ?
-		       100.0 * util / cl->capacity : 0;
-	cl->busy_pct = cl->nr_online && s->interval_ns &&
-		       (cl->avail & SCHEDSTAT_AVAIL_BUSY) ?
-		       100.0 * busy / ((double)s->interval_ns * cl->nr_online) : 0;
-}
-
 /*
  * Frequency residency is read on a cluster's first online CPU: a new
  * cluster takes the rows of the recorded cluster that CPU was in.
@@ -192,7 +156,7 @@ int rec_regroup_snapshot(struct schedstat_snapshot *s,
 						   sizeof(cl[k].cpus));
 		cl[k].overutilized = rd.overutilized;
 		cl[k].overutilized_ns = rd.overutilized_ns;
-		sum_cluster(s, &cl[k], s->avail);
+		snapshot_sum_cluster(s, &cl[k], s->avail);
 		cl[k].avail &= rd.avail | ~(SCHEDSTAT_AVAIL_OVERUTILIZED |
 					     SCHEDSTAT_AVAIL_OVERUTILIZED_NS);
 	}

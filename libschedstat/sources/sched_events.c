@@ -534,22 +534,48 @@ static void deliver_cpuhp(struct sched_events *se, const struct ev_fmt *ef,
 	se->on_cpuhp(&ev, se->cpuhp_ctx);
 }
 
+/* sched_wakeup and sched_wakeup_new; without sched_waking, that too. */
+static int handle_wakeup(struct sched_events *se, struct ev_fmt *ef, int k,
+			 struct tep_record *rec)
+{
+	char comm[ST_COMM_LEN];
+	int32_t pid = num(se, ef->f[WK_PID], rec);
+	int err;
+
+	str(ef->f[WK_COMM], rec, comm, sizeof(comm));
+	err = engine_wakeup(se->engine, rec->ts, pid, num(se, ef->f[WK_PRIO], rec),
+			    num(se, ef->f[WK_TARGET_CPU], rec), comm,
+			    k == EV_WAKEUP_NEW);
+	/*
+	 * Without sched_waking a wakeup counts where it lands: every
+	 * sched_waking is followed by one sched_wakeup of the task.
+	 */
+	if (!err && k == EV_WAKEUP && !se->ev[EV_WAKING].event)
+		err = engine_waking(se->engine, rec->ts, pid);
+	return err;
+}
+
+/* The kind of event @type is; NR_EV_KINDS for one we did not ask for. */
+static int event_kind(const struct sched_events *se, int type)
+{
+	int k;
+
+	for (k = 0; k < NR_EV_KINDS; k++)
+		if (se->ev[k].event && se->ev[k].event->id == type)
+			break;
+	return k;
+}
+
 int sched_events_handle(struct sched_events *se, struct tep_record *rec)
 {
 	struct engine *e = se->engine;
 	uint64_t ts = rec->ts;
 	char comm[ST_COMM_LEN], comm2[ST_COMM_LEN];
 	int type = tep_data_type(se->tep, rec);
-	struct ev_fmt *ef = NULL;
-	int k;
+	int k = event_kind(se, type);
+	struct ev_fmt *ef;
 
-	for (k = 0; k < NR_EV_KINDS; k++) {
-		if (se->ev[k].event && se->ev[k].event->id == type) {
-			ef = &se->ev[k];
-			break;
-		}
-	}
-	if (!ef && se->print && type == se->print->id) {
+	if (k == NR_EV_KINDS && se->print && type == se->print->id) {
 		int cpu;
 		uint32_t khz;
 
@@ -557,8 +583,9 @@ int sched_events_handle(struct sched_events *se, struct tep_record *rec)
 			engine_freq(e, ts, cpu, khz);
 		return 0;
 	}
-	if (!ef)
+	if (k == NR_EV_KINDS)
 		return 0;
+	ef = &se->ev[k];
 	/* engine_switch() checks its prev itself. */
 	if (k != EV_SWITCH && k != EV_HP_ENTER && k != EV_HP_MULTI_ENTER &&
 	    k != EV_HP_EXIT) {
@@ -579,22 +606,8 @@ int sched_events_handle(struct sched_events *se, struct tep_record *rec)
 	case EV_WAKING:
 		return engine_waking(e, ts, num(se, ef->f[WK_PID], rec));
 	case EV_WAKEUP:
-	case EV_WAKEUP_NEW: {
-		int32_t pid = num(se, ef->f[WK_PID], rec);
-		int err;
-
-		str(ef->f[WK_COMM], rec, comm, sizeof(comm));
-		err = engine_wakeup(e, ts, pid, num(se, ef->f[WK_PRIO], rec),
-				    num(se, ef->f[WK_TARGET_CPU], rec), comm,
-				    k == EV_WAKEUP_NEW);
-		/*
-		 * Without sched_waking a wakeup counts where it lands: every
-		 * sched_waking is followed by one sched_wakeup of the task.
-		 */
-		if (!err && k == EV_WAKEUP && !se->ev[EV_WAKING].event)
-			err = engine_waking(e, ts, pid);
-		return err;
-	}
+	case EV_WAKEUP_NEW:
+		return handle_wakeup(se, ef, k, rec);
 	case EV_MIGRATE:
 		str(ef->f[MG_COMM], rec, comm, sizeof(comm));
 		return engine_migrate(e, ts, num(se, ef->f[MG_PID], rec),

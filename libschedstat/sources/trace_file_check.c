@@ -88,6 +88,16 @@ static bool option_text(struct cursor *c, uint16_t id, uint64_t start,
 	return !c->bad && !last;
 }
 
+/* An option's text checked (option_text()), then the cursor past it. */
+static bool option_end(struct cursor *c, uint16_t id, uint64_t start,
+		       uint32_t len)
+{
+	if (!option_text(c, id, start, len))
+		return false;
+	c->pos = start;
+	return cur_skip(c, len);
+}
+
 /* Version 6: headers, formats, kallsyms, printk, cmdlines, options, data. */
 static bool check_v6(struct cursor *c)
 {
@@ -116,10 +126,7 @@ static bool check_v6(struct cursor *c)
 			/* A buffer instance: its data's offset first. */
 			if (id == OPT_BUFFER && len >= 8 && !cur_in_file(c, cur_num(c, 8), 0))
 				return false;
-			if (!option_text(c, id, start, len))
-				return false;
-			c->pos = start;
-			if (!cur_skip(c, len))
+			if (!option_end(c, id, start, len))
 				return false;
 		}
 		if (!cur_cstr(c, name, 10))
@@ -277,10 +284,7 @@ static bool check_v7(struct cursor *c)
 			if ((id == OPT_BUFFER || id == OPT_BUFFER_TEXT) &&
 			    !check_v7_buffer(c, start + len))
 				return false;
-			if (!option_text(c, id, start, len))
-				return false;
-			c->pos = start;
-			if (!cur_skip(c, len))
+			if (!option_end(c, id, start, len))
 				return false;
 		}
 		if (!done)

@@ -88,11 +88,15 @@ def help_options(cmd):
     check(r.returncode == 0, "schedtop %s --help failed" % cmd)
     text = r.stdout.decode()
     # The option lines ("  -i, --interval MS"), not options named in prose.
-    opts = set()
+    opts = []
     for short, long in re.findall(r"^\s+(?:(-[a-zA-Z]), )?(--[a-z][a-z-]+)",
                                   text, re.M):
-        opts.update(o for o in (short, long) if o)
-    return opts
+        opts.extend(o for o in (short, long) if o)
+    # csv --help once listed -p and -c twice.
+    twice = sorted(set(o for o in opts if opts.count(o) > 1))
+    check(not twice, "schedtop %s --help lists %s more than once" %
+          (" ".join(cmd), ", ".join(twice)))
+    return set(opts)
 
 
 def complete(words):

@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "array_size.h"
 #include "model.h"
 #include "record_format.h"
 
@@ -166,14 +167,14 @@ static void operations_are_timed_per_state(void **state)
 	size_t nr, damaged;
 	int fd = memfd_create("rec", 0);
 
-	record_steps(fd, sizeof(steps) / sizeof(steps[0]));
+	record_steps(fd, ARRAY_SIZE(steps));
 	assert_int_equal(schedstat_recording_open(&rec, fd), 0);
 	assert_int_equal(schedstat_recording_hotplug(rec, &ops, &nr, &damaged), 0);
 	assert_int_equal(damaged, 0);
 	/* Two operations: the instance's steps on cpu0 and cpu1 are none. */
 	assert_int_equal(nr, 2);
-	assert_op(&ops[0], false, 100, 100, down, sizeof(down) / sizeof(down[0]));
-	assert_op(&ops[1], true, 1000, 90, up, sizeof(up) / sizeof(up[0]));
+	assert_op(&ops[0], false, 100, 100, down, ARRAY_SIZE(down));
+	assert_op(&ops[1], true, 1000, 90, up, ARRAY_SIZE(up));
 	schedstat_recording_hotplug_free(ops, nr);
 	schedstat_recording_close(rec);
 	close(fd);
@@ -205,7 +206,7 @@ static void damaged_chunk_is_counted(void **state)
 	uint8_t *file;
 	int fd = memfd_create("rec", 0), in;
 
-	record_steps(fd, sizeof(steps) / sizeof(steps[0]));
+	record_steps(fd, ARRAY_SIZE(steps));
 	size = lseek(fd, 0, SEEK_END);
 	file = malloc(size);
 	assert_int_equal(pread(fd, file, size, 0), (ssize_t)size);

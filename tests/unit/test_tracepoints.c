@@ -11,6 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "array_size.h"
 #include "tracepoints.h"
 
 static void rows_complete(void **state)
@@ -56,7 +57,7 @@ static void bpf_as_before(void **state)
 	};
 	size_t nr_bits = 0;
 
-	for (size_t i = 0; i < sizeof(avail) / sizeof(avail[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(avail); i++)
 		assert_int_equal(tp_find(avail[i].tp)->bpf_avail, avail[i].bit);
 	for (int i = 0; i < TP_NR; i++) {
 		const struct schedstat_tracepoint *t = &tp_table[i];
