@@ -143,6 +143,7 @@ NOT_TRACEPOINTS = {
     "sched_util_est_cfs_tp",    # left off on purpose (docs/performance.md)
     "sched_delayed",            # se.sched_delayed, a field (EEVDF)
     "sched_clock",              # the kernel's clock, a function
+    "sched_asym_cpucap_active", # fair.c: capacities differ, a function
 }
 
 
