@@ -635,6 +635,12 @@ def check_hotplug_cmd(p, s, last, guest):
             p.add("hotplug %s %s: only %d leaf states" % (cycle, op, len(leaves)))
         diffs = {name: steps[name] - want for name, want in leaves.items()
                  if name in steps}
+        # The moment before a state may lie outside every state: then the
+        # time between states is the neighbour that takes what a late
+        # stamp moves (6.12, make check: block/softirq:dead 0.01 ms against
+        # 3.284, and 3.27 ms more between states than the kernel's).
+        diffs["(between states)"] = (steps.get("(between states)", 0) -
+                                     (k_span - k_inside))
         inside_ok = abs(inside - k_inside) <= slack + rel * k_inside
         for name, want in leaves.items():
             got = steps.get(name)
