@@ -293,6 +293,10 @@ def expand(cpulist):
 
 PERIOD_NS = 1024 * 1024		# a PELT period: 1024 us
 Y = 0.5 ** (1 / 32)		# PELT's decay per period
+# How much older than its read a root cfs_rq value in the debug dump can be:
+# the blocked-load refresh of an idle CPU (32 ms) and the tick that checks
+# for it (HZ=250 here; 4 ms). RootCfsWatch.range().
+STALE_S = 0.032 + 0.004
 
 
 def rt_dl_threads():
@@ -398,7 +402,13 @@ class RootCfsWatch:
         down by u (1 - y^d), d the time in periods, times 47742/46718 for
         the kernel's divider, which moves with period_contrib. Each side
         gives a range; a task migrating in or out between the reads makes a
-        step neither foresees, so the union of the two is taken."""
+        step neither foresees, so the union of the two is taken.
+        Downwards the dump's value may also be older than its read: the
+        kernel updates an idle CPU's root cfs_rq only at its blocked-load
+        refresh (nohz.next_blocked, LOAD_AVG_PERIOD = 32 ms apart, checked
+        at a tick), while schedtop decays it to the sample's instant; so
+        the decay allowed below reaches STALE_S further back (make check
+        read 11.52 against a lower bound of 11.6 without it)."""
         a = max([i for i in range(len(self.times)) if self.begun[i] <= ts]
                 or [-1])
         b = min([i for i in range(len(self.times)) if self.times[i] >= ts]
@@ -410,9 +420,10 @@ class RootCfsWatch:
         for i in range(a, b + 1):
             d = max(ts - self.begun[i], self.times[i] - ts) / 1.048576e-3
             f = (1 - Y ** d) * div
+            f_lo = min(1.0, (1 - Y ** (d + STALE_S / 1.048576e-3)) * div)
             u = [self.sums[i].get(c, 0) for c in cpus]
             h = sum(x + max(0, 1024 - x) * f for x in u)
-            l = sum(x - x * f for x in u)
+            l = sum(x - x * f_lo for x in u)
             hi = h if hi is None else max(hi, h)
             lo = l if lo is None else min(lo, l)
         return lo, hi
