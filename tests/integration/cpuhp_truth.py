@@ -132,6 +132,23 @@ def leaf_durations(op_events, names):
     return out
 
 
+def exclusive_durations(op_events, names):
+    """ms of each state by name (index where unnamed) while it was the
+    innermost step open (on any CPU): every moment of the operation goes to
+    one state, entered once or many times (multi-instance states)."""
+    depth, last, out = [], op_events[0][0], {}
+    for ts, kind, idx, *_ in op_events:
+        if depth:
+            name = names.get(depth[-1], str(depth[-1]))
+            out[name] = out.get(name, 0.0) + (ts - last) * 1e3
+        last = ts
+        if kind != "exit":
+            depth.append(idx)
+        elif idx in depth:
+            del depth[len(depth) - 1 - depth[::-1].index(idx):]
+    return out
+
+
 def kernel_inside(op_events):
     """ms of the kernel's operation with some step of it open (on any
     CPU), and its span, first event to last."""
