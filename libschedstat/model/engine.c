@@ -68,6 +68,19 @@ struct etask *engine_task_add(struct engine *e, int32_t pid, int32_t prio,
 	return t;
 }
 
+/*
+ * A task runs on after sched_process_exit: do_exit() goes on to release
+ * its files and memory, may block or be preempted there, and switches out
+ * for the last time in do_task_dead(). Until sched_wakeup_new starts
+ * another task with its pid, the pid's events are that dying task's.
+ */
+bool engine_task_exited(struct engine *e, int32_t pid)
+{
+	struct etask *t = engine_task_find(e, pid);
+
+	return t && t->dead;
+}
+
 /* The live entry for @pid, or a new one when unknown or exited. */
 struct etask *engine_task_get(struct engine *e, int32_t pid, int32_t prio,
 			      const char *comm, uint64_t ts)

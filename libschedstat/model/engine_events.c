@@ -149,7 +149,8 @@ static int do_switch(struct engine *e, uint64_t ts, struct ecpu *c, int cpu,
 	}
 	if (prev)
 		switch_out(e, c, prev, ts, prev_state);
-	if (next_pid > 0) {
+	/* An exited task back on the CPU to finish dying is not a new one. */
+	if (next_pid > 0 && !engine_task_exited(e, next_pid)) {
 		next = engine_task_get(e, next_pid, next_prio, next_comm, ts);
 		if (!next)
 			return -ENOMEM;
@@ -266,6 +267,9 @@ int engine_wakeup(struct engine *e, uint64_t ts, int32_t pid, int32_t prio,
 	if (!engine_cpu_at(e, cpu))
 		return 0;
 	ts = engine_check_time(e, ts);
+	/* Only a fork makes a new task of an exited one's pid. */
+	if (!new_task && engine_task_exited(e, pid))
+		return 0;
 	t = engine_task_get(e, pid, prio, comm, ts);
 	if (!t)
 		return -ENOMEM;
@@ -285,7 +289,7 @@ int engine_migrate(struct engine *e, uint64_t ts, int32_t pid, int32_t prio,
 	struct etask *t;
 	bool queued;
 
-	if (!engine_cpu_at(e, dest_cpu))
+	if (!engine_cpu_at(e, dest_cpu) || engine_task_exited(e, pid))
 		return 0;
 	ts = engine_check_time(e, ts);
 	t = engine_task_get(e, pid, prio, comm, ts);

@@ -114,6 +114,7 @@ static inline void engine_sub_clamped(uint64_t *v, uint64_t by)
 struct etask *engine_task_find(struct engine *e, int32_t pid);
 struct etask *engine_task_add(struct engine *e, int32_t pid, int32_t prio,
 			      const char *comm, uint64_t ts);
+bool engine_task_exited(struct engine *e, int32_t pid);
 /* The live entry for @pid, or a new one when unknown or exited. */
 struct etask *engine_task_get(struct engine *e, int32_t pid, int32_t prio,
 			      const char *comm, uint64_t ts);

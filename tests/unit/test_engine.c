@@ -404,6 +404,45 @@ static void switch_after_exit(void **state)
 }
 
 /*
+ * Preempted after sched_process_exit and back to finish dying: the same
+ * task, no second one with its pid. The events of an rt-app thread's end
+ * on this VM (a tracefs trace, times from 33026.664117 s; it showed twice
+ * in the sample, then once more as a task run 0 ns):
+ *   dat40-14993 sched_process_exit
+ *   dat40:14993 R ==> rcu_preempt:15      +50 us
+ *   rcu_preempt:15 W ==> dat40:14993      +57 us
+ *   dat40:14993 Z ==> swapper/1:0         +72 us
+ * A fork reusing the pid later is a new task.
+ */
+static void preempted_while_exiting(void **state)
+{
+	struct fixture *f = *state;
+	uint64_t t = 1000 * MS;
+	const struct st_task_rec *rec;
+	size_t seen = 0;
+
+	engine_wakeup(f->e, t, 14993, 120, 1, "dat40", false);
+	engine_switch(f->e, t, 1, 0, 120, 0, "swapper/1", 14993, 120, "dat40");
+	assert_int_equal(engine_exit(f->e, t + 117000, 14993, "dat40"), 0);
+	engine_switch(f->e, t + 167000, 1, 14993, 120, 0, "dat40", 15, 120,
+		      "rcu_preempt");
+	engine_switch(f->e, t + 174000, 1, 15, 120, 0x100, "rcu_preempt",
+		      14993, 120, "dat40");
+	engine_switch(f->e, t + 189000, 1, 14993, 120, 0x20, "dat40", 0, 120,
+		      "swapper/1");
+	assert_int_equal(engine_fill(f->e, t + 100 * MS, &f->in), 0);
+	for (size_t i = 0; i < f->in.nr_tasks; i++)
+		seen += f->in.tasks[i].pid == 14993;
+	assert_int_equal(seen, 0);
+	/* A fork reusing the pid: a new task, as from its wakeup. */
+	engine_wakeup(f->e, t + 200 * MS, 14993, 120, 1, "again", true);
+	rec = task_at(f, t + 201 * MS, 14993);
+	assert_non_null(rec);
+	assert_string_equal(rec->comm, "again");
+	assert_int_equal(rec->sum_exec_runtime, 0);
+}
+
+/*
  * A CPU whose switches away from idle are missing from the trace: a task
  * woken onto it idle runs (and accrues util) from its wakeup, as if the
  * switch had been recorded, though only its switch out shows it.
@@ -588,6 +627,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(missing_switch_is_inferred, setup, teardown),
 		cmocka_unit_test_setup_teardown(preempted_task_resumes_after_the_last_event, setup, teardown),
 		cmocka_unit_test_setup_teardown(switch_after_exit, setup, teardown),
+		cmocka_unit_test_setup_teardown(preempted_while_exiting, setup, teardown),
 		cmocka_unit_test_setup_teardown(dropped_idle_switches_are_dated_back, setup, teardown),
 		cmocka_unit_test_setup_teardown(stolen_time_does_not_count, setup, teardown),
 		cmocka_unit_test_setup_teardown(lost_time_from_task_clock, setup, teardown),
