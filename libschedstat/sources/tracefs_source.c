@@ -78,7 +78,7 @@ static int proc_task_clock(void *ctx, int32_t pid, uint64_t *ns)
 	int err;
 
 	snprintf(path, sizeof(path), "/proc/%d/schedstat", pid);
-	err = read_small_file(path, buf, sizeof(buf));
+	err = util_read_small_file(path, buf, sizeof(buf));
 	if (err < 0)
 		return err;
 	if (!buf[0])
@@ -188,7 +188,7 @@ static int drain_until(struct ftsrc *s, uint64_t upto)
 
 static int drain(struct ftsrc *s)
 {
-	return drain_until(s, mono_ns());
+	return drain_until(s, util_mono_ns());
 }
 
 /*
@@ -372,7 +372,7 @@ static int ftsrc_sample(void *src, struct schedstat_snapshot **out)
 	struct ftsrc *s = src;
 	struct cpuset online = {};
 	struct model_input in = {};
-	uint64_t now = mono_ns();
+	uint64_t now = util_mono_ns();
 	int err;
 
 	*out = NULL;
@@ -485,7 +485,7 @@ static int ftsrc_open(void **out, const struct schedstat_session_opts *opts)
 	if (opts->on_event)
 		sched_events_on_cpuhp(s->events, opts->on_event, opts->event_ctx,
 				      cpuhp_kick_address());
-	err = seed_tasks(s, mono_ns());
+	err = seed_tasks(s, util_mono_ns());
 	if (err)
 		goto cleanup;
 	err = enable_events(s);
