@@ -7,7 +7,6 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import tempfile
 
 from harness import SRC, check, parse_csv, run, schedtop, test, trace_cmd_report
