@@ -7,9 +7,9 @@ import tempfile
 import os
 import time
 
-from harness import (Inconclusive, RtApp, check, parse_csv, periodic, run, schedstat,
+from harness import (Inconclusive, RtApp, check, parse_csv, periodic, schedstat,
                      schedtop, steal_ns, test)
-from tmux import Tmux, exited_cleanly, kill_server, task_rows
+from tmux import Tmux, quit_cleanly, run_then_kill_server, task_rows
 
 TOPO = "LITTLE:0@446,big:1@1024"
 
@@ -72,8 +72,7 @@ def replay_steps_seeks_and_shows_the_recorded_tasks():
         t.wait_for(r"end of the recording", timeout=15)
         t.keys("h")
         t.wait_for(r"replay: one sample forward")
-        t.keys("q")
-        exited_cleanly(t)
+        quit_cleanly(t)
     finally:
         t.close()
         shutil.rmtree(tmp, ignore_errors=True)
@@ -191,8 +190,7 @@ def check_drawn_counts(t, lines, count, samples, pelt, what):
         check(got == want, "%d sample(s) from the end, the screen says %d "
               "updates of %s, the recording has %d in the 2 s before it" %
               (back - 1, got, what, want))
-    t.keys("q")
-    exited_cleanly(t)
+    quit_cleanly(t)
 
 
 @test(root=True)
@@ -243,7 +241,4 @@ def replay_draws_a_cpus_pelt_stream():
 
 
 if __name__ == "__main__":
-    try:
-        run()
-    finally:
-        kill_server()
+    run_then_kill_server()
