@@ -27,6 +27,16 @@ static struct schedstat_pelt_update upd(int pid, const char *entity,
 	return u;
 }
 
+/* An update of @cpu's @entity (cfs, rt, dl, irq): no task's. */
+static struct schedstat_pelt_update cpu_upd(int cpu, const char *entity,
+					    uint64_t ts, unsigned int util)
+{
+	struct schedstat_pelt_update u = upd(-1, entity, ts, util);
+
+	u.cpu = cpu;
+	return u;
+}
+
 static void add(struct tui_pelt *tp, struct schedstat_pelt_update u)
 {
 	assert_int_equal(tui_pelt_add(tp, &u), 0);
@@ -128,22 +138,13 @@ static void buffer_is_bounded_and_per_task(void **state)
 static void cpu_entities_are_kept_per_cpu_and_entity(void **state)
 {
 	struct tui_pelt tp = {};
-	struct schedstat_pelt_update u;
 	const struct pelt_task *cfs;
 	int cols[2];
 
-	u = upd(-1, "cfs", 100, 300);
-	u.cpu = 1;
-	add(&tp, u);
-	u = upd(-1, "cfs", 600, 500);
-	u.cpu = 1;
-	add(&tp, u);
-	u = upd(-1, "rt", 700, 20);
-	u.cpu = 1;
-	add(&tp, u);
-	u = upd(-1, "cfs", 800, 900);
-	u.cpu = 0;
-	add(&tp, u);
+	add(&tp, cpu_upd(1, "cfs", 100, 300));
+	add(&tp, cpu_upd(1, "cfs", 600, 500));
+	add(&tp, cpu_upd(1, "rt", 700, 20));
+	add(&tp, cpu_upd(0, "cfs", 800, 900));
 	assert_null(tui_pelt_find(&tp, -1));
 	cfs = tui_pelt_find_cpu(&tp, 1, SCHEDSTAT_PELT_CFS);
 	assert_non_null(cfs);
@@ -156,11 +157,8 @@ static void cpu_entities_are_kept_per_cpu_and_entity(void **state)
 	assert_int_equal(tui_pelt_layout(cfs, PELT_UTIL, 1000, 1000, 2, cols), 2);
 	assert_cols(cols, 300, 500);
 	/* More CPUs than kept are counted, not stored. */
-	for (int cpu = 2; cpu < PELT_CPUS + 3; cpu++) {
-		u = upd(-1, "irq", 900, 1);
-		u.cpu = cpu;
-		add(&tp, u);
-	}
+	for (int cpu = 2; cpu < PELT_CPUS + 3; cpu++)
+		add(&tp, cpu_upd(cpu, "irq", 900, 1));
 	assert_int_equal(tp.nr_cpus, PELT_CPUS);
 	assert_int_equal(tp.cpu_untracked, 3);
 	tui_pelt_clear(&tp);
