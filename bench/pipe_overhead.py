@@ -244,22 +244,28 @@ def bpf_prog_ns(loops):
     return res, dropped
 
 
-def own_cpu(interval_ms, seconds=10):
-    """schedtop's CPU share and CPU per sample on an otherwise idle machine."""
-    tmp = tempfile.mkdtemp()
-    p = subprocess.Popen([SCHEDTOP, "csv", "-i", str(interval_ms), "-o",
-                          tmp + "/t.csv"], start_new_session=True)
+def schedtop_cpu(args, seconds):
+    """(CPU s, wall s) of schedtop ARGS over @seconds, from a second after
+    its start (past its setup); it is stopped with SIGINT after."""
+    p = subprocess.Popen([SCHEDTOP, *args], start_new_session=True)
     time.sleep(1.0)
     c0, t0 = cpu_seconds(p.pid), time.monotonic()
     time.sleep(seconds)
     c1, t1 = cpu_seconds(p.pid), time.monotonic()
     p.send_signal(signal.SIGINT)
     p.wait(30)
+    return c1 - c0, t1 - t0
+
+
+def own_cpu(interval_ms, seconds=10):
+    """schedtop's CPU share and CPU per sample on an otherwise idle machine."""
+    tmp = tempfile.mkdtemp()
+    cpu, wall = schedtop_cpu(["csv", "-i", str(interval_ms), "-o",
+                              tmp + "/t.csv"], seconds)
     with open(tmp + "/t.csv") as f:
         tasks = len({line.split(",")[1] for line in f}) - 1
     shutil.rmtree(tmp)
-    share = (c1 - c0) / (t1 - t0)
-    return share, (c1 - c0) / ((t1 - t0) * 1000 / interval_ms), tasks
+    return cpu / wall, cpu / (wall * 1000 / interval_ms), tasks
 
 
 SLEEPERS = """
@@ -280,15 +286,8 @@ def sample_cost(threads, interval_ms=100, seconds=5):
                           stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     try:
         sl.stdout.readline()
-        p = subprocess.Popen([SCHEDTOP, "csv", "-t", "cpu", "-i",
-                              str(interval_ms), "-o", tmp + "/c.csv"],
-                             start_new_session=True)
-        time.sleep(1.0)
-        c0, t0 = cpu_seconds(p.pid), time.monotonic()
-        time.sleep(seconds)
-        c1, t1 = cpu_seconds(p.pid), time.monotonic()
-        p.send_signal(signal.SIGINT)
-        p.wait(30)
+        cpu, wall = schedtop_cpu(["csv", "-t", "cpu", "-i", str(interval_ms),
+                                  "-o", tmp + "/c.csv"], seconds)
         tasks = sum(len(os.listdir("/proc/%s/task" % d))
                     for d in os.listdir("/proc") if d.isdigit() and
                     os.path.isdir("/proc/%s/task" % d))
@@ -296,9 +295,9 @@ def sample_cost(threads, interval_ms=100, seconds=5):
         sl.stdin.close()
         sl.wait(30)
         shutil.rmtree(tmp)
-    if c1 - c0 <= 0:
+    if cpu <= 0:
         sys.exit("pipe_overhead: schedtop used no CPU time sampling")
-    return (c1 - c0) / ((t1 - t0) * 1000 / interval_ms), tasks
+    return cpu / (wall * 1000 / interval_ms), tasks
 
 
 def prog_stats():

@@ -99,6 +99,14 @@ static void event(struct conv *cv, char ph, long pid, uint64_t ts_ns)
 	cv->first = false;
 }
 
+/* A sample of counter track @name; the caller writes its args and "}". */
+static void counter(struct conv *cv, long pid, uint64_t ts_ns, const char *name)
+{
+	event(cv, 'C', pid, ts_ns);
+	fputs(",\"name\":", cv->f);
+	json_str(cv->f, name);
+}
+
 static void process_name(struct conv *cv, long pid, const char *name)
 {
 	fprintf(cv->f, "%s\n{\"ph\":\"M\",\"pid\":%ld,\"name\":\"process_name\","
@@ -154,9 +162,7 @@ static int tasks(struct conv *cv, const struct schedstat_snapshot *snap)
 		lt->util = t[i].util_avg;
 		lt->runnable = t[i].runnable_avg;
 		snprintf(name, sizeof(name), "%s %d", t[i].comm, t[i].pid);
-		event(cv, 'C', t[i].tgid, ts);
-		fputs(",\"name\":", cv->f);
-		json_str(cv->f, name);
+		counter(cv, t[i].tgid, ts, name);
 		fprintf(cv->f, ",\"args\":{\"util_avg\":%u,\"runnable_avg\":%u}}",
 			t[i].util_avg, t[i].runnable_avg);
 	}
@@ -214,9 +220,7 @@ static void clusters(struct conv *cv, const struct schedstat_snapshot *snap)
 		bool busy = cl[i].avail & SCHEDSTAT_AVAIL_BUSY;
 
 		if ((util || busy) && cl[i].util_pct != cv->cl_util[i]) {
-			event(cv, 'C', PID_CLUSTERS, ts);
-			fputs(",\"name\":", cv->f);
-			json_str(cv->f, cl[i].name);
+			counter(cv, PID_CLUSTERS, ts, cl[i].name);
 			fputs(",\"args\":{", cv->f);
 			if (util)
 				json_num(cv->f, "util_pct", cl[i].util_pct);
@@ -231,9 +235,7 @@ static void clusters(struct conv *cv, const struct schedstat_snapshot *snap)
 			char name[SCHEDSTAT_NAME_LEN + 16];
 
 			snprintf(name, sizeof(name), "%s freq", cl[i].name);
-			event(cv, 'C', PID_CLUSTERS, ts);
-			fputs(",\"name\":", cv->f);
-			json_str(cv->f, name);
+			counter(cv, PID_CLUSTERS, ts, name);
 			fprintf(cv->f, ",\"args\":{\"khz\":%u,\"avg_khz\":%u}}",
 				cl[i].freq_khz, cl[i].freq_avg_khz);
 			cv->cl_khz[i] = cl[i].freq_khz;
@@ -243,9 +245,7 @@ static void clusters(struct conv *cv, const struct schedstat_snapshot *snap)
 			char name[SCHEDSTAT_NAME_LEN + 16];
 
 			snprintf(name, sizeof(name), "%s power", cl[i].name);
-			event(cv, 'C', PID_CLUSTERS, ts);
-			fputs(",\"name\":", cv->f);
-			json_str(cv->f, name);
+			counter(cv, PID_CLUSTERS, ts, name);
 			fprintf(cv->f, ",\"args\":{\"mw\":%.3f,\"eas_mw\":%.3f}}",
 				cl[i].power_mw, cl[i].eas_power_mw);
 		}

@@ -89,17 +89,17 @@ int topology_parse_recorded(struct schedstat_topology **out, const char *spec,
  * Make room for @need items of @size bytes in the growable array *@items of
  * capacity *@cap (in items), doubling. 0 or -ENOMEM; *@items is kept on error.
  */
-int array_reserve(void **items, size_t *cap, size_t need, size_t size);
+int util_array_reserve(void **items, size_t *cap, size_t need, size_t size);
 
 /* CLOCK_MONOTONIC in ns: the clock of bpf_ktime_get_ns() and of ts_ns. */
-uint64_t mono_ns(void);
+uint64_t util_mono_ns(void);
 /*
  * A small text file (a cpuset's or an IRQ's CPU list, a state file) in
  * one read, trailing newlines and spaces removed; 0 or -errno.
  */
-int read_small_file(const char *path, char *buf, size_t size);
+int util_read_small_file(const char *path, char *buf, size_t size);
 /* @text written to an existing file in one write(); 0 or -errno. */
-int write_small_file(const char *path, const char *text);
+int util_write_small_file(const char *path, const char *text);
 
 /* 0 if kernel BTF is readable at @path, else -SCHEDSTAT_ERR_NO_BTF. */
 int bpfsrc_btf_check(const char *path);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Small helpers every part of the library uses: growable arrays, the clock,
- * small text files.
+ * small text files. Their util_ prefix names this module (core/util.c),
+ * not PELT's utilization.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -12,7 +13,7 @@
 
 #include "schedstat-local.h"
 
-int array_reserve(void **items, size_t *cap, size_t need, size_t size)
+int util_array_reserve(void **items, size_t *cap, size_t need, size_t size)
 {
 	size_t n = *cap ? *cap : 16;
 	void *p;
@@ -29,7 +30,7 @@ int array_reserve(void **items, size_t *cap, size_t need, size_t size)
 	return 0;
 }
 
-uint64_t mono_ns(void)
+uint64_t util_mono_ns(void)
 {
 	struct timespec ts;
 
@@ -37,7 +38,7 @@ uint64_t mono_ns(void)
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-int read_small_file(const char *path, char *buf, size_t size)
+int util_read_small_file(const char *path, char *buf, size_t size)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	ssize_t n;
@@ -55,7 +56,7 @@ int read_small_file(const char *path, char *buf, size_t size)
 	return 0;
 }
 
-int write_small_file(const char *path, const char *text)
+int util_write_small_file(const char *path, const char *text)
 {
 	int fd = open(path, O_WRONLY | O_CLOEXEC);
 	size_t len = strlen(text);

@@ -37,7 +37,7 @@ static int on_record(struct tep_event *event, struct tep_record *rec, int cpu,
 	if (event != x->ev_enter && event != x->ev_multi &&
 	    event != x->ev_exit && event != x->ev_switch)
 		return 0;
-	if (array_reserve((void **)&x->evs, &x->cap_evs, x->nr_evs + 1,
+	if (util_array_reserve((void **)&x->evs, &x->cap_evs, x->nr_evs + 1,
 			  sizeof(*x->evs))) {
 		x->cb_err = -ENOMEM;
 		return 1;
@@ -175,7 +175,7 @@ cleanup:
 int cpu_exit_is_online(const struct schedstat_cpu_exit *x, bool *online)
 {
 	char buf[8];
-	int err = read_small_file(x->online_path, buf, sizeof(buf));
+	int err = util_read_small_file(x->online_path, buf, sizeof(buf));
 
 	if (err)
 		return err;

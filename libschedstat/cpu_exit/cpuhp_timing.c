@@ -28,10 +28,10 @@ int schedstat_cpu_exit_hotplug(struct schedstat_cpu_exit *x, bool online,
 	fd = open(x->online_path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	t0 = mono_ns();
+	t0 = util_mono_ns();
 	if (write(fd, online ? "1" : "0", 1) != 1)
 		werr = -errno;
-	t1 = mono_ns();
+	t1 = util_mono_ns();
 	close(fd);
 	err = cpu_exit_read_events(x);
 	if (!err)

@@ -29,7 +29,7 @@ int exit_task_stat(int tid, unsigned int *flags, unsigned long long *start)
 	int err;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", tid);
-	err = read_small_file(path, buf, sizeof(buf));
+	err = util_read_small_file(path, buf, sizeof(buf));
 	if (err)
 		return err;
 	/* A task that exits while read leaves an empty file. */
@@ -118,7 +118,7 @@ static int move_task(struct schedstat_cpu_exit *x, int tid, const cpu_set_t *oth
 			op->tasks_pinned++;
 		return 0;
 	}
-	if (array_reserve((void **)&x->tasks, &x->cap_tasks, x->nr_tasks + 1,
+	if (util_array_reserve((void **)&x->tasks, &x->cap_tasks, x->nr_tasks + 1,
 			  sizeof(*x->tasks)))
 		return -ENOMEM;
 	x->tasks[x->nr_tasks++] = t;
@@ -188,7 +188,7 @@ static int move_irqs(struct schedstat_cpu_exit *x, struct schedstat_exit_op *op)
 			continue;
 		s.irq = atoi(de->d_name);
 		snprintf(path, sizeof(path), "/proc/irq/%d/smp_affinity_list", s.irq);
-		if (read_small_file(path, s.list, sizeof(s.list)) ||
+		if (util_read_small_file(path, s.list, sizeof(s.list)) ||
 		    cpulist_parse(s.list, &set) || !cpuset_test(&set, x->cpu))
 			continue;
 		set.bits[x->cpu / 64] &= ~(1ULL << (x->cpu % 64));
@@ -196,11 +196,11 @@ static int move_irqs(struct schedstat_cpu_exit *x, struct schedstat_exit_op *op)
 			set = others;
 		if (cpulist_format(&set, list, sizeof(list)) ||
 		    exit_state_add(x, "irq %d %s\n", s.irq, s.list) ||
-		    write_small_file(path, list)) {
+		    util_write_small_file(path, list)) {
 			op->irqs_pinned++;
 			continue;
 		}
-		if (array_reserve((void **)&x->irqs, &x->cap_irqs, x->nr_irqs + 1,
+		if (util_array_reserve((void **)&x->irqs, &x->cap_irqs, x->nr_irqs + 1,
 				  sizeof(*x->irqs))) {
 			err = -ENOMEM;
 			break;
@@ -228,18 +228,18 @@ static int move_cpuset(struct schedstat_cpu_exit *x, const char *dir,
 	struct cpuset set;
 
 	snprintf(c.path, sizeof(c.path), "%s/cpuset.cpus", dir);
-	if (read_small_file(c.path, c.list, sizeof(c.list)) || !c.list[0] ||
+	if (util_read_small_file(c.path, c.list, sizeof(c.list)) || !c.list[0] ||
 	    cpulist_parse(c.list, &set) || !cpuset_test(&set, x->cpu))
 		return 0;
 	snprintf(path, sizeof(path), "%s/cpuset.cpus.partition", dir);
-	if (v2 && !read_small_file(path, list, sizeof(list)) && strcmp(list, "member")) {
+	if (v2 && !util_read_small_file(path, list, sizeof(list)) && strcmp(list, "member")) {
 		op->cpusets_pinned++;
 		return 0;
 	}
 	set.bits[x->cpu / 64] &= ~(1ULL << (x->cpu % 64));
 	if (!cpuset_count(&set) && !v2) {
 		snprintf(path, sizeof(path), "%s/cpuset.cpus", parent);
-		if (read_small_file(path, list, sizeof(list)) || cpulist_parse(list, &set))
+		if (util_read_small_file(path, list, sizeof(list)) || cpulist_parse(list, &set))
 			memset(&set, 0, sizeof(set));
 		set.bits[x->cpu / 64] &= ~(1ULL << (x->cpu % 64));
 	}
@@ -248,11 +248,11 @@ static int move_cpuset(struct schedstat_cpu_exit *x, const char *dir,
 	/* The state file is a line per thing, split at spaces. */
 	if (strchr(c.path, ' ') || cpulist_format(&set, list, sizeof(list)) ||
 	    exit_state_add(x, "cpuset %s %s\n", c.path, c.list) ||
-	    write_small_file(c.path, list)) {
+	    util_write_small_file(c.path, list)) {
 		op->cpusets_pinned++;
 		return 0;
 	}
-	if (array_reserve((void **)&x->cpusets, &x->cap_cpusets, x->nr_cpusets + 1,
+	if (util_array_reserve((void **)&x->cpusets, &x->cap_cpusets, x->nr_cpusets + 1,
 			  sizeof(*x->cpusets)))
 		return -ENOMEM;
 	x->cpusets[x->nr_cpusets++] = c;
@@ -337,7 +337,7 @@ static int restore_cpusets(struct schedstat_cpu_exit *x)
 	int err = 0, e;
 
 	for (size_t i = x->nr_cpusets; i-- > 0;) {
-		e = write_small_file(x->cpusets[i].path, x->cpusets[i].list);
+		e = util_write_small_file(x->cpusets[i].path, x->cpusets[i].list);
 		if (e && e != -ENOENT && !err)
 			err = e;
 	}
@@ -421,15 +421,15 @@ int schedstat_cpu_exit_evacuate(struct schedstat_cpu_exit *x,
 	if (err)
 		goto cleanup;
 	x->evacuated = true;
-	t0 = mono_ns();
+	t0 = util_mono_ns();
 	err = move_tasks(x, op);
-	t1 = mono_ns();
+	t1 = util_mono_ns();
 	if (!err)
 		err = move_cpusets(x, op);
-	tc = mono_ns();
+	tc = util_mono_ns();
 	if (!err)
 		err = move_irqs(x, op);
-	t2 = mono_ns();
+	t2 = util_mono_ns();
 	if (err)
 		goto cleanup;
 	sleep_ms(WATCH_MS);
@@ -446,14 +446,14 @@ cleanup:
 
 int evacuate_restore(struct schedstat_cpu_exit *x, struct schedstat_exit_op *op)
 {
-	uint64_t t0 = mono_ns(), tc, t1;
+	uint64_t t0 = util_mono_ns(), tc, t1;
 	int err, reset;
 
 	memset(op, 0, sizeof(*op));
 	op->back = true;
 	/* Cpusets first: the kernel resets their tasks' affinities then. */
 	err = restore_cpusets(x);
-	tc = mono_ns();
+	tc = util_mono_ns();
 	for (size_t i = 0; i < x->nr_tasks; i++) {
 		const struct saved_task *t = &x->tasks[i];
 		unsigned long long start;
@@ -466,14 +466,14 @@ int evacuate_restore(struct schedstat_cpu_exit *x, struct schedstat_exit_op *op)
 		    errno != ESRCH && !err)
 			err = -errno;
 	}
-	t1 = mono_ns();
+	t1 = util_mono_ns();
 	for (size_t i = 0; i < x->nr_irqs; i++) {
 		char path[64];
 		int e;
 
 		snprintf(path, sizeof(path), "/proc/irq/%d/smp_affinity_list",
 			 x->irqs[i].irq);
-		e = write_small_file(path, x->irqs[i].list);
+		e = util_write_small_file(path, x->irqs[i].list);
 		if (e && e != -ENOENT && !err)
 			err = e;
 	}
@@ -482,7 +482,7 @@ int evacuate_restore(struct schedstat_cpu_exit *x, struct schedstat_exit_op *op)
 	/* Kept when something failed: a later --restore tries again. */
 	reset = err ? 0 : exit_state_reset(x);
 	if (add_step(op, "cpusets", tc - t0) || add_step(op, "tasks", t1 - tc) ||
-	    add_step(op, "irqs", mono_ns() - t1))
+	    add_step(op, "irqs", util_mono_ns() - t1))
 		return err ?: -ENOMEM;
 	return err ?: reset;
 }

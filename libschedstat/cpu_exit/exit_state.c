@@ -126,13 +126,13 @@ struct line {
 static int restore_file(const char *path, const char *want, unsigned int *n)
 {
 	char now[256];
-	int err = read_small_file(path, now, sizeof(now));
+	int err = util_read_small_file(path, now, sizeof(now));
 
 	if (err == -ENOENT)
 		return 0;
 	if (!err && !strcmp(now, want))
 		return 0;
-	err = write_small_file(path, want);
+	err = util_write_small_file(path, want);
 	if (!err)
 		(*n)++;
 	return err == -ENOENT ? 0 : err;
@@ -211,7 +211,7 @@ int schedstat_cpu_exit_recover(unsigned int *restored)
 
 		if (sscanf(buf, "%7s %1023s %1023s %1023s", l.kind, l.a, l.b, l.c) < 2)
 			continue;
-		if (array_reserve((void **)&lines, &cap, nr + 1, sizeof(*lines))) {
+		if (util_array_reserve((void **)&lines, &cap, nr + 1, sizeof(*lines))) {
 			err = -ENOMEM;
 			break;
 		}

@@ -195,7 +195,7 @@ static int read_str(const char *dir, const char *name, char *buf, size_t size)
 	int err;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	err = read_small_file(path, buf, size);
+	err = util_read_small_file(path, buf, size);
 	/* Each file holds one value: an empty one is as bad as no read. */
 	if (!err && !buf[0])
 		err = -EIO;

@@ -44,7 +44,7 @@ struct etask *engine_task_add(struct engine *e, int32_t pid, int32_t prio,
 {
 	struct etask *t;
 
-	if (array_reserve((void **)&e->tasks, &e->cap_tasks, e->nr_tasks + 1,
+	if (util_array_reserve((void **)&e->tasks, &e->cap_tasks, e->nr_tasks + 1,
 			  sizeof(*e->tasks)))
 		return NULL;
 	t = &e->tasks[e->nr_tasks++];
@@ -236,9 +236,9 @@ int engine_fill(struct engine *e, uint64_t ts, struct model_input *in)
 		if (pids_rebuild(e))
 			return -ENOMEM;
 	}
-	if (array_reserve((void **)&e->recs, &e->cap_recs, e->nr_tasks + 1,
+	if (util_array_reserve((void **)&e->recs, &e->cap_recs, e->nr_tasks + 1,
 			  sizeof(*e->recs)) ||
-	    array_reserve((void **)&e->recs_kernel, &e->cap_recs_kernel,
+	    util_array_reserve((void **)&e->recs_kernel, &e->cap_recs_kernel,
 			  e->nr_tasks + 1, sizeof(*e->recs_kernel)))
 		return -ENOMEM;
 	for (int i = 0; i < e->nr_cpus; i++) {

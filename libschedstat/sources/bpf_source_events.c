@@ -111,7 +111,7 @@ int bpfsrc_on_pelt_record(void *ctx, void *data, size_t size)
  */
 int bpfsrc_poll(struct bpfsrc *s)
 {
-	uint64_t now = mono_ns();
+	uint64_t now = util_mono_ns();
 	int n;
 
 	s->pelt_budget = PELT_DRAIN_BUDGET;

@@ -71,7 +71,7 @@ static int add_group(struct bpfsrc *s, const struct st_group_val *v,
 {
 	struct schedstat_group *g;
 
-	if (array_reserve((void **)&s->groups, &s->cap_groups, s->nr_groups + 1,
+	if (util_array_reserve((void **)&s->groups, &s->cap_groups, s->nr_groups + 1,
 			  sizeof(*s->groups)))
 		return -ENOMEM;
 	g = &s->groups[s->nr_groups++];
@@ -116,7 +116,7 @@ static int read_groups(struct bpfsrc *s, uint64_t now)
 			continue;
 		}
 		/* Deleting now would restart the walk: later. */
-		err = array_reserve((void **)&stale, &cap_stale, nr_stale + 1,
+		err = util_array_reserve((void **)&stale, &cap_stale, nr_stale + 1,
 				    sizeof(*stale));
 		if (!err)
 			stale[nr_stale++] = key;
@@ -157,7 +157,7 @@ static int read_freq_times(struct bpfsrc *s)
 		prev = &key;
 		if (bpf_map_lookup_elem(fd, &key, &ns))
 			continue;
-		if (array_reserve((void **)&s->freq_times, &s->cap_freq_times,
+		if (util_array_reserve((void **)&s->freq_times, &s->cap_freq_times,
 				  s->nr_freq_times + 1, sizeof(*s->freq_times)))
 			return -ENOMEM;
 		s->freq_times[s->nr_freq_times++] =
@@ -218,7 +218,7 @@ int bpfsrc_sample(struct bpfsrc *s,
 	       s->nr_cpus * sizeof(*s->hotplug));
 	global = s->skel->bss->global_state;
 	/* The CPUs' values are as of this instant: the sample's time. */
-	in.ts_ns = global.cpus_read_ts ? global.cpus_read_ts : mono_ns();
+	in.ts_ns = global.cpus_read_ts ? global.cpus_read_ts : util_mono_ns();
 	cpuidle_read(s->cpuidle, s->cpus, s->nr_cpus);
 	/* Without tick_sched, the same accounting through /proc/stat. */
 	if (!s->ksyms)

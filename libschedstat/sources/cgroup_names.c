@@ -40,7 +40,7 @@ static struct cgroup_names *scanning;
 
 static int add(struct cgroup_names *c, uint64_t ino, const char *path)
 {
-	if (array_reserve((void **)&c->names, &c->cap, c->nr + 1, sizeof(*c->names)))
+	if (util_array_reserve((void **)&c->names, &c->cap, c->nr + 1, sizeof(*c->names)))
 		return -ENOMEM;
 	c->names[c->nr].path = strdup(path);
 	if (!c->names[c->nr].path)
@@ -104,7 +104,7 @@ static int scan(struct cgroup_names *c)
 {
 	char root[4096];
 
-	c->last_scan = mono_ns();
+	c->last_scan = util_mono_ns();
 	clear(c);
 	if (!find_cpu_hierarchy(root, sizeof(root)))
 		return 0;
@@ -137,7 +137,7 @@ const char *cgroup_names_find(struct cgroup_names *c, uint64_t id)
 	struct name key = { .ino = id }, *n;
 
 	n = bsearch(&key, c->names, c->nr, sizeof(key), cmp_name);
-	if (!n && mono_ns() - c->last_scan > RESCAN_NS) {
+	if (!n && util_mono_ns() - c->last_scan > RESCAN_NS) {
 		c->err = 0;
 		scan(c);
 		n = bsearch(&key, c->names, c->nr, sizeof(key), cmp_name);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cpuidle.h"
+#include "proc_stat.h"
 #include "schedstat-local.h"
 
 /* cpuidle's CPUIDLE_STATE_MAX */
@@ -132,26 +133,25 @@ void cpuidle_read(struct cpuidle *ci, struct st_cpu_state *cpus, int nr)
 	}
 }
 
+struct proc_idle {
+	struct st_cpu_state *cpus;
+	int nr;
+};
+
+static void proc_idle_line(void *ctx, int cpu, const uint64_t *ns, int nr)
+{
+	struct proc_idle *pi = ctx;
+
+	if (cpu < 0 || cpu >= pi->nr || nr <= PROC_STAT_IOWAIT)
+		return;
+	pi->cpus[cpu].idle_ns = ns[PROC_STAT_IDLE] + ns[PROC_STAT_IOWAIT];
+	pi->cpus[cpu].idle_start = 0;
+	pi->cpus[cpu].seen |= ST_SEEN_IDLE_TIME;
+}
+
 void cpuidle_read_proc_stat(struct st_cpu_state *cpus, int nr)
 {
-	FILE *f = fopen("/proc/stat", "re");
-	long hz = sysconf(_SC_CLK_TCK);
-	unsigned long long idle, iowait;
-	char line[512];
-	int cpu;
+	struct proc_idle pi = { cpus, nr };
 
-	if (!f)
-		return;
-	if (hz <= 0)
-		hz = 100;
-	while (fgets(line, sizeof(line), f)) {
-		/* cpuN user nice system idle iowait ... (the "cpu" total has no N) */
-		if (sscanf(line, "cpu%d %*u %*u %*u %llu %llu", &cpu, &idle,
-			   &iowait) != 3 || cpu < 0 || cpu >= nr)
-			continue;
-		cpus[cpu].idle_ns = (idle + iowait) * (1000000000ULL / hz);
-		cpus[cpu].idle_start = 0;
-		cpus[cpu].seen |= ST_SEEN_IDLE_TIME;
-	}
-	fclose(f);
+	proc_stat_read("/proc/stat", proc_idle_line, &pi);
 }

@@ -60,7 +60,7 @@ int trace_instance_open(struct tracefs_instance **out, int buffer_kb)
 	if (!inst)
 		return errno == EACCES || errno == EPERM ?
 		       -SCHEDSTAT_ERR_TRACEFS_PRIV : -SCHEDSTAT_ERR_NO_TRACEFS;
-	/* Same clock as mono_ns(); "local" would not compare with samples. */
+	/* Same clock as util_mono_ns(); "local" would not compare with samples. */
 	if (tracefs_instance_file_write(inst, "trace_clock", "mono") < 0) {
 		trace_instance_close(inst);
 		return -SCHEDSTAT_ERR_NO_TRACEFS;

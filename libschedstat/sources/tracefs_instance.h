@@ -13,7 +13,7 @@
 
 /*
  * Finds (or mounts) tracefs, removes stale instances and creates this
- * process's, clocked by CLOCK_MONOTONIC ("mono", as mono_ns()) with
+ * process's, clocked by CLOCK_MONOTONIC ("mono", as util_mono_ns()) with
  * @buffer_kb per CPU. Returns 0, -SCHEDSTAT_ERR_NO_TRACEFS or
  * -SCHEDSTAT_ERR_TRACEFS_PRIV.
  */

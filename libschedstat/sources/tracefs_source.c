@@ -20,6 +20,7 @@
 #include <tracefs.h>
 
 #include "model.h"
+#include "proc_stat.h"
 #include "cpuhp_names.h"
 #include "engine_sink.h"
 #include "sched_events.h"
@@ -78,7 +79,7 @@ static int proc_task_clock(void *ctx, int32_t pid, uint64_t *ns)
 	int err;
 
 	snprintf(path, sizeof(path), "/proc/%d/schedstat", pid);
-	err = read_small_file(path, buf, sizeof(buf));
+	err = util_read_small_file(path, buf, sizeof(buf));
 	if (err < 0)
 		return err;
 	if (!buf[0])
@@ -129,6 +130,11 @@ static int on_record(void *ctx, struct tep_record *rec)
 	return err ? err : engine_sink_take_error(&s->sink);
 }
 
+struct lost_budget {
+	struct ftsrc *s;
+	bool irqtime;
+};
+
 /*
  * Each CPU's time lost to the task clock so far (/proc/stat, in 1/USER_HZ):
  * steal, and irq + softirq where the kernel accounts irq time
@@ -137,36 +143,26 @@ static int on_record(void *ctx, struct tep_record *rec)
  * interrupt. (On the test VM it is 0, and softirq time sampled by the tick
  * let ms of spurious loss through.)
  */
+static void lost_budget_line(void *ctx, int cpu, const uint64_t *ns, int nr)
+{
+	struct lost_budget *lb = ctx;
+
+	/* The total line comes first. */
+	if (cpu < 0) {
+		lb->irqtime = nr > PROC_STAT_IRQ && ns[PROC_STAT_IRQ] > 0;
+		return;
+	}
+	if (nr <= PROC_STAT_STEAL)
+		return;
+	engine_lost_budget(lb->s->engine, cpu, ns[PROC_STAT_STEAL] +
+			   (lb->irqtime ? ns[PROC_STAT_IRQ] + ns[PROC_STAT_SOFTIRQ] : 0));
+}
+
 static void read_lost_budget(struct ftsrc *s)
 {
-	FILE *f = fopen("/proc/stat", "re");
-	long hz = sysconf(_SC_CLK_TCK);
-	unsigned long long irq, softirq, steal;
-	bool irqtime = false;
-	char line[512];
-	int cpu;
+	struct lost_budget lb = { s, false };
 
-	if (!f)
-		return;
-	if (hz <= 0)
-		hz = 100;
-	while (fgets(line, sizeof(line), f)) {
-		/* cpu[N] user nice system idle iowait irq softirq steal ... */
-		/* The total line first ("cpu ", no N). */
-		if (!strncmp(line, "cpu ", 4)) {
-			irqtime = sscanf(line + 4, "%*u %*u %*u %*u %*u %llu",
-					 &irq) == 1 && irq > 0;
-			continue;
-		}
-		if (sscanf(line, "cpu%d %*u %*u %*u %*u %*u %llu %llu %llu", &cpu,
-			   &irq, &softirq, &steal) != 4)
-			continue;
-		if (!irqtime)
-			irq = softirq = 0;
-		engine_lost_budget(s->engine, cpu,
-				   (irq + softirq + steal) * (1000000000ULL / hz));
-	}
-	fclose(f);
+	proc_stat_read("/proc/stat", lost_budget_line, &lb);
 }
 
 /*
@@ -188,7 +184,7 @@ static int drain_until(struct ftsrc *s, uint64_t upto)
 
 static int drain(struct ftsrc *s)
 {
-	return drain_until(s, mono_ns());
+	return drain_until(s, util_mono_ns());
 }
 
 /*
@@ -372,7 +368,7 @@ static int ftsrc_sample(void *src, struct schedstat_snapshot **out)
 	struct ftsrc *s = src;
 	struct cpuset online = {};
 	struct model_input in = {};
-	uint64_t now = mono_ns();
+	uint64_t now = util_mono_ns();
 	int err;
 
 	*out = NULL;
@@ -485,7 +481,7 @@ static int ftsrc_open(void **out, const struct schedstat_session_opts *opts)
 	if (opts->on_event)
 		sched_events_on_cpuhp(s->events, opts->on_event, opts->event_ctx,
 				      cpuhp_kick_address());
-	err = seed_tasks(s, mono_ns());
+	err = seed_tasks(s, util_mono_ns());
 	if (err)
 		goto cleanup;
 	err = enable_events(s);

@@ -16,6 +16,13 @@
 	{ sys, tp, SCHEDSTAT_TP_EVENTS, 0, 0,				\
 	  "the kernel's own PELT values, where the kernel has the event", NULL }
 
+/* The overutilized flag's events, which the trace sources read alike. */
+#define EVENTS_OVERUTILIZED(sys, tp)					\
+	{ sys, tp, SCHEDSTAT_TP_EVENTS, 0,				\
+	  SCHEDSTAT_AVAIL_OVERUTILIZED | SCHEDSTAT_AVAIL_OVERUTILIZED_NS,	\
+	  "the root domain's overutilized flag and its time, from the first event on", \
+	  NULL }
+
 const struct schedstat_tracepoint tp_table[TP_NR] = {
 	[TP_SCHED_SWITCH] = {
 		"sched", "sched_switch",
@@ -96,18 +103,8 @@ const struct schedstat_tracepoint tp_table[TP_NR] = {
 	 * LISA's module's form of sched_overutilized_tp: the kernel's flag at
 	 * each evaluation.
 	 */
-	[TP_SCHED_OVERUTILIZED_EVENT] = {
-		"sched", "sched_overutilized", SCHEDSTAT_TP_EVENTS, 0,
-		SCHEDSTAT_AVAIL_OVERUTILIZED | SCHEDSTAT_AVAIL_OVERUTILIZED_NS,
-		"the root domain's overutilized flag and its time, from the first event on",
-		NULL,
-	},
-	[TP_LISA_OVERUTILIZED] = {
-		"lisa", "lisa__sched_overutilized", SCHEDSTAT_TP_EVENTS, 0,
-		SCHEDSTAT_AVAIL_OVERUTILIZED | SCHEDSTAT_AVAIL_OVERUTILIZED_NS,
-		"the root domain's overutilized flag and its time, from the first event on",
-		NULL,
-	},
+	[TP_SCHED_OVERUTILIZED_EVENT] = EVENTS_OVERUTILIZED("sched", "sched_overutilized"),
+	[TP_LISA_OVERUTILIZED] = EVENTS_OVERUTILIZED("lisa", "lisa__sched_overutilized"),
 	[TP_SCHED_OVERUTILIZED] = {
 		"sched", "sched_overutilized_tp", SCHEDSTAT_TP_BPF,
 		SCHEDSTAT_AVAIL_OVERUTILIZED_NS, 0,

@@ -5,6 +5,7 @@ printed as TAP lines ("ok N name", "not ok N name", "# SKIP") that tests/run
 counts. Only the Python standard library is used.
 """
 import atexit
+import contextlib
 import csv
 import io
 import json
@@ -14,6 +15,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import traceback
 
@@ -110,6 +112,39 @@ def parse_csv(data):
     if text:
         check(text.endswith("\r\n"), "CSV does not end with CRLF")
     return list(csv.DictReader(io.StringIO(text, newline="")))
+
+
+@contextlib.contextmanager
+def sysfs_copy(tree, prefix):
+    """A writable copy of the sysfs tree @tree (a fixture), removed after."""
+    root = tempfile.mkdtemp(prefix=prefix)
+    try:
+        shutil.copytree(tree, root, dirs_exist_ok=True)
+        yield root
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def schedtop_while_writing(write, period_s, *args):
+    """schedtop ARGS to completion while write(k) moves files as a kernel
+    counter would: write(0) before it starts, then write(1), write(2), ...
+    every period_s until it ends (never after)."""
+    stop = threading.Event()
+
+    def writer():
+        k = 0
+        while not stop.wait(period_s):
+            k += 1
+            write(k)
+
+    write(0)
+    th = threading.Thread(target=writer)
+    th.start()
+    try:
+        return schedtop(*args)
+    finally:
+        stop.set()
+        th.join()
 
 
 def schedstat(tid):

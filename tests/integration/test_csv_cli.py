@@ -8,7 +8,7 @@ import time
 from harness import (BIN, SRC, Skip, bpf_progs_alive, bpf_progs_of, busy_pinned,
                      check, cpufreq_policy, cpuidle_states, eas_active,
                      mono_ns, parse_csv, read_sys, run, schedtop,
-                     start_schedtop, test)
+                     schedtop_while_writing, start_schedtop, sysfs_copy, test)
 
 TOPO = "LITTLE:0@512,big:1@1024"
 TASK_HEADER = ("ts_ns,pid,tgid,comm,cpu,cluster,state,util_avg,runnable_avg,"
@@ -217,40 +217,22 @@ def frequency_residency_from_cpufreq_stats():
     # cpufreq keeps its own residency (stats/time_in_state, USER_HZ ticks):
     # schedtop reads it at each sample, so the times are the kernel's, also
     # for a clock that never changes (no power:cpu_frequency ever fires).
-    import shutil
-    import tempfile
-    import threading
-    root = tempfile.mkdtemp(prefix="schedtop-freq-")
-    stop_writing = threading.Event()
     written = [0]
-    try:
-        shutil.copytree(os.path.join(SRC, "tests", "fixtures", "sysfs", "phone-4+4"),
-                        root, dirs_exist_ok=True)
+    with sysfs_copy(os.path.join(SRC, "tests", "fixtures", "sysfs", "phone-4+4"),
+                    "schedtop-freq-") as root:
         stats = os.path.join(root, "devices/system/cpu/cpufreq/policy0/stats")
         os.makedirs(stats)
         path = os.path.join(stats, "time_in_state")
 
-        def write(ticks):
+        def write(k):
+            # 50 ms at 576 MHz every 100 ms, as the kernel would count them.
+            written[0] = 5 * k
             with open(path + ".new", "w") as f:
-                f.write("576000 %d\n1804800 100\n" % (5000 + ticks))
+                f.write("576000 %d\n1804800 100\n" % (5000 + written[0]))
             os.rename(path + ".new", path)
 
-        def writer():
-            # 50 ms at 576 MHz every 100 ms, as the kernel would count them.
-            while not stop_writing.wait(0.1):
-                written[0] += 5
-                write(written[0])
-
-        write(0)
-        th = threading.Thread(target=writer)
-        th.start()
-        r = schedtop("csv", "-t", "freq", "-n", "4", "-i", "300",
-                     "--sysfs-root", root)
-        stop_writing.set()
-        th.join()
-    finally:
-        stop_writing.set()
-        shutil.rmtree(root, ignore_errors=True)
+        r = schedtop_while_writing(write, 0.1, "csv", "-t", "freq", "-n", "4",
+                                   "-i", "300", "--sysfs-root", root)
     check(r.returncode == 0, r.stderr)
     rows = [x for x in parse_csv(r.stdout) if x["cluster"] == "LITTLE"]
     check(sorted({x["freq_khz"] for x in rows}) == ["1804800", "576000"],

@@ -22,12 +22,11 @@ never from schedtop's arithmetic:
 import bisect
 import json
 import os
-import shutil
 import subprocess
 import tempfile
-import threading
 
-from harness import SRC, check, parse_csv, run, schedtop, test
+from harness import (SRC, check, parse_csv, run, schedtop,
+                     schedtop_while_writing, sysfs_copy, test)
 
 FIX = os.path.join(SRC, "tests", "fixtures", "eas-phone")
 DAT = os.path.join(FIX, "trace.dat")
@@ -258,11 +257,7 @@ def residency_from_time_in_state():
     # interval, as no clock can run longer than that).
     wall_step = 100 * 10**6
     snaps = tick_snapshots(50 * 10**6)
-    root = tempfile.mkdtemp(prefix="schedtop-eas-phone-")
-    stop_writing = threading.Event()
-    try:
-        shutil.copytree(SYSFS, root, dirs_exist_ok=True)
-
+    with sysfs_copy(SYSFS, "schedtop-eas-phone-") as root:
         def write(k):
             for pol, seq in snaps.items():
                 path = os.path.join(root, "devices/system/cpu/cpufreq", pol,
@@ -272,22 +267,8 @@ def residency_from_time_in_state():
                                     for kv in sorted(seq[min(k, len(seq) - 1)].items())))
                 os.rename(path + ".new", path)
 
-        def writer():
-            k = 0
-            while not stop_writing.wait(wall_step / 1e9):
-                k += 1
-                write(k)
-
-        write(0)
-        th = threading.Thread(target=writer)
-        th.start()
-        r = schedtop("csv", "-t", "freq", "-n", "6", "-i", "300",
-                     "--sysfs-root", root)
-        stop_writing.set()
-        th.join()
-    finally:
-        stop_writing.set()
-        shutil.rmtree(root, ignore_errors=True)
+        r = schedtop_while_writing(write, wall_step / 1e9, "csv", "-t", "freq",
+                                   "-n", "6", "-i", "300", "--sysfs-root", root)
     check(r.returncode == 0, r.stderr)
     rows = parse_csv(r.stdout)
     # A cluster's clock is read on its first online CPU: on a machine with

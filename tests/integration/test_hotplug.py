@@ -6,9 +6,9 @@ import shutil
 import tempfile
 import time
 
-from harness import (Skip, check, mono_ns, parse_csv, run, schedtop,
+from harness import (Skip, check, mono_ns, parse_csv, schedtop,
                      start_schedtop, test)
-from tmux import Tmux, exited_cleanly, kill_server
+from tmux import Tmux, quit_cleanly, run_then_kill_server
 
 CPU1 = "/sys/devices/system/cpu/cpu1/online"
 TOPO = "LITTLE:0,big:1@1024"
@@ -152,8 +152,7 @@ def replay_shows_offline_as_written(rec, rows, ops):
             m = re.search(r"^  cpu1  (offline|\[)", s, re.M)
             check(m, "replay sample %d: no cpu1 row:\n%s" % (i, s))
             shown.append(m.group(1) == "offline")
-        t.keys("q")
-        exited_cleanly(t)
+        quit_cleanly(t)
     finally:
         t.close()
     check(shown == [r["online"] == "0" for r in rows],
@@ -286,15 +285,11 @@ def live_view_shows_offline_cpu():
         t.wait_for(r"^  cpu1  offline")
         set_online(True)
         t.wait_for(r"^  cpu1  \[")
-        t.keys("q")
-        exited_cleanly(t)
+        quit_cleanly(t)
     finally:
         set_online(True)
         t.close()
 
 
 if __name__ == "__main__":
-    try:
-        run()
-    finally:
-        kill_server()
+    run_then_kill_server()

@@ -312,6 +312,23 @@ def affinities():
     return tasks, irqs
 
 
+def check_restored(before_tasks, before_irqs, before_sets=None):
+    """Every thread's and IRQ's CPU list, and every cpuset's when
+    @before_sets is given, is what it was before (affinities(), cpusets())."""
+    if before_sets is not None:
+        after_sets = cpusets()
+        check(after_sets == before_sets, "cpusets not restored: %s" %
+              {k: (v, after_sets.get(k)) for k, v in before_sets.items()
+               if after_sets.get(k) != v})
+    after_tasks, after_irqs = affinities()
+    changed = [(t, sorted(m), sorted(after_tasks[t])) for t, m in before_tasks.items()
+               if t in after_tasks and after_tasks[t] != m]
+    check(not changed, "affinities not restored: %s" % changed[:5])
+    check(after_irqs == before_irqs, "IRQ affinities not restored: %s" %
+          {k: (v, after_irqs.get(k)) for k, v in before_irqs.items()
+           if after_irqs.get(k) != v})
+
+
 def processor(pid):
     with open("/proc/%d/stat" % pid) as f:
         return int(f.read().rsplit(")", 1)[1].split()[36])
@@ -344,13 +361,7 @@ def evacuate_moves_every_user_task_and_restores_exactly():
             check(cpu_pinned != 1 and cpu_free != 1 and 1 not in mask,
                   "during evacuation: loops on cpus %d and %d, pinned loop's "
                   "affinity %s" % (cpu_pinned, cpu_free, sorted(mask)))
-        after_tasks, after_irqs = affinities()
-        changed = [(t, sorted(m), sorted(after_tasks[t])) for t, m in before_tasks.items()
-                   if t in after_tasks and after_tasks[t] != m]
-        check(not changed, "affinities not restored: %s" % changed[:5])
-        check(after_irqs == before_irqs, "IRQ affinities not restored: %s" %
-              {k: (v, after_irqs.get(k)) for k, v in before_irqs.items()
-               if after_irqs.get(k) != v})
+        check_restored(before_tasks, before_irqs)
         rows = parse_csv(out)
         check([(x["cycle"], x["op"]) for x in rows if x["state"] == "total"] ==
               [("1", "evacuate"), ("1", "restore"), ("2", "evacuate"), ("2", "restore")],
@@ -455,14 +466,7 @@ def evacuate_rewrites_the_cpuset_that_holds_a_task_and_restores_it():
             check(cpu != 1 and "1" not in cpus.split(",") and 1 not in mask,
                   "during evacuation: the cpuset's loop on cpu %d, cpuset.cpus "
                   "'%s', affinity %s" % (cpu, cpus, mask))
-        after_sets, (after_tasks, after_irqs) = cpusets(), affinities()
-        check(after_sets == before_sets, "cpusets not restored: %s" %
-              {k: (v, after_sets.get(k)) for k, v in before_sets.items()
-               if after_sets.get(k) != v})
-        changed = [(t, sorted(m), sorted(after_tasks[t])) for t, m in before_tasks.items()
-                   if t in after_tasks and after_tasks[t] != m]
-        check(not changed, "affinities not restored: %s" % changed[:5])
-        check(after_irqs == before_irqs, "IRQ affinities not restored")
+        check_restored(before_tasks, before_irqs, before_sets)
         check(os.sched_getaffinity(held.loop.pid) == {1},
               "the cpuset's loop: affinity %s" % os.sched_getaffinity(held.loop.pid))
         check(not os.path.exists(STATE), "%s left after a clean exit" % STATE)
@@ -494,16 +498,7 @@ def sigkill_during_evacuation_is_undone_by_restore():
         r = schedtop("hotplug", "--restore")
         check(r.returncode == 0 and b"put back" in r.stderr,
               "--restore: exit %d: %s" % (r.returncode, r.stderr))
-        after_sets, (after_tasks, after_irqs) = cpusets(), affinities()
-        check(after_sets == before_sets, "cpusets not restored: %s" %
-              {k: (v, after_sets.get(k)) for k, v in before_sets.items()
-               if after_sets.get(k) != v})
-        changed = [(t, sorted(m), sorted(after_tasks[t])) for t, m in before_tasks.items()
-                   if t in after_tasks and after_tasks[t] != m]
-        check(not changed, "affinities not restored: %s" % changed[:5])
-        check(after_irqs == before_irqs, "IRQ affinities not restored: %s" %
-              {k: (v, after_irqs.get(k)) for k, v in before_irqs.items()
-               if after_irqs.get(k) != v})
+        check_restored(before_tasks, before_irqs, before_sets)
         check(not os.path.exists(STATE), "%s left after --restore" % STATE)
         r = schedtop("hotplug", "--restore")
         check(r.returncode == 0 and not r.stderr, "a second --restore: exit %d: %s"

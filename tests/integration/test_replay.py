@@ -7,9 +7,9 @@ import tempfile
 import os
 import time
 
-from harness import (Inconclusive, RtApp, check, parse_csv, periodic, run, schedstat,
+from harness import (Inconclusive, RtApp, check, parse_csv, periodic, schedstat,
                      schedtop, steal_ns, test)
-from tmux import Tmux, exited_cleanly, kill_server, task_rows
+from tmux import Tmux, quit_cleanly, run_then_kill_server, task_rows
 
 TOPO = "LITTLE:0@446,big:1@1024"
 
@@ -41,14 +41,9 @@ def replay_steps_seeks_and_shows_the_recorded_tasks():
     # Filtered to it: other load recorded alongside (another engineer's
     # build: 139 tasks, cc1 at util 500-700) sorts above a 50% task and
     # off a 40-line screen.
-    t = Tmux(["replay", "-s", "x0.25", "-f", "replayed", rec], width=150,
-             height=40)
+    t, s = paused_at_the_end(["-f", "replayed", rec], 40,
+                             first=r"REPLAY 1/40 ")
     try:
-        s = t.wait_for(r"REPLAY 1/40 ")
-        t.keys("space")
-        s = t.wait_for(r"PAUSED")
-        t.keys("}")
-        s = t.wait_for(r"REPLAY 40/40 ")
         rows = [row for row in task_rows(s) if row["COMM"] == "replayed"]
         check(rows, "the rt-app task is not on screen:\n" + s)
         check(rows[0]["UTIL"] == last["util_avg"],
@@ -77,8 +72,7 @@ def replay_steps_seeks_and_shows_the_recorded_tasks():
         t.wait_for(r"end of the recording", timeout=15)
         t.keys("h")
         t.wait_for(r"replay: one sample forward")
-        t.keys("q")
-        exited_cleanly(t)
+        quit_cleanly(t)
     finally:
         t.close()
         shutil.rmtree(tmp, ignore_errors=True)
@@ -115,15 +109,88 @@ def replay_errors_are_clear():
     check(r.returncode == 2 and b"bad speed" in r.stderr, "bad speed: %r" % r.stderr)
 
 
-def pelt_count(screen):
-    """The detail screen's full-resolution lines: the count they say."""
-    check(re.search(r"^util  \(all\) .*[\u2581-\u2588]{5,}", screen, re.M),
-          "no full-resolution util line:\n" + screen)
+def record_pelt_trace(rec, name, *opts):
+    """A 4 s record --pelt-trace (-i 100, @opts, "{tid}" standing for the
+    task's) of a 50% rt-app task @name on cpu1, begun 1 s into it; its tid."""
+    rt = RtApp({name: periodic(1, 0.5, name=name)}, duration=8)
+    tid = rt.tids[name]
+    try:
+        time.sleep(1)
+        r = schedtop("record", "-q", "-o", rec, "-i", "100", "-d", "4",
+                     "--topology", TOPO, "--pelt-trace",
+                     *(o.format(tid=tid) for o in opts))
+        check(r.returncode == 0, "record failed: %s" % r.stderr)
+    finally:
+        rt.stop()
+    return tid
+
+
+def recorded_updates(rec, table, keep):
+    """The truth a PELT block is held to: csv --from's sample times (of
+    @table) and the times of the pelt rows @keep takes."""
+    samples = sorted({int(row["ts_ns"]) for row in
+                      parse_csv(schedtop("csv", "--from", rec, "-t", table).stdout)})
+    pelt = [int(row["ts_ns"]) for row in
+            parse_csv(schedtop("csv", "--from", rec, "-t", "pelt").stdout)
+            if keep(row)]
+    check(len(samples) == 40, "%d samples recorded, not 40" % len(samples))
+    return samples, pelt
+
+
+def in_window(pelt, now):
+    """Updates in the 2 s the screen draws before @now."""
+    return sum(1 for ts in pelt if now - 2000000000 < ts <= now)
+
+
+def paused_at_the_end(args, height, first=r"REPLAY \d+/40 "):
+    """replay @args (slow: only where it stops is looked at) in tmux,
+    paused and moved to its last sample; (Tmux, screen)."""
+    t = Tmux(["replay", "-s", "x0.25", *args], width=150, height=height)
+    try:
+        t.wait_for(first)
+        t.keys("space")
+        t.wait_for(r"PAUSED")
+        t.keys("}")
+        return t, t.wait_for(r"REPLAY 40/40 ")
+    except BaseException:
+        t.close()
+        raise
+
+
+def drawn_count(screen, lines, count):
+    """The count a full-resolution PELT block says it draws, the block
+    checked to have its sparkline @lines and a 2 s time axis under them."""
+    for line in lines:
+        check(re.search(line, screen, re.M),
+              "no %r line:\n%s" % (line, screen))
     check(re.search(r"^ +-2\.0s .* -1\.0s .* now$", screen, re.M),
           "no time axis under it:\n" + screen)
-    m = re.search(r"\((\d+) PELT updates in the last 2\.0 s", screen)
+    m = re.search(count, screen)
     check(m, "no update count:\n" + screen)
     return int(m.group(1))
+
+
+def check_drawn_counts(t, lines, count, samples, pelt, what):
+    """The block on @t's screen counts every recorded update of @what in
+    the 2 s before the sample shown: at the last sample, and a sample back
+    (the window moves back with it, still the file's); then a clean exit."""
+    want = in_window(pelt, samples[-1])
+    check(want >= 200, "only %d recorded updates of %s in the last 2 s" %
+          (want, what))
+    for back in (1, 2):
+        if back == 2:
+            t.keys(",")
+            t.wait_for(r"REPLAY 39/40 ")
+        now = samples[-back]
+        got = drawn_count(t.wait_for(count), lines, count)
+        want = in_window(pelt, now)
+        print("# %d sample(s) from the end, the screen shows %d updates of %s,"
+              " csv --from has %d in (%d, %d]" %
+              (back - 1, got, what, want, now - 2000000000, now))
+        check(got == want, "%d sample(s) from the end, the screen says %d "
+              "updates of %s, the recording has %d in the 2 s before it" %
+              (back - 1, got, what, want))
+    quit_cleanly(t)
 
 
 @test(root=True)
@@ -131,60 +198,22 @@ def replay_draws_the_pelt_stream_of_a_recording():
     """replay of record --pelt-trace: the task detail draws every recorded
     update of the last 2 s before the sample shown. Truth: csv --from's
     pelt rows of that pid in that window, and its last sample's time."""
-    tmp = tempfile.mkdtemp(prefix="schedtop-replay-")
-    rec = os.path.join(tmp, "p.rec")
-    rt = RtApp({"rp_pelt": periodic(1, 0.5, name="rp_pelt")}, duration=8)
-    tid = rt.tids["rp_pelt"]
-    try:
-        time.sleep(1)
-        r = schedtop("record", "-q", "-o", rec, "-i", "100", "-d", "4",
-                     "--topology", TOPO, "--pelt-trace", "-p", str(tid))
-        check(r.returncode == 0, "record failed: %s" % r.stderr)
-    finally:
-        rt.stop()
-    samples = sorted({int(row["ts_ns"]) for row in
-                      parse_csv(schedtop("csv", "--from", rec).stdout)})
-    pelt = [int(row["ts_ns"]) for row in
-            parse_csv(schedtop("csv", "--from", rec, "-t", "pelt").stdout)
-            if row["pid"] == str(tid)]
-
-    def in_window(now):
-        return sum(1 for ts in pelt if now - 2000000000 < ts <= now)
-
-    check(len(samples) == 40, "%d samples recorded, not 40" % len(samples))
-    now = samples[-1]
-    want = in_window(now)
-    check(want >= 200, "only %d recorded updates in the last 2 s" % want)
-    # Slow, and any position: only the end is looked at.
-    t = Tmux(["replay", "-s", "x0.25", "-f", "rp_pelt", rec], width=150,
-             height=45)
-    try:
-        t.wait_for(r"REPLAY \d+/40 ")
-        t.keys("space")
-        t.wait_for(r"PAUSED")
-        t.keys("}")
-        s = t.wait_for(r"REPLAY 40/40 ")
-        check(re.search(r"\| PELT lost 0 ", s), "no lost count:\n" + s)
-        t.wait_for(r"^ +\d+ rp_pelt")
-        t.keys("Enter")
-        s = t.wait_for(r"PELT updates in the last")
-        got = pelt_count(s)
-        print("# detail shows %d updates, csv --from has %d in (%d, %d]" %
-              (got, want, now - 2000000000, now))
-        check(got == want, "detail says %d updates, the recording has %d "
-              "in the 2 s before its last sample" % (got, want))
-        # A sample back: the window moves back with it, still the file's.
-        t.keys(",")
-        t.wait_for(r"REPLAY 39/40 ")
-        got = pelt_count(t.wait_for(r"PELT updates in the last"))
-        check(got == in_window(samples[-2]),
-              "one sample back, detail says %d updates, the recording has %d"
-              % (got, in_window(samples[-2])))
-        t.keys("q")
-        exited_cleanly(t)
-    finally:
-        t.close()
-        shutil.rmtree(tmp, ignore_errors=True)
+    with tempfile.TemporaryDirectory(prefix="schedtop-replay-") as tmp:
+        rec = os.path.join(tmp, "p.rec")
+        tid = record_pelt_trace(rec, "rp_pelt", "-p", "{tid}")
+        samples, pelt = recorded_updates(
+            rec, "task", lambda row: row["pid"] == str(tid))
+        t, s = paused_at_the_end(["-f", "rp_pelt", rec], 45)
+        try:
+            check(re.search(r"\| PELT lost 0 ", s), "no lost count:\n" + s)
+            t.wait_for(r"^ +\d+ rp_pelt")
+            t.keys("Enter")
+            check_drawn_counts(
+                t, [r"^util  \(all\) .*[\u2581-\u2588]{5,}"],
+                r"\((\d+) PELT updates in the last 2\.0 s",
+                samples, pelt, "pid %d" % tid)
+        finally:
+            t.close()
 
 
 @test(root=True)
@@ -193,67 +222,23 @@ def replay_draws_a_cpus_pelt_stream():
     cpu1's every recorded cfs/rt/dl/irq update of the 2 s before the sample
     shown; the count must be the csv --from -t pelt rows of cpu1 in that
     window, at the last sample and one back."""
-    tmp = tempfile.mkdtemp(prefix="schedtop-replay-")
-    rec = os.path.join(tmp, "c.rec")
-    rt = RtApp({"rp_cpu": periodic(1, 0.5, name="rp_cpu")}, duration=8)
-    try:
-        time.sleep(1)
-        r = schedtop("record", "-q", "-o", rec, "-i", "100", "-d", "4",
-                     "--topology", TOPO, "--pelt-trace", "--pelt-cpus", "1")
-        check(r.returncode == 0, "record failed: %s" % r.stderr)
-    finally:
-        rt.stop()
-    samples = sorted({int(row["ts_ns"]) for row in
-                      parse_csv(schedtop("csv", "--from", rec, "-t", "cpu").stdout)})
-    pelt = [int(row["ts_ns"]) for row in
-            parse_csv(schedtop("csv", "--from", rec, "-t", "pelt").stdout)
-            if row["cpu"] == "1" and row["entity"] != "task"]
-
-    def in_window(now):
-        return sum(1 for ts in pelt if now - 2000000000 < ts <= now)
-
-    def drawn(screen):
-        check(re.search(r"^  cpu1, every PELT update:", screen, re.M) and
-              re.search(r"^cfs util .*[\u2581-\u2588]{5,}", screen, re.M),
-              "no cpu1 block with a cfs util line:\n" + screen)
-        check(re.search(r"^ +-2\.0s .* -1\.0s .* now$", screen, re.M),
-              "no time axis:\n" + screen)
-        m = re.search(r"\((\d+) PELT updates of cpu1 in the last 2\.0 s",
-                      screen)
-        check(m, "no update count:\n" + screen)
-        return int(m.group(1))
-
-    check(len(samples) == 40, "%d samples recorded, not 40" % len(samples))
-    want = in_window(samples[-1])
-    check(want >= 200, "only %d recorded updates of cpu1 in the last 2 s" % want)
-    t = Tmux(["replay", "-s", "x0.25", rec], width=150, height=45)
-    try:
-        t.wait_for(r"REPLAY \d+/40 ")
-        t.keys("space")
-        t.wait_for(r"PAUSED")
-        t.keys("}")
-        t.wait_for(r"REPLAY 40/40 ")
-        t.keys("c")
-        got = drawn(t.wait_for(r"PELT updates of cpu1 in the last"))
-        print("# cluster screen shows %d updates of cpu1, csv --from has %d"
-              % (got, want))
-        check(got == want, "screen says %d updates of cpu1, the recording "
-              "has %d in the 2 s before its last sample" % (got, want))
-        t.keys(",")
-        t.wait_for(r"REPLAY 39/40 ")
-        got = drawn(t.wait_for(r"PELT updates of cpu1 in the last"))
-        check(got == in_window(samples[-2]),
-              "one sample back, %d updates of cpu1 drawn, the recording has %d"
-              % (got, in_window(samples[-2])))
-        t.keys("q")
-        exited_cleanly(t)
-    finally:
-        t.close()
-        shutil.rmtree(tmp, ignore_errors=True)
+    with tempfile.TemporaryDirectory(prefix="schedtop-replay-") as tmp:
+        rec = os.path.join(tmp, "c.rec")
+        record_pelt_trace(rec, "rp_cpu", "--pelt-cpus", "1")
+        samples, pelt = recorded_updates(
+            rec, "cpu",
+            lambda row: row["cpu"] == "1" and row["entity"] != "task")
+        t, _ = paused_at_the_end([rec], 45)
+        try:
+            t.keys("c")
+            check_drawn_counts(
+                t, [r"^  cpu1, every PELT update:",
+                    r"^cfs util .*[\u2581-\u2588]{5,}"],
+                r"\((\d+) PELT updates of cpu1 in the last 2\.0 s",
+                samples, pelt, "cpu1")
+        finally:
+            t.close()
 
 
 if __name__ == "__main__":
-    try:
-        run()
-    finally:
-        kill_server()
+    run_then_kill_server()

@@ -7,7 +7,6 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import tempfile
 
 from harness import SRC, check, parse_csv, run, schedtop, test, trace_cmd_report
@@ -180,6 +179,19 @@ def states_read_as_trace_cmd_reads_them():
           "states compared: %s" % dict(compared))
 
 
+def check_refused_as_damaged(path, out):
+    """Every command that reads a trace (convert writing @out) says @path
+    is damaged in one line, exits 1 and prints nothing."""
+    for cmd in (["report", path], ["replay", path],
+                ["convert", path, "--perfetto", "-o", out],
+                ["csv", "--from", path], ["csv", "--trace", path]):
+        r = schedtop(*cmd)
+        err = r.stderr.decode()
+        check(r.returncode == 1 and err.count("\n") == 1 and
+              "damaged or truncated" in err and not r.stdout,
+              "%s: exit %d, %r" % (cmd, r.returncode, err))
+
+
 @test
 def a_damaged_trace_is_one_line_and_exit_1():
     """Cut short (as a copy interrupted leaves it) or with a damaged
@@ -201,14 +213,7 @@ def a_damaged_trace_is_one_line_and_exit_1():
             f.write(bad)
         out = os.path.join(d, "out.json")
         for path in (cut, page):
-            for cmd in (["report", path], ["replay", path],
-                        ["convert", path, "--perfetto", "-o", out],
-                        ["csv", "--from", path], ["csv", "--trace", path]):
-                r = schedtop(*cmd)
-                err = r.stderr.decode()
-                check(r.returncode == 1 and err.count("\n") == 1 and
-                      "damaged or truncated" in err and not r.stdout,
-                      "%s: exit %d, %r" % (cmd, r.returncode, err))
+            check_refused_as_damaged(path, out)
 
 
 @test
@@ -225,14 +230,7 @@ def formats_libtraceevent_cannot_parse_are_refused():
         out = os.path.join(d, "out.json")
         for name in ("field-array-control-char.dat", "field-array-nul.dat",
                      "hook-option-garbage.dat"):
-            path = os.path.join(corpus, name)
-            for cmd in (["report", path], ["convert", path, "--perfetto", "-o", out],
-                        ["csv", "--from", path], ["csv", "--trace", path]):
-                r = schedtop(*cmd)
-                err = r.stderr.decode()
-                check(r.returncode == 1 and err.count("\n") == 1 and
-                      "damaged or truncated" in err and not r.stdout,
-                      "%s: exit %d, %r" % (cmd, r.returncode, err))
+            check_refused_as_damaged(os.path.join(corpus, name), out)
 
 
 if __name__ == "__main__":

@@ -21,9 +21,13 @@ types; offsets as a 64-bit kernel lays them out):
 import json
 import os
 import subprocess
+import sys
 import tempfile
 
 from harness import SRC, check, parse_csv, run, schedtop, test
+
+sys.path.insert(0, os.path.join(SRC, "tests", "tools"))
+from trace_dat_write import format_text  # noqa: E402
 
 WRITER = os.path.join(SRC, "tests", "tools", "trace_dat_write.py")
 FORMATS = os.path.join(SRC, "tests", "fixtures", "trace-formats")
@@ -35,21 +39,6 @@ def real_format(kernel, event):
         return f.read()
 
 
-COMMON = """\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;
-\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;
-\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;
-\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;
-
-"""
-
-
-def fmt(name, eid, fields, printk):
-    lines = "".join("\tfield:%s;\toffset:%d;\tsize:%d;\tsigned:%d;\n" % f
-                    for f in fields)
-    return "name: %s\nID: %d\nformat:\n%s%s\nprint fmt: %s\n" % (
-        name, eid, COMMON, lines, printk)
-
-
 SWITCH = real_format("linux-6.18", "sched_switch")
 
 # (system, event, format, values) per variant; util 321, load 654 and,
@@ -59,7 +48,7 @@ TASK = {
         dict(comm="kpelt", pid=100, cpu=0, load_avg=654, util_avg=321,
              util_est=300, load_sum=654 * 47000, util_sum=321 * 47000,
              period_contrib=500)),
-    "sched_load_se": ("sched", fmt("sched_load_se", 1302, [
+    "sched_load_se": ("sched", format_text("sched_load_se", 1302, [
         ("int cpu", 8, 4, 1), ("char path[64]", 12, 64, 0),
         ("char comm[16]", 76, 16, 0), ("pid_t pid", 92, 4, 1),
         ("unsigned long load", 96, 8, 0), ("unsigned long rbl_load", 104, 8, 0),
@@ -69,7 +58,7 @@ TASK = {
         'REC->util'),
         dict(cpu=0, path="(null)", comm="kpelt", pid=100, load=654,
              rbl_load=999, util=321)),
-    "sched_pelt_se": ("sched", fmt("sched_pelt_se", 1303, [
+    "sched_pelt_se": ("sched", format_text("sched_pelt_se", 1303, [
         ("int cpu", 8, 4, 1), ("char path[64]", 12, 64, 0),
         ("char comm[16]", 76, 16, 0), ("pid_t pid", 92, 4, 1),
         ("unsigned long load", 96, 8, 0), ("unsigned long runnable", 104, 8, 0),
@@ -79,7 +68,7 @@ TASK = {
         'REC->util'),
         dict(cpu=0, path="(null)", comm="kpelt", pid=100, load=654,
              runnable=400, util=321)),
-    "lisa__sched_pelt_se": ("lisa", fmt("lisa__sched_pelt_se", 1304, [
+    "lisa__sched_pelt_se": ("lisa", format_text("lisa__sched_pelt_se", 1304, [
         ("unsigned long long update_time", 8, 8, 0),
         ("unsigned long load", 16, 8, 0), ("unsigned long runnable", 24, 8, 0),
         ("unsigned long util", 32, 8, 0), ("int cpu", 40, 4, 1),
@@ -94,21 +83,21 @@ TASK = {
 CPU = {
     "sched_load_avg_cpu": ("sched", real_format("juno-4.x", "sched_load_avg_cpu"),
         dict(cpu=0, load_avg=333, util_avg=210, util_est=200)),
-    "sched_load_cfs_rq": ("sched", fmt("sched_load_cfs_rq", 1312, [
+    "sched_load_cfs_rq": ("sched", format_text("sched_load_cfs_rq", 1312, [
         ("int cpu", 8, 4, 1), ("char path[64]", 12, 64, 0),
         ("unsigned long load", 80, 8, 0), ("unsigned long rbl_load", 88, 8, 0),
         ("unsigned long util", 96, 8, 0)],
         '"cpu=%d path=%s load=%lu rbl_load=%lu util=%lu", REC->cpu, '
         'REC->path, REC->load, REC->rbl_load, REC->util'),
         dict(cpu=0, path="/", load=333, rbl_load=999, util=210)),
-    "sched_pelt_cfs": ("sched", fmt("sched_pelt_cfs", 1313, [
+    "sched_pelt_cfs": ("sched", format_text("sched_pelt_cfs", 1313, [
         ("int cpu", 8, 4, 1), ("char path[64]", 12, 64, 0),
         ("unsigned long load", 80, 8, 0), ("unsigned long runnable", 88, 8, 0),
         ("unsigned long util", 96, 8, 0)],
         '"cpu=%d path=%s load=%lu runnable=%lu util=%lu", REC->cpu, '
         'REC->path, REC->load, REC->runnable, REC->util'),
         dict(cpu=0, path="/", load=333, runnable=222, util=210)),
-    "lisa__sched_pelt_cfs": ("lisa", fmt("lisa__sched_pelt_cfs", 1314, [
+    "lisa__sched_pelt_cfs": ("lisa", format_text("lisa__sched_pelt_cfs", 1314, [
         ("unsigned long long update_time", 8, 8, 0),
         ("unsigned long load", 16, 8, 0), ("unsigned long runnable", 24, 8, 0),
         ("unsigned long util", 32, 8, 0), ("int cpu", 40, 4, 1),

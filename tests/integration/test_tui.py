@@ -8,8 +8,9 @@ import tempfile
 import time
 
 from harness import (BIN, RtApp, bpf_progs_alive, bpf_progs_of, check, mono_ns,
-                     parse_csv, periodic, run, schedtop, test)
-from tmux import Tmux, exited_cleanly, kill_server, task_rows
+                     parse_csv, periodic, schedtop, test)
+from tmux import (Tmux, exited_cleanly, quit_cleanly, run_then_kill_server,
+                  task_rows)
 
 TOPO = "LITTLE:0,big:1@1024"
 
@@ -33,8 +34,7 @@ def clusters_cpus_and_a_pinned_task():
         check(400 <= int(row["UTIL"]) <= 640, "UTIL %s for a 50%% task" % row["UTIL"])
         check(35 <= float(row["%CPU"]) <= 65, "%%CPU %s" % row["%CPU"])
         check("\u2588" in s, "UTF-8 bars expected in a UTF-8 locale")
-        t.keys("q")
-        exited_cleanly(t)
+        quit_cleanly(t)
     finally:
         t.close()
         rt.stop()
@@ -90,8 +90,7 @@ def sort_filter_help_pause():
         while "PAUSED" in t.screen() and time.monotonic() < deadline:
             time.sleep(0.05)
         check("PAUSED" not in t.screen(), "still paused 5 s after Space")
-        t.keys("F10")
-        exited_cleanly(t)
+        quit_cleanly(t, "F10")
     finally:
         t.close()
 
@@ -125,8 +124,7 @@ def detail_draws_the_pelt_stream_live():
         check(re.search(r"\| PELT lost \d+ ", s), "no lost count:\n" + s)
         print("# %d updates in the 2 s window; %d of %d columns at half height"
               % (n, half, len(glyphs)))
-        t.keys("q")
-        exited_cleanly(t)
+        quit_cleanly(t)
         # --record kept the same stream: this task's, in time order.
         rows = parse_csv(schedtop("csv", "--from", rec, "-t", "pelt").stdout)
         ts = [int(r["ts_ns"]) for r in rows]
@@ -204,8 +202,7 @@ def cluster_screen_draws_a_cpus_pelt_stream_live():
         # screen was read), except what the live stream still held back for
         # ordering: the last PELT_REORDER_NS (20 ms) before the drain,
         # docs/signals.md; 30 ms allowed.
-        t.keys("q")
-        exited_cleanly(t)
+        quit_cleanly(t)
         rows = parse_csv(schedtop("csv", "--from", rec, "-t", "pelt").stdout)
         samples = sorted({int(r["ts_ns"]) for r in parse_csv(
             schedtop("csv", "--from", rec, "-t", "cpu").stdout)})
@@ -252,8 +249,7 @@ def detail_cluster_history_and_groups():
         t.keys("g", "t")
         # Threads under their process: rt-app's thread, indented.
         t.wait_for(r"^ +\d+ +`tuidetail")
-        t.keys("q")
-        exited_cleanly(t)
+        quit_cleanly(t)
     finally:
         t.close()
         rt.stop()
@@ -283,8 +279,7 @@ def resize_keeps_the_screen_sane():
         t.resize(120, 40)
         s = t.wait_for(r"^ +PID .*%CPU")
         check("LITTLE" in s, "back at 120x40:\n" + s)
-        t.keys("q")
-        exited_cleanly(t)
+        quit_cleanly(t)
     finally:
         t.close()
 
@@ -320,8 +315,7 @@ def escape_sequences_in_names_stay_inert():
         title = Tmux.tmux("display", "-p", "-t", t.name, "#{pane_title}").strip()
         check("PWNED" not in title, "the task's name set the pane title")
         check("\x1b" not in s and "\x07" not in s, "raw control bytes on screen")
-        t.keys("q")
-        exited_cleanly(t)
+        quit_cleanly(t)
     finally:
         t.close()
         child.kill()
@@ -340,8 +334,7 @@ def no_color_and_ascii():
         plain = t.screen()
         check("\u2588" not in plain and re.search(r"^  cpu0  \[[#.RDI]", plain, re.M),
               "ASCII bars expected in the C locale:\n" + plain)
-        t.keys("q")
-        exited_cleanly(t)
+        quit_cleanly(t)
     finally:
         t.close()
 
@@ -365,14 +358,10 @@ def unknown_terminal_is_a_clear_error():
         # under $TMPDIR (writable here). An error exit is a failure.
         s = t.wait_for(r"^EXITED \d+|^ +PID ")
         check("EXITED" not in s, "unknown TERM did not fall back:\n" + s)
-        t.keys("q")
-        exited_cleanly(t)
+        quit_cleanly(t)
     finally:
         t.close()
 
 
 if __name__ == "__main__":
-    try:
-        run()
-    finally:
-        kill_server()
+    run_then_kill_server()

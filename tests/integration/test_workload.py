@@ -581,17 +581,22 @@ def rt_throttled():
         return int(f.read()) > 0
 
 
-@test(root=True)
-def browse_misses_next_to_fifo_hog():
+def browse_beside_fifo_hog(seconds, watch):
+    """run_workload() of browse for @seconds on cpu1, beside a SCHED_FIFO
+    busy loop there (RT throttling leaves the others 5% of it)."""
     if not rt_throttled():
         raise Skip("sched_rt_runtime_us is -1: a SCHED_FIFO hog would take cpu1 for good")
     hog = busy_loop(1, fifo=True)
     try:
         time.sleep(0.1)
-        s, acts_path, reads = run_workload("browse", 5, "--cpus", "1",
-                                           watch=("browse-render",))
+        return run_workload("browse", seconds, "--cpus", "1", watch=watch)
     finally:
         stop(hog)
+
+
+@test(root=True)
+def browse_misses_next_to_fifo_hog():
+    s, acts_path, reads = browse_beside_fifo_hog(5, ("browse-render",))
     check_judgement(s, read_activations(acts_path))
     check(run_workload.allowed == "1", "browse-render allowed on %s, not 1"
           % run_workload.allowed)
@@ -611,15 +616,7 @@ def load_under_way_at_the_end_is_missed():
     """A page load due long before the run's end and still under way at
     it is missed (never finished), not forgotten. It was forgotten: with
     no load done, "page load" reported 0 activations and observed 0 ms."""
-    if not rt_throttled():
-        raise Skip("sched_rt_runtime_us is -1: a SCHED_FIFO hog would take cpu1 for good")
-    hog = busy_loop(1, fifo=True)
-    try:
-        time.sleep(0.1)
-        s, acts_path, reads = run_workload("browse", 2, "--cpus", "1",
-                                           watch=MAIN_THREADS["browse"])
-    finally:
-        stop(hog)
+    s, acts_path, reads = browse_beside_fifo_hog(2, MAIN_THREADS["browse"])
     acts = read_activations(acts_path)
     check(run_workload.allowed == "1", "browse allowed on %s, not 1" % run_workload.allowed)
     # The kernel's account says no load could be done: a load is 60 ms

@@ -5,7 +5,7 @@ import shlex
 import subprocess
 import time
 
-from harness import BIN, check
+from harness import BIN, check, run
 
 SOCKET = "schedtop-tests-%d" % os.getpid()
 
@@ -101,5 +101,19 @@ def exited_cleanly(t):
     check("LITTLE" not in s, "the view was left on the screen:\n" + s)
 
 
+def quit_cleanly(t, key="q"):
+    """Quit the view with @key: it exits 0 and gives the terminal back."""
+    t.keys(key)
+    exited_cleanly(t)
+
+
 def kill_server():
     subprocess.run(["tmux", "-L", SOCKET, "kill-server"], capture_output=True)
+
+
+def run_then_kill_server():
+    """harness.run() for a file of tmux tests; its tmux server goes after."""
+    try:
+        run()
+    finally:
+        kill_server()

@@ -30,6 +30,22 @@ HEADER_EVENT = (b"# compressed entry header\n\ttype_len    :    5 bits\n"
 FIELD = re.compile(r"field:(.*?)\s+(\w+)(\[\d+\])?;\s*offset:(\d+);\s*size:(\d+);\s*signed:(\d)")
 
 
+# The fields every event's format begins with (include/trace/trace_events.h).
+COMMON = ("\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+          "\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+          "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+          "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n")
+
+
+def format_text(name, eid, fields, printk):
+    """An event's tracefs format file as the kernel writes it: the common
+    fields, then @fields as (declaration, offset, size, signed)."""
+    lines = "".join("\tfield:%s;\toffset:%d;\tsize:%d;\tsigned:%d;\n" % f
+                    for f in fields)
+    return "name: %s\nID: %d\nformat:\n%s%s\nprint fmt: %s\n" % (
+        name, eid, COMMON, lines, printk)
+
+
 def parse_format(text):
     name = re.search(r"^name: (\S+)", text, re.M).group(1)
     eid = int(re.search(r"^ID: (\d+)", text, re.M).group(1))

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "array_size.h"
 #include "tui_pelt.h"
 
 static struct schedstat_pelt_update upd(int pid, const char *entity,
@@ -26,10 +27,34 @@ static struct schedstat_pelt_update upd(int pid, const char *entity,
 	return u;
 }
 
+/* An update of @cpu's @entity (cfs, rt, dl, irq): no task's. */
+static struct schedstat_pelt_update cpu_upd(int cpu, const char *entity,
+					    uint64_t ts, unsigned int util)
+{
+	struct schedstat_pelt_update u = upd(-1, entity, ts, util);
+
+	u.cpu = cpu;
+	return u;
+}
+
 static void add(struct tui_pelt *tp, struct schedstat_pelt_update u)
 {
 	assert_int_equal(tui_pelt_add(tp, &u), 0);
 }
+
+static void assert_cols_equal(const int *cols, size_t nr_cols,
+			      const int *want, size_t nr_want)
+{
+	assert_int_equal(nr_cols, nr_want);
+	for (size_t i = 0; i < nr_cols; i++)
+		if (cols[i] != want[i])
+			fail_msg("column %zu: %d, worked out %d", i, cols[i], want[i]);
+}
+
+/* Every column of the array @cols, as worked out by hand. */
+#define assert_cols(cols, ...)						\
+	assert_cols_equal(cols, ARRAY_SIZE(cols), (const int[]){ __VA_ARGS__ }, \
+			  ARRAY_SIZE(((const int[]){ __VA_ARGS__ })))
 
 /*
  * now 10000, window 1000, width 4: columns (9000,9250] (9250,9500]
@@ -50,23 +75,16 @@ static void columns_from_hand_worked_window(void **state)
 	add(&tp, upd(7, "task", 10100, 999));
 	assert_int_equal(tui_pelt_layout(tui_pelt_find(&tp, 7), PELT_UTIL,
 					 10000, 1000, 4, cols), 4);
-	assert_int_equal(cols[0], 300);
-	assert_int_equal(cols[1], 300);
-	assert_int_equal(cols[2], 300);
-	assert_int_equal(cols[3], 60);
+	assert_cols(cols, 300, 300, 300, 60);
 	/* runnable = util + 1 in every update: 301, 301, 301, 61. */
 	tui_pelt_layout(tui_pelt_find(&tp, 7), PELT_RUNNABLE, 10000, 1000, 4, cols);
-	assert_int_equal(cols[0], 301);
-	assert_int_equal(cols[3], 61);
+	assert_cols(cols, 301, 301, 301, 61);
 	/* An update exactly at a column's end belongs to it: 9250 -> 0. */
 	add(&tp, upd(8, "task", 9250, 400));
 	add(&tp, upd(8, "task", 9251, 10));
 	assert_int_equal(tui_pelt_layout(tui_pelt_find(&tp, 8), PELT_UTIL,
 					 10000, 1000, 4, cols), 2);
-	assert_int_equal(cols[0], 400);
-	assert_int_equal(cols[1], 10);
-	assert_int_equal(cols[2], 10);
-	assert_int_equal(cols[3], 10);
+	assert_cols(cols, 400, 10, 10, 10);
 	tui_pelt_free(&tp);
 }
 
@@ -80,11 +98,7 @@ static void nothing_before_the_first_update(void **state)
 	add(&tp, upd(3, "task", 650, 512));
 	assert_int_equal(tui_pelt_layout(tui_pelt_find(&tp, 3), PELT_UTIL,
 					 1000, 1000, 5, cols), 1);
-	assert_int_equal(cols[0], -1);
-	assert_int_equal(cols[1], -1);
-	assert_int_equal(cols[2], -1);
-	assert_int_equal(cols[3], 512);
-	assert_int_equal(cols[4], 512);
+	assert_cols(cols, -1, -1, -1, 512, 512);
 	tui_pelt_free(&tp);
 }
 
@@ -124,22 +138,13 @@ static void buffer_is_bounded_and_per_task(void **state)
 static void cpu_entities_are_kept_per_cpu_and_entity(void **state)
 {
 	struct tui_pelt tp = {};
-	struct schedstat_pelt_update u;
 	const struct pelt_task *cfs;
 	int cols[2];
 
-	u = upd(-1, "cfs", 100, 300);
-	u.cpu = 1;
-	add(&tp, u);
-	u = upd(-1, "cfs", 600, 500);
-	u.cpu = 1;
-	add(&tp, u);
-	u = upd(-1, "rt", 700, 20);
-	u.cpu = 1;
-	add(&tp, u);
-	u = upd(-1, "cfs", 800, 900);
-	u.cpu = 0;
-	add(&tp, u);
+	add(&tp, cpu_upd(1, "cfs", 100, 300));
+	add(&tp, cpu_upd(1, "cfs", 600, 500));
+	add(&tp, cpu_upd(1, "rt", 700, 20));
+	add(&tp, cpu_upd(0, "cfs", 800, 900));
 	assert_null(tui_pelt_find(&tp, -1));
 	cfs = tui_pelt_find_cpu(&tp, 1, SCHEDSTAT_PELT_CFS);
 	assert_non_null(cfs);
@@ -150,14 +155,10 @@ static void cpu_entities_are_kept_per_cpu_and_entity(void **state)
 	assert_int_equal(tui_pelt_find_cpu(&tp, 0, SCHEDSTAT_PELT_CFS)->n, 1);
 	/* (0,500] (500,1000]: 300 in the first, 500 in the second. */
 	assert_int_equal(tui_pelt_layout(cfs, PELT_UTIL, 1000, 1000, 2, cols), 2);
-	assert_int_equal(cols[0], 300);
-	assert_int_equal(cols[1], 500);
+	assert_cols(cols, 300, 500);
 	/* More CPUs than kept are counted, not stored. */
-	for (int cpu = 2; cpu < PELT_CPUS + 3; cpu++) {
-		u = upd(-1, "irq", 900, 1);
-		u.cpu = cpu;
-		add(&tp, u);
-	}
+	for (int cpu = 2; cpu < PELT_CPUS + 3; cpu++)
+		add(&tp, cpu_upd(cpu, "irq", 900, 1));
 	assert_int_equal(tp.nr_cpus, PELT_CPUS);
 	assert_int_equal(tp.cpu_untracked, 3);
 	tui_pelt_clear(&tp);
