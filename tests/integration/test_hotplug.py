@@ -2,6 +2,7 @@
 import json
 import os
 import re
+import select
 import shutil
 import tempfile
 import time
@@ -39,6 +40,29 @@ def offline_cpu1_for_a_while():
         if os.path.isdir(INSTANCE):
             os.rmdir(INSTANCE)
     return ops
+
+
+def first_sample(proc, timeout=60):
+    """Wait until schedtop csv PROC has written its header and a row: it has
+    taken its first sample (it writes each sample's rows as it takes it).
+    The operations must come after that sample; a fixed sleep assumed a
+    start-up time (BPF load, a cold page cache in a fresh clone) instead.
+    Returns what was read, which goes before communicate()'s output."""
+    fd = proc.stdout.fileno()
+    got = b""
+    deadline = time.monotonic() + timeout
+    while got.count(b"\n") < 2:
+        left = deadline - time.monotonic()
+        check(left > 0, "no sample from schedtop in %d s" % timeout)
+        if select.select([fd], [], [], left)[0]:
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                proc.wait()
+                raise AssertionError("schedtop ended (exit %d) before its "
+                                     "first sample: %s" % (proc.returncode,
+                                                           proc.stderr.read()))
+            got += chunk
+    return got
 
 
 def need_hotplug():
@@ -186,13 +210,14 @@ def cycles_told_apart(source):
     cs = start_schedtop("csv", "-t", "cpu", "-i", "100", "--topology", TOPO,
                         "--source", source, "--record", rec)
     try:
-        time.sleep(1.5)  # it has taken a sample (checked below)
+        head = first_sample(cs)
         ops = plug_cycles()
         time.sleep(0.3)
     finally:
         set_online(True)
         cs.send_signal(2)
     live, cerr = cs.communicate(timeout=30)
+    live = head + live
     try:
         check(cs.returncode == 0, "csv exit %d: %s" % (cs.returncode, cerr))
         hotplug_rows(live, ops, "csv")
@@ -246,13 +271,16 @@ def csv_shows_offline_and_times_the_operations():
     st = start_schedtop("csv", "-t", "cpu", "-i", "100", "--topology", TOPO)
     cl = start_schedtop("csv", "-t", "cluster", "-i", "100", "--topology", TOPO)
     try:
+        heads = [first_sample(p) for p in (st, cl)]
         ops = offline_cpu1_for_a_while()
     finally:
         for p in (st, cl):
             p.send_signal(2)
     out, err = st.communicate(timeout=20)
+    out = heads[0] + out
     check(st.returncode == 0, "cpu csv exit %d: %s" % (st.returncode, err))
     cout, err = cl.communicate(timeout=20)
+    cout = heads[1] + cout
     check(cl.returncode == 0, "cluster csv exit %d: %s" % (cl.returncode, err))
     rows = [r for r in parse_csv(out) if r["cpu"] == "1"]
     # Offline from the end of the first write to the start of the second,
