@@ -11,8 +11,18 @@ trace-cmd.dat.v6.5.txt says.
       ...                     # the workload
   rec.write("out.dat")        # after the with block: tracing stopped
   rec.lost                    # events the ring buffer overwrote or dropped
+  rec.unread                  # events the kernel held that the pages lack
+  rec.silent                  # (cpu, from_ns, to_ns): stretches unrecorded
+
+rec.silent: on this machine the kernel records no event in task context
+while some of the sandbox's own threads (PID 1's tokio-rt-worker) are
+current, the switch away from them included, with overrun and dropped at
+0 and no lost-events mark on the page. A CPU's sched_switch events then stop
+chaining (a switch's prev is not the one before's next): from that last
+switch to the one that breaks the chain, which tasks ran is unknown.
 """
 import os
+import re
 import struct
 
 TRACEFS = "/sys/kernel/tracing"
@@ -23,7 +33,7 @@ class TracefsRecording:
         self.root, self.events = root, events
         self.inst = os.path.join(root, "instances", "schedtop-rec-%d" % os.getpid())
         self.clock, self.buffer_kb = clock, buffer_kb
-        self.pages, self.lost = {}, 0
+        self.pages, self.lost, self.unread, self.silent = {}, 0, 0, []
 
     def _put(self, rel, text):
         with open(os.path.join(self.inst, rel), "w") as f:
@@ -71,6 +81,7 @@ class TracefsRecording:
             with open(os.path.join(per_cpu, name, "stats")) as f:
                 stats = dict(l.split(":", 1) for l in f if ":" in l)
             self.lost += int(stats["overrun"]) + int(stats.get("dropped events", 0))
+            held = int(stats["entries"])
             data = bytearray()
             fd = os.open(os.path.join(per_cpu, name, "trace_pipe_raw"),
                          os.O_RDONLY | os.O_NONBLOCK)
@@ -86,6 +97,55 @@ class TracefsRecording:
             finally:
                 os.close(fd)
             self.pages[cpu] = bytes(data)
+            # What the kernel said it held against what was read: a page
+            # the drain missed or cut short would show here.
+            self.unread += held - sum(1 for _ in self._events(cpu))
+        self.silent = self._silent()
+
+    def _events(self, cpu):
+        """(ns, payload) of each event in @cpu's pages, as the header_event
+        format says entries are laid out (type_len 29 padding, 30 time
+        extend, 31 absolute stamp, 0 a length word, else 4 x type_len)."""
+        data, page = self.pages[cpu], os.sysconf("SC_PAGE_SIZE")
+        for p in range(0, len(data), page):
+            ts, commit = struct.unpack_from("<QQ", data, p)
+            pos, end = p + 16, p + 16 + (commit & ((1 << 27) - 1))
+            while pos < end:
+                h, arg = struct.unpack_from("<II", data, pos)
+                kind, delta = h & 31, h >> 5
+                if kind == 29:
+                    if not delta:       # the rest of the page is empty
+                        break
+                    pos += 4 + arg      # a discarded event
+                elif kind in (30, 31):
+                    ts = (ts if kind == 30 else 0) + delta + (arg << 27)
+                    pos += 8
+                else:
+                    ts += delta
+                    at, n = ((pos + 8, arg - 4) if kind == 0 else
+                             (pos + 4, 4 * kind))
+                    yield ts, data[at:at + n]
+                    pos = at + n
+
+    def _silent(self):
+        if "sched/sched_switch" not in self.events:
+            return []
+        fmt = self._read("events/sched/sched_switch/format").decode()
+        sid = int(re.search(r"^ID: (\d+)", fmt, re.M).group(1))
+        off = {f: int(re.search(r"pid_t %s;\s*offset:(\d+)" % f, fmt).group(1))
+               for f in ("prev_pid", "next_pid")}
+        out = []
+        for cpu in self.pages:
+            last = None
+            for ts, e in self._events(cpu):
+                if struct.unpack_from("<H", e)[0] != sid:
+                    continue
+                prev, nxt = (struct.unpack_from("<i", e, off[f])[0]
+                             for f in ("prev_pid", "next_pid"))
+                if last and last[1] != prev:
+                    out.append((cpu, last[0], ts))
+                last = (ts, nxt)
+        return out
 
     def _read(self, rel):
         with open(os.path.join(self.root, rel), "rb") as f:
