@@ -154,6 +154,21 @@ def schedstat(tid):
     return int(run_ns), int(wait_ns), int(slices)
 
 
+def task_clock_skip_ns(cpu):
+    """What the scheduler's task clock (and PELT's) may skip on this CPU
+    (/proc/stat, in ns): time stolen by the hypervisor and, on kernels
+    with IRQ_TIME_ACCOUNTING, in interrupts. Each of the three counters
+    is kept in USER_HZ ticks: a difference of readings is short by up
+    to three of them."""
+    with open("/proc/stat") as f:
+        for line in f:
+            if line.startswith("cpu%d " % cpu):
+                v = line.split()
+                return (int(v[6]) + int(v[7]) + int(v[8])) * 1e9 / \
+                    os.sysconf("SC_CLK_TCK")
+    raise AssertionError("cpu%d not in /proc/stat" % cpu)
+
+
 def steal_ns(cpu):
     """Time the hypervisor took from this CPU (/proc/stat), in ns.
 

@@ -23,7 +23,7 @@ import time
 
 from harness import (BIN, OUT, SRC, Inconclusive, RtApp, check, mono_ns,
                      parse_csv, periodic, run, schedstat, start_schedtop,
-                     steal_ns, test)
+                     steal_ns, task_clock_skip_ns, test)
 
 sys.path.insert(0, os.path.join(SRC, "tests", "tools"))
 from trace_dat_from_tracefs import TracefsRecording  # noqa: E402
@@ -137,14 +137,15 @@ def fidelity_round(tasks, seconds=6):
     os.sched_setaffinity(0, {0})
     cpus = sorted({c for c, _ in tasks.values()})
     steal0 = {c: steal_ns(c) for c in cpus}
+    skip0 = {c: task_clock_skip_ns(c) for c in cpus}
     side = SideTrace()
     try:
-        return judge_round(tasks, seconds, cpus, steal0, side)
+        return judge_round(tasks, seconds, cpus, steal0, skip0, side)
     finally:
         side.close()
 
 
-def judge_round(tasks, seconds, cpus, steal0, side):
+def judge_round(tasks, seconds, cpus, steal0, skip0, side):
     pair = subprocess.Popen([PAIR, "50", "0", TOPO, *tasks],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
@@ -172,6 +173,7 @@ def judge_round(tasks, seconds, cpus, steal0, side):
     side_lost = side.lost()
     guessed = side.guesses()
     stolen = {c: steal_ns(c) - steal0[c] for c in cpus}
+    clock_skips = {c: task_clock_skip_ns(c) - skip0[c] for c in cpus}
     for c in cpus:
         print("# cpu%d: %.1f ms stolen by the hypervisor in %.1f s; tracefs "
               "lost %d records (side trace: %d)" %
@@ -186,12 +188,21 @@ def judge_round(tasks, seconds, cpus, steal0, side):
         check(first is not None, "%s never ran" % name)
         mine_rows = mine_rows[first:]
         same, every, worst_rows = [], [], []
-        unsure = 0
+        unsure = skipped = 0
         mine_guesses = [(ts, gap) for ts, gap, pids in guessed
                         if int(mine_rows[0][2]) in pids]
-        for (t_tr, t_bpf, pid, comm, b_state, b_run, b_util, b_age, t_state,
-             t_run, t_util, t_runns) in mine_rows:
+        # Run time the trace shows beyond the kernel's task clock, between
+        # samples that find the task in one sleep on both sides (the same
+        # runs): time the hypervisor stole from its runs, which the kernel's
+        # PELT clock skips and no trace event says ([(ts_ns, ns)]).
+        skips, run_b, run_t, since = [], 0, 0, (0, 0, 0)
+        unexplained = 0
+        for k, (t_tr, t_bpf, pid, comm, b_state, b_run, b_util, b_age, t_state,
+                t_run, t_util, t_runns, b_runns) in enumerate(mine_rows):
             every.append(abs(int(t_util) - int(b_util)))
+            if k:
+                run_b += int(b_runns)
+                run_t += int(t_runns)
             # Asleep for 2 ms or more at the tracefs sample (the kernel's
             # last update of it is that much older than it): a switch in
             # the last moment before the sample may be on one side of the
@@ -202,6 +213,19 @@ def judge_round(tasks, seconds, cpus, steal0, side):
             # off 57.2, the engine's value decayed as if asleep).
             if (b_state == "S" and t_state == "S" and b_run == "0" and
                     int(b_age) >= SETTLED_NS + int(t_bpf) - int(t_tr)):
+                extra = (run_t - since[1]) - (run_b - since[0])
+                if extra > 0:
+                    skips.append((int(t_tr), extra))
+                    # Else an unrecorded switch, dated early, explains it.
+                    if not any(since[2] < g <= int(t_tr)
+                               for g, _ in mine_guesses):
+                        unexplained += extra
+                since = (run_b, run_t, int(t_tr))
+                # The same bound for it as for an unrecorded switch: that
+                # much more run, at the latest at this sample.
+                if unrecorded_error(skips, int(t_tr)) > 0.01 * 1024:
+                    skipped += 1
+                    continue
                 # What the unrecorded switches of this task can have put
                 # in the engine's value: a run of up to the gap, at most
                 # 1024 (1 - y^gap), decayed since. Beyond 1% of 1024 the
@@ -212,6 +236,19 @@ def judge_round(tasks, seconds, cpus, steal0, side):
                 dt = (int(t_bpf) - int(t_tr)) / PERIOD_NS
                 same.append(abs(int(t_util) * Y ** dt - int(b_util)))
                 worst_rows.append((same[-1], t_tr, b_util, t_util, b_age))
+        print("# %s: ran %.3f ms longer by the trace than by the kernel's "
+              "task clock (%.3f ms where no switch went unrecorded); %d "
+              "settled samples not judged for it" %
+              (name, sum(ns for _, ns in skips) / 1e6, unexplained / 1e6,
+               skipped))
+        # Only what the task clock skips may explain that (/proc/stat, to
+        # its tick): more is the engine's own run time gone wrong.
+        # Judged before the samples it kept from judging are counted.
+        if unexplained > clock_skips[cpu] + 3 * TICK_NS:
+            failures.append("%s: the trace's run time exceeds the kernel's "
+                            "by %.1f ms; steal and interrupts took %.0f ms" %
+                            (name, unexplained / 1e6, clock_skips[cpu] / 1e6))
+            continue
         # Whether a sample finds a task settled depends on how the samples
         # fall against rt-app's periods (and the BPF side's PELT clock errs
         # short by up to a tick): too few is a round that cannot decide.
@@ -274,6 +311,8 @@ class Noisy(Exception):
 
 # 100 ms stolen in a 6 s round: 1.6% of the time.
 NOISY_STEAL_NS = 100e6
+# /proc/stat's unit.
+TICK_NS = 1e9 / os.sysconf("SC_CLK_TCK")
 
 
 def fidelity(tasks, rounds=3):

@@ -11,7 +11,10 @@
  * Prints, after "ready" on stderr once both sessions are open, one CSV row
  * per sample and task whose comm is listed:
  *   trace_ts,bpf_ts,pid,comm,bpf_state,bpf_running,bpf_util,bpf_age_ns,
- *   trace_state,trace_running,trace_util,trace_run_ns
+ *   trace_state,trace_running,trace_util,trace_run_ns,bpf_run_ns
+ * (the run_ns: each session's time on a CPU since its last sample; the
+ * BPF one is the kernel's task clock, which skips time the hypervisor
+ * stole, as PELT's clock does; the trace's is wall time)
  * and at the end, on stderr, one line per CPU the tracefs session saw:
  *   dropped CPU RECORDS
  * the records its instance lost there (overwritten or refused), which the
@@ -134,13 +137,14 @@ int main(int argc, char **argv)
 			y = find(ta, na, x->pid);
 			if (!y)
 				continue;
-			printf("%llu,%llu,%d,%s,%c,%d,%u,%llu,%c,%d,%u,%llu\n",
+			printf("%llu,%llu,%d,%s,%c,%d,%u,%llu,%c,%d,%u,%llu,%llu\n",
 			       (unsigned long long)schedstat_snapshot_ts_ns(a),
 			       (unsigned long long)schedstat_snapshot_ts_ns(b),
 			       x->pid, x->comm, x->state, x->running, x->util_avg,
 			       (unsigned long long)x->pelt_age_ns, y->state,
 			       y->running, y->util_avg,
-			       (unsigned long long)y->run_ns);
+			       (unsigned long long)y->run_ns,
+			       (unsigned long long)x->run_ns);
 		}
 		fflush(stdout);
 		schedstat_snapshot_free(a);
