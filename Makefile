@@ -153,6 +153,14 @@ $(OBJ)/schedtop/%.o: schedtop/%.c $(wildcard schedtop/*.h) $(wildcard include/*.
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(APP_INC) -c $< -o $@
 
+# The version and commit built, rewritten only when they change: --version
+# (cmd_live.c) is compiled again with them, and nothing else is.
+$(OUT)/version-stamp: FORCE | $(OBJ)/schedtop
+	$(Q)echo '$(VERSION) $(GIT_REV)' | cmp -s - $@ || \
+		echo '$(VERSION) $(GIT_REV)' >$@
+
+$(OBJ)/schedtop/cmd_live.o: $(OUT)/version-stamp
+
 # Rewritten on every install: it names the PREFIX of that install.
 $(OUT)/libschedstat.pc: libschedstat/libschedstat.pc.in FORCE
 	$(call msg,GEN,$@)

@@ -55,6 +55,7 @@ def run(name, seconds, interval, calib):
         # the last look before the end; opening is reported apart.
         t0 = time.monotonic()
         base = last = None
+        seen = {}		# each thread's run time at its last look
         bpf0, bpf = {}, {}
         open_ns = 0
         while p.poll() is None:
@@ -64,8 +65,11 @@ def run(name, seconds, interval, calib):
                        if i not in before and "run_cnt" in pr}
                 if base is None and time.monotonic() - t0 >= 1.5:
                     base, bpf0 = now, cur
+                    seen = dict(now)
                     open_ns = now.get(p.pid, 0)
                 elif base is not None:
+                    # A thread that has ended keeps its last run time.
+                    seen.update(now)
                     last, bpf = now, cur
             except (OSError, subprocess.CalledProcessError, ValueError):
                 pass
@@ -81,7 +85,7 @@ def run(name, seconds, interval, calib):
                  for i, pr in bpf.items() if "iter" not in pr.get("name", ""))
     main_ns = last[p.pid] - base[p.pid]
     tids = [t["tid"] for t in s["threads"]]
-    work = sum(last.get(t, 0) - base.get(t, 0) for t in tids)
+    work = sum(seen.get(t, 0) - base.get(t, 0) for t in tids)
     return s, main_ns, bpf_ns, work, open_ns
 
 
