@@ -344,16 +344,33 @@ def check_cpus(p, s, caps, keeps):
                 k = key if key in kb or key in ka else key + "_enqueued"
                 vb, va = kb.get(k, 0), ka.get(k, 0)
                 v = int(row[col])
+                # A task woken onto the CPU is queued there, its averages
+                # added to the cfs_rq's (enqueue_entity()), and another
+                # CPU's balancing may pull it before it runs
+                # (can_migrate_task() refuses only the running task): the
+                # signal steps up and back down with no switch here. Seen
+                # half of it (5.10, a kept run): cpu 5 idle in both reads,
+                # nr_switches equal, rq nr_running 0 then 1, schedtop's read
+                # nr_running 1 and util_est 141 against the kernel's 0
+                # before. The reads see such a task only as rq->nr_running
+                # beside an unchanged curr: the kernel's before and after,
+                # and schedtop's own at the read (the same BPF read as the
+                # averages).
+                same_queue = (kb.get("rq.nr_running") is not None and
+                              kb.get("rq.nr_running") ==
+                              ka.get("rq.nr_running") ==
+                              int(row["nr_running"] or -1))
                 if col == "util_est":
                     # Changes only at enqueue and dequeue, not with time:
                     # exact where nothing switched on the CPU between the
                     # reads; else it may have been anything in between.
-                    quiet = (vb == va and kb.get("rq.nr_switches") is not None
+                    quiet = (vb == va and same_queue and
+                             kb.get("rq.nr_switches") is not None
                              and kb.get("rq.nr_switches") ==
                              ka.get("rq.nr_switches"))
                     if not quiet:
-                        p.count("cpu util_est not compared (CPU switched "
-                                "between the reads)")
+                        p.count("cpu util_est not compared (CPU switched, or "
+                                "tasks queued and left, between the reads)")
                     elif v == vb:
                         p.count("cpu util_est exact")
                     else:
@@ -369,8 +386,13 @@ def check_cpus(p, s, caps, keeps):
                     continue
                 quiet = (kb.get("rq.nr_switches") is not None and
                          kb.get("rq.nr_switches") == ka.get("rq.nr_switches"))
-                if quiet and vb == va and col != "load_avg":
-                    # Nothing switched on the CPU between the reads: the
+                if quiet and vb == va and col != "load_avg" and not same_queue:
+                    p.count("cpu values not compared as quiet (tasks queued "
+                            "without a switch: nr_running before, at the "
+                            "read, after differ)")
+                if quiet and same_queue and vb == va and col != "load_avg":
+                    # Nothing switched on the CPU between the reads and the
+                    # same number of tasks was queued in each: the
                     # signal only grew or only decayed, and it ended where
                     # it started, so it stood still (but for the rounding of
                     # sum / divider, see divider_wiggle()). Not load_avg: a group
@@ -380,8 +402,11 @@ def check_cpus(p, s, caps, keeps):
                         p.count("cpu values exact on a quiet CPU")
                     else:
                         p.add("%s %s = %d, the kernel's %d before and after, "
-                              "no switch on the CPU in between"
-                              % (where, col, v, vb))
+                              "no switch on the CPU in between (nr_running "
+                              "%s, listed %s/%s; reads %d..%d, %d..%d)"
+                              % (where, col, v, vb, row["nr_running"],
+                                 col in kb, col in ka, b0 - ts, b1 - ts,
+                                 a0 - ts, a1 - ts))
                 elif v == vb or v == va:
                     p.count("cpu values exact")
                 elif close(p, "%s %s" % (where, col), v, vb, va,
