@@ -213,6 +213,16 @@ def divider_wiggle(v):
     return v * 1024 // (47742 - 1024) + 1
 
 
+def residual_decays(v, va, t_ns):
+    """Whether an average at v, nothing queued, can have decayed to va or
+    below within t_ns: its sum falls by y^n over n periods (t_ns / 1024 us,
+    and one for the periods cut at either end, as in drift()), then is
+    divided by a divider up to 1024 larger than the one v came from (see
+    divider_wiggle()) and rounded down."""
+    n = max(t_ns, 0) / 1024000 + 1
+    return int(v * Y ** n * (47742 - 1024) / 47742) <= va
+
+
 # The sample reads the kernel within this long after its ts_ns (the
 # iterator's walk over the tasks under TCG).
 SAMPLE_NS = 1000000
@@ -390,6 +400,8 @@ def check_cpus(p, s, caps, keeps):
                     p.count("cpu values not compared as quiet (tasks queued "
                             "without a switch: nr_running before, at the "
                             "read, after differ)")
+                idle = (same_queue and kb.get("rq.nr_running") == 0 and
+                        kb.get("rq.curr->pid") == 0 == ka.get("rq.curr->pid"))
                 if quiet and same_queue and vb == va and col != "load_avg":
                     # Nothing switched on the CPU between the reads and the
                     # same number of tasks was queued in each: the
@@ -400,6 +412,15 @@ def check_cpus(p, s, caps, keeps):
                     # (update_cfs_group() at the tick) with no switch here.
                     if abs(v - vb) <= divider_wiggle(vb):
                         p.count("cpu values exact on a quiet CPU")
+                    elif v > vb and idle and residual_decays(v, va, a1 - ts):
+                        # What a task queued and pulled away between the
+                        # read before and the sample leaves on an idle
+                        # CPU (the cfs_rq's own runnable time while it
+                        # waited), decayed to the kernel's by the end of
+                        # the read after: the reads cannot say it stood.
+                        p.count("cpu values not compared on a quiet idle "
+                                "CPU (above the kernel's by what decays to it "
+                                "by the read after)")
                     else:
                         p.add("%s %s = %d, the kernel's %d before and after, "
                               "no switch on the CPU in between (nr_running "
