@@ -34,8 +34,12 @@ the sample, or from the sample to the end of the read after it. Where the
 kernel's last_update_time is the same in the reads before and after the
 sample, the stored value did not change in between and a running task's
 value must be exactly the kernel's. Where nothing switched on a CPU between
-the reads (rq nr_switches) and a cfs signal reads the same in both, it stood
-still, and schedtop's must be that value. The "# " lines count how many
+the reads (rq nr_switches), the same number of tasks was queued on it in
+the read before, schedtop's read and the read after (rq nr_running: a task
+can be queued there and pulled away before it runs, with no switch), and a
+cfs signal reads the same in both, it stood still, and schedtop's must be
+that value (on an idle CPU, unless what such a task leaves behind decays
+back to it by the read after). The "# " lines count how many
 values were compared by which rule: in a TCG guest sharing two host cores a
 read can take tens of ms, which makes the drift tolerance wide; the exact
 rules are the sharp ones.
