@@ -81,7 +81,10 @@ bool engine_task_exited(struct engine *e, int32_t pid)
 	return t && t->dead;
 }
 
-/* The live entry for @pid, or a new one when unknown or exited. */
+/*
+ * The live entry for @pid, or a new one when unknown or exited: callers
+ * that are not a fork ask engine_task_exited() first.
+ */
 struct etask *engine_task_get(struct engine *e, int32_t pid, int32_t prio,
 			      const char *comm, uint64_t ts)
 {

@@ -115,7 +115,7 @@ struct etask *engine_task_find(struct engine *e, int32_t pid);
 struct etask *engine_task_add(struct engine *e, int32_t pid, int32_t prio,
 			      const char *comm, uint64_t ts);
 bool engine_task_exited(struct engine *e, int32_t pid);
-/* The live entry for @pid, or a new one when unknown or exited. */
+/* The live entry for @pid, or a new one (after engine_task_exited()). */
 struct etask *engine_task_get(struct engine *e, int32_t pid, int32_t prio,
 			      const char *comm, uint64_t ts);
 void engine_task_set_comm(struct etask *t, const char *comm);
