@@ -12,8 +12,9 @@ TRACING = "/sys/kernel/tracing"
 
 
 def parse_events(lines, cpu):
-    """(ts, kind, idx, target, gap) of @cpu's steps in a trace file's @lines
-    as the kernel printed them, kind "enter", "multi_enter" or "exit".
+    """(ts, kind, idx, target, gap, fn) of @cpu's steps in a trace file's
+    @lines as the kernel printed them, kind "enter", "multi_enter" or
+    "exit", fn the callback an enter names (None for an exit).
 
     gap (s, None if unknown) bounds how late any other observer of the same
     tracepoint call can stamp it, this instance's probe having run first
@@ -29,7 +30,8 @@ def parse_events(lines, cpu):
     out, last = [], {}
     for line in lines:
         m = re.search(r"(?:\[(\d+)\].*)? ([\d.]+): cpuhp_(enter|multi_enter|exit): +"
-                      r"cpu: (\d+) +(?:target|state): *(-?\d+) step: *(\d+)", line)
+                      r"cpu: (\d+) +(?:target|state): *(-?\d+) step: *(\d+)"
+                      r"(?: \((\w+)\))?", line)
         if not m:
             continue
         ts = float(m.group(2))
@@ -39,12 +41,13 @@ def parse_events(lines, cpu):
                 last[on][4] = ts - last[on][0]
             last.pop(on, None)
         if int(m.group(4)) == cpu:
-            e = [ts, m.group(3), int(m.group(6)), int(m.group(5)), None]
+            e = [ts, m.group(3), int(m.group(6)), int(m.group(5)), None,
+                 m.group(7)]
             out.append(e)
             if on is not None:
                 last[on] = e
         elif on is not None:
-            last[on] = [ts, None, None, None, None]
+            last[on] = [ts, None, None, None, None, None]
     # The file is merged in time order already; stamps print in whole
     # microseconds, so an exit and the next enter often tie: keep the
     # kernel's order (a sort by kind would enter before exiting).
@@ -132,20 +135,31 @@ def leaf_durations(op_events, names):
     return out
 
 
+# The control CPU enters the top state ("online") to run the CPU's own
+# states from another: its time is that wait, and schedtop names it by the
+# function the kernel prints (docs/hotplug.md), not by the state.
+KICK = "cpuhp_kick_ap_work"
+
+
 def exclusive_durations(op_events, names):
-    """ms of each state by name (index where unnamed) while it was the
-    innermost step open (on any CPU): every moment of the operation goes to
-    one state, entered once or many times (multi-instance states)."""
+    """ms of each state by name (index where unnamed; KICK for the control
+    CPU's wait) while it was the innermost step open (on any CPU): every
+    moment of the operation goes to one state, entered once or many times
+    (multi-instance states)."""
     depth, last, out = [], op_events[0][0], {}
-    for ts, kind, idx, *_ in op_events:
+    for ts, kind, idx, *rest in op_events:
         if depth:
-            name = names.get(depth[-1], str(depth[-1]))
+            name = depth[-1][1]
             out[name] = out.get(name, 0.0) + (ts - last) * 1e3
         last = ts
         if kind != "exit":
-            depth.append(idx)
-        elif idx in depth:
-            del depth[len(depth) - 1 - depth[::-1].index(idx):]
+            fn = rest[2] if len(rest) > 2 else None
+            depth.append((idx, KICK if fn == KICK else
+                          names.get(idx, str(idx))))
+        else:
+            idxs = [i for i, _ in depth]
+            if idx in idxs:
+                del depth[len(idxs) - 1 - idxs[::-1].index(idx):]
     return out
 
 

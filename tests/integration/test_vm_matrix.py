@@ -688,8 +688,11 @@ def check_hotplug_cmd(p, s, last, guest):
         # kernel and schedtop both name, by its whole time as the innermost
         # step (the neighbour may be entered many times, a multi-instance
         # state: 6.1, make check: workqueue:online 3.347 ms against 0.268,
-        # time in states equal), or the time between states (6.12:
-        # block/softirq:dead 0.01 ms against 3.284, 3.27 ms more between).
+        # time in states equal), the control CPU's wait while the CPU runs
+        # its own states (6.1, CI: perf:online 0.021 ms against 3.298, the
+        # wait named cpuhp_kick_ap_work by both since exclusive_durations()
+        # names it so), or the time between states (6.12: block/softirq:dead
+        # 0.01 ms against 3.284, 3.27 ms more between).
         diffs = {name: steps[name] - want for name, want in
                  exclusive_durations(kernel[k][1], names).items()
                  if name in steps}
