@@ -95,6 +95,10 @@ struct autogroup {
 
 struct cfs_rq {
 	struct sched_avg avg;
+	struct {			/* CONFIG_SMP */
+		unsigned long load_avg;
+		unsigned long util_avg;
+	} removed;
 	struct rq *rq;			/* CONFIG_FAIR_GROUP_SCHED only */
 	struct task_group *tg;
 };

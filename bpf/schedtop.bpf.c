@@ -279,6 +279,7 @@ static __always_inline void read_cpu(__u32 cpu, __u64 now, __u64 sched_now,
 	struct st_cpu_state *c = cpu_slot(cpu);
 	__u32 seen = ST_SEEN_CFS | ST_SEEN_RT | ST_SEEN_DL | ST_SEEN_CAPACITY |
 		     ST_SEEN_RQ;
+	unsigned long removed;
 	struct cfs_rq *cfs;
 	struct rq *rq;
 	int ou;
@@ -294,6 +295,14 @@ static __always_inline void read_cpu(__u32 cpu, __u64 now, __u64 sched_now,
 	c->cfs_runnable = BPF_CORE_READ(cfs, avg.runnable_avg);
 	c->cfs_util_est = cfs_util_est(cfs);
 	c->cfs_h_nr = cfs_h_nr(cfs);
+	c->cfs_avg_lut = BPF_CORE_READ(cfs, avg.last_update_time);
+	c->cfs_period_contrib = BPF_CORE_READ(cfs, avg.period_contrib);
+	if (bpf_core_field_exists(cfs->removed)) {
+		removed = BPF_CORE_READ(cfs, removed.util_avg);
+		c->cfs_removed_util = removed < 0xffff ? removed : 0xffff;
+		removed = BPF_CORE_READ(cfs, removed.load_avg);
+		c->cfs_removed_load = removed < 0xffffffff ? removed : 0xffffffff;
+	}
 	c->rt_util = BPF_CORE_READ(rq, avg_rt.util_avg);
 	c->dl_util = BPF_CORE_READ(rq, avg_dl.util_avg);
 	if (bpf_core_field_exists(rq->avg_irq)) {

@@ -75,8 +75,17 @@ struct st_cpu_state {
 	__u64 cstate_ns[ST_IDLE_STATES];
 	__u32 cfs_util_est;	/* root cfs_rq util_est */
 	__s32 overutilized;	/* its root domain's, -1 if not kept */
-	__u64 pad;		/* one slot = three cache lines */
-};
+	/*
+	 * Tasks that left the CPU (woke elsewhere, exited) are taken off the
+	 * root by its next update: until then cfs_rq.removed holds their
+	 * util and load as of the root's avg.last_update_time, still counted
+	 * in cfs_util and cfs_load. Clamped to the fields.
+	 */
+	__u64 cfs_avg_lut;	/* root cfs_rq avg.last_update_time */
+	__u32 cfs_removed_load;
+	__u16 cfs_removed_util;
+	__u16 cfs_period_contrib;	/* root cfs_rq avg.period_contrib */
+};				/* one slot = three cache lines */
 
 /*
  * CPU hotplug of one CPU, from the cpuhp tracepoints: an operation is the

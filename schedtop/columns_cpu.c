@@ -46,12 +46,12 @@ static const struct column cpu_cols[] = {
 		.avail = SCHEDSTAT_AVAIL_CFS,
 	}, {
 		CPU(blocked_util), .title = "BLK_UTIL", .width = 8,
-		.desc = "Utilization still held on this CPU's root cfs_rq by sleeping tasks, decayed to the sample time, in capacity units (see docs/signals.md)",
+		.desc = "Utilization still held on this CPU's root cfs_rq by sleeping tasks, and by tasks that left until the root's next update, decayed to the sample time, in capacity units (see docs/signals.md)",
 		.sort_desc = true,
 		.avail = SCHEDSTAT_AVAIL_CFS, .tui_default = true,
 	}, {
 		CPU(blocked_load), .title = "BLK_LOAD", .width = 8,
-		.desc = "Load still held on this CPU's root cfs_rq by sleeping tasks, decayed to the sample time (see docs/signals.md)",
+		.desc = "Load still held on this CPU's root cfs_rq by sleeping tasks, and by tasks that left until the root's next update, decayed to the sample time (see docs/signals.md)",
 		.sort_desc = true,
 		.avail = SCHEDSTAT_AVAIL_CFS,
 	}, {

@@ -395,8 +395,10 @@ def blocked_truth(tids, cpus, trows, pelt):
         here_pids = {int(r["pid"]) for r in here}
         # Tasks asleep on cpu1 at the sample before the refresh or since,
         # and not on cpu1 now, woke elsewhere: the kernel takes their util
-        # off at its next refresh (removed_util), schedtop at once. At
-        # most what they held at their last sample on cpu1.
+        # off at its next refresh, keeping it in cfs_rq.removed until then,
+        # which schedtop reads. Its walk of the tasks comes before its read
+        # of the runqueues: one that left in between is counted in both or
+        # neither. At most what they held at their last sample on cpu1.
         left = {}
         for ts, snap in history:
             if t - SAMPLE_NS < ts < s:

@@ -322,6 +322,51 @@ static void delayed_dequeue_task_decays_as_asleep(void **state)
 	schedstat_snapshot_free(s);
 }
 
+/*
+ * A task that exited on (or woke away from) CPU 1 is still in the root's
+ * util until the root's next update: cfs_rq.removed holds it as of the
+ * root's last update. Seen in a fresh root: cpu1's root kept 48 units of a
+ * short-lived task 21 ms after it was gone, blocked_util 78 against the
+ * root's 124 (test_pelt); /sys/kernel/debug/sched/debug showed
+ * .removed.util_avg 571 just after a task exited there. Read 32 periods
+ * after that update (period_contrib 512: the kernel counts
+ * (512 + 32768 - 1) / 1024 = 32 whole periods), it decays as the root will.
+ */
+static void blocked_util_holds_removed_until_root_update(void **state)
+{
+	struct fixture *f = *state;
+	const uint64_t ts = 1000 * MS;
+	struct schedstat_snapshot *s;
+	const struct schedstat_cpu *c;
+	size_t n;
+
+	f->cpus[1].seen = ST_SEEN_CFS;
+	f->cpus[1].cfs_ts = ts;
+	f->cpus[1].cfs_lut = 5000 * MS;
+	f->cpus[1].cfs_util = 600;
+	f->cpus[1].cfs_avg_lut = 5000 * MS - 32 * PELT_PERIOD_NS + 1024;
+	f->cpus[1].cfs_period_contrib = 512;
+	f->cpus[1].cfs_removed_util = 512;
+	f->cpus[1].cfs_removed_load = 1000;
+	/* CPU 0: removed as of now, not decayed at all. */
+	f->cpus[0].seen = ST_SEEN_CFS;
+	f->cpus[0].cfs_ts = ts;
+	f->cpus[0].cfs_lut = 7000 * MS;
+	f->cpus[0].cfs_avg_lut = 7000 * MS;
+	f->cpus[0].cfs_removed_util = 40;
+	assert_null(update(f, ts - 100 * MS));
+	s = update(f, ts);
+	c = schedstat_snapshot_cpus(s, &n);
+	assert_int_equal(n, 2);
+	/* decay_load(512, 32) = 255, decay_load(1000, 32) = 499 (above). */
+	assert_int_equal(c[1].blocked_util, 255);
+	assert_int_equal(c[1].blocked_load, 499);
+	assert_int_equal(c[1].util_avg, 600);
+	assert_int_equal(c[0].blocked_util, 40);
+	assert_int_equal(c[0].blocked_load, 0);
+	schedstat_snapshot_free(s);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void)
@@ -338,6 +383,7 @@ int main(void)
 		T(comm_is_sanitized),
 		T(blocked_util_decays_sleepers),
 		T(delayed_dequeue_task_decays_as_asleep),
+		T(blocked_util_holds_removed_until_root_update),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
