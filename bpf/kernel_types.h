@@ -87,10 +87,15 @@ struct cgroup_subsys_state {
 
 struct task_group {
 	struct cgroup_subsys_state css;
+	struct task_group *parent;
 };
 
 struct autogroup {
 	unsigned long id;
+};
+
+struct list_head {
+	struct list_head *next, *prev;
 };
 
 struct cfs_rq {
@@ -99,6 +104,7 @@ struct cfs_rq {
 		unsigned long load_avg;
 		unsigned long util_avg;
 	} removed;
+	struct list_head leaf_cfs_rq_list;	/* CONFIG_FAIR_GROUP_SCHED */
 	struct rq *rq;			/* CONFIG_FAIR_GROUP_SCHED only */
 	struct task_group *tg;
 };
@@ -111,6 +117,7 @@ struct rq {
 	unsigned int nr_running;
 	u64 nr_switches;
 	struct cfs_rq cfs;
+	struct list_head leaf_cfs_rq_list;	/* CONFIG_FAIR_GROUP_SCHED */
 	struct sched_avg avg_rt;
 	struct sched_avg avg_dl;
 	struct sched_avg avg_irq;

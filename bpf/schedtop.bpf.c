@@ -22,6 +22,7 @@
 #include <bpf/bpf_tracing.h>
 #include "core_fixes.bpf.h"
 #include "schedtop.h"
+#include "pelt_decay.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -272,6 +273,100 @@ static __always_inline __u64 pelt_clock_now(struct rq *rq, __u64 sched_now)
 	return pelt > lut ? pelt : lut;
 }
 
+static __always_inline __u32 clamp32(unsigned long v)
+{
+	return v < 0xffffffff ? v : 0xffffffff;
+}
+
+/*
+ * One cfs_rq's pending removals (see st_cpu_state.cfs_removed_util),
+ * decayed to @now: cfs_rq.removed is synced to the cfs_rq's
+ * avg.last_update_time (remove_entity_load_avg()), and the update that
+ * takes it off decays the rest from there. Util in the low half, load in
+ * the high half.
+ */
+static __always_inline __u64 cfs_rq_removed(struct cfs_rq *cfs, __u64 now)
+{
+	unsigned long u = BPF_CORE_READ(cfs, removed.util_avg);
+	unsigned long l = BPF_CORE_READ(cfs, removed.load_avg);
+	__u64 n;
+
+	if (!u && !l)
+		return 0;
+	n = st_pelt_periods(BPF_CORE_READ(cfs, avg.last_update_time),
+			    BPF_CORE_READ(cfs, avg.period_contrib), now);
+	return st_pelt_decay32(clamp32(u), n) |
+	       (__u64)st_pelt_decay32(clamp32(l), n) << 32;
+}
+
+/*
+ * The pending removals of a CPU's task groups: its leaf cfs_rqs
+ * (rq->leaf_cfs_rq_list, the root last) but the root. A group's removal
+ * leaves the root when the group's next update propagates it. The list is
+ * walked by reading each node, compared as plain addresses: it ends with
+ * the node before the head (rq->leaf_cfs_rq_list.prev).
+ *
+ * The verifier explores every path through the loop: inlined in the walk
+ * over CPUs, with the sums in registers (each path a different range), it
+ * went past its 1M instructions. So this is a global function, checked
+ * once by itself, and the sums go to memory, whose values it does not
+ * track: groups_util and groups_load.
+ */
+static __u64 groups_util, groups_load;
+
+__noinline int groups_removed(__u64 rq_addr, __u64 now)
+{
+	struct rq *rq = (struct rq *)rq_addr;
+	struct list_head *pos, *last;
+	struct cfs_rq *cfs;
+	__u64 r;
+
+	groups_util = 0;
+	groups_load = 0;
+	if (!rq || !bpf_core_field_exists(rq->leaf_cfs_rq_list) ||
+	    !bpf_core_field_exists(rq->cfs.tg) ||
+	    !bpf_core_field_exists(rq->cfs.removed))
+		return 0;
+	pos = BPF_CORE_READ(rq, leaf_cfs_rq_list.next);
+	last = BPF_CORE_READ(rq, leaf_cfs_rq_list.prev);
+	/* Empty: the head's next is the head, whose prev is itself. */
+	if (!pos || pos == BPF_CORE_READ(pos, prev))
+		return 0;
+	for (int i = 0; i < ST_MAX_LEAF_CFS_RQS; i++) {
+		cfs = (void *)pos - bpf_core_field_offset(struct cfs_rq,
+							  leaf_cfs_rq_list);
+		if (BPF_CORE_READ(cfs, tg, parent)) {
+			r = cfs_rq_removed(cfs, now);
+			groups_util += r & 0xffffffff;
+			groups_load += r >> 32;
+		}
+		if (pos == last)
+			break;
+		pos = BPF_CORE_READ(pos, next);
+	}
+	return 0;
+}
+
+/* The root's pending removals and its groups'. */
+static __always_inline void read_removed(struct rq *rq, struct st_cpu_state *c)
+{
+	__u64 root = 0;
+
+	if (bpf_core_field_exists(rq->cfs.removed))
+		root = cfs_rq_removed(&rq->cfs, c->cfs_lut);
+	/*
+	 * A global function takes scalars only (6.12 refused the runqueue's
+	 * BTF pointer): the root's back pointer, read, is one. Task groups
+	 * have it (CONFIG_FAIR_GROUP_SCHED).
+	 */
+	groups_util = 0;
+	groups_load = 0;
+	if (bpf_core_field_exists(rq->cfs.rq))
+		groups_removed((__u64)BPF_CORE_READ(rq, cfs.rq), c->cfs_lut);
+	c->cfs_removed_util = clamp32((root & 0xffffffff) + groups_util);
+	c->cfs_removed_load = clamp32((root >> 32) + groups_load);
+}
+
 /* One CPU's runqueue (and, with ksyms, idle time), as they are now. */
 static __always_inline void read_cpu(__u32 cpu, __u64 now, __u64 sched_now,
 				     bool ksyms)
@@ -279,7 +374,6 @@ static __always_inline void read_cpu(__u32 cpu, __u64 now, __u64 sched_now,
 	struct st_cpu_state *c = cpu_slot(cpu);
 	__u32 seen = ST_SEEN_CFS | ST_SEEN_RT | ST_SEEN_DL | ST_SEEN_CAPACITY |
 		     ST_SEEN_RQ;
-	unsigned long removed;
 	struct cfs_rq *cfs;
 	struct rq *rq;
 	int ou;
@@ -295,14 +389,7 @@ static __always_inline void read_cpu(__u32 cpu, __u64 now, __u64 sched_now,
 	c->cfs_runnable = BPF_CORE_READ(cfs, avg.runnable_avg);
 	c->cfs_util_est = cfs_util_est(cfs);
 	c->cfs_h_nr = cfs_h_nr(cfs);
-	c->cfs_avg_lut = BPF_CORE_READ(cfs, avg.last_update_time);
-	c->cfs_period_contrib = BPF_CORE_READ(cfs, avg.period_contrib);
-	if (bpf_core_field_exists(cfs->removed)) {
-		removed = BPF_CORE_READ(cfs, removed.util_avg);
-		c->cfs_removed_util = removed < 0xffff ? removed : 0xffff;
-		removed = BPF_CORE_READ(cfs, removed.load_avg);
-		c->cfs_removed_load = removed < 0xffffffff ? removed : 0xffffffff;
-	}
+	read_removed(rq, c);
 	c->rt_util = BPF_CORE_READ(rq, avg_rt.util_avg);
 	c->dl_util = BPF_CORE_READ(rq, avg_dl.util_avg);
 	if (bpf_core_field_exists(rq->avg_irq)) {

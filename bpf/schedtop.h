@@ -9,6 +9,8 @@
 #define ST_COMM_LEN	16
 /* Must stay a power of two: BPF indexes cpu_state[] with a mask. */
 #define ST_MAX_CPUS	1024
+/* Leaf cfs_rqs of a CPU read for pending removals (task groups). */
+#define ST_MAX_LEAF_CFS_RQS	32
 /* Idle states told apart; deeper ones count as the last. */
 #define ST_IDLE_STATES	4
 
@@ -76,16 +78,16 @@ struct st_cpu_state {
 	__u32 cfs_util_est;	/* root cfs_rq util_est */
 	__s32 overutilized;	/* its root domain's, -1 if not kept */
 	/*
-	 * Tasks that left the CPU (woke elsewhere, exited) are taken off the
-	 * root by its next update: until then cfs_rq.removed holds their
-	 * util and load as of the root's avg.last_update_time, still counted
-	 * in cfs_util and cfs_load. Clamped to the fields.
+	 * Tasks that left the CPU (woke elsewhere, exited) are taken off a
+	 * cfs_rq at its next update: until then its cfs_rq.removed holds their
+	 * util and load, still in the root's signals (a group's through its
+	 * entity there). Summed over the root and the CPU's leaf cfs_rqs,
+	 * each decayed to cfs_lut as its next update will; clamped.
 	 */
-	__u64 cfs_avg_lut;	/* root cfs_rq avg.last_update_time */
+	__u32 cfs_removed_util;
 	__u32 cfs_removed_load;
-	__u16 cfs_removed_util;
-	__u16 cfs_period_contrib;	/* root cfs_rq avg.period_contrib */
-};				/* one slot = three cache lines */
+	__u64 pad;		/* one slot = three cache lines */
+};
 
 /*
  * CPU hotplug of one CPU, from the cpuhp tracepoints: an operation is the

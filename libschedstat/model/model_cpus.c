@@ -7,7 +7,6 @@
 #include <stdio.h>
 
 #include "model_local.h"
-#include "pelt.h"
 #include "sched_kernel.h"
 
 static uint64_t idle_total(const struct st_cpu_state *c, uint64_t ts)
@@ -102,30 +101,6 @@ static void fill_freq(struct model *m, const struct model_input *in,
 	}
 }
 
-/*
- * A task that left this CPU (woke on another, or exited) is taken off the
- * root cfs_rq at the root's next update: until then its util and load are
- * still in the root's, parked in cfs_rq.removed as of the root's last
- * update and decaying with it. An idle CPU's root may wait tens of ms for
- * that update; its blocked part is the sleepers' and these, as the kernel
- * holds them.
- */
-static void add_removed(struct schedstat_cpu *o, const struct st_cpu_state *c,
-			uint64_t ts)
-{
-	uint64_t n;
-
-	if (!(c->seen & ST_SEEN_CFS) ||
-	    (!c->cfs_removed_util && !c->cfs_removed_load))
-		return;
-	n = pelt_periods_since(c->cfs_avg_lut, c->cfs_period_contrib,
-			       model_pelt_now(c, ts));
-	o->blocked_util += n ? pelt_decay(c->cfs_removed_util, n) :
-			       c->cfs_removed_util;
-	o->blocked_load += n ? pelt_decay(c->cfs_removed_load, n) :
-			       c->cfs_removed_load;
-}
-
 void model_fill_cpus(struct model *m, const struct model_input *in,
 		     struct schedstat_snapshot *s, const bool *cpu_running)
 {
@@ -154,7 +129,14 @@ void model_fill_cpus(struct model *m, const struct model_input *in,
 			o->nr_running = c->nr_running;
 			o->util_est = c->cfs_util_est;
 		}
-		add_removed(o, c, in->ts_ns);
+		/*
+		 * Tasks that left the CPU stay in its root's signals until
+		 * the next update of their cfs_rq (docs/signals.md).
+		 */
+		if (c->seen & ST_SEEN_CFS) {
+			o->blocked_util += c->cfs_removed_util;
+			o->blocked_load += c->cfs_removed_load;
+		}
 		o->avail = cpu_avail(in->avail, c->seen);
 		o->pelt_estimated = (in->avail & SCHEDSTAT_AVAIL_PELT_ESTIMATED) &&
 				    !(in->cpu_kernel_pelt && in->cpu_kernel_pelt[i]);

@@ -10,6 +10,7 @@
 #include "model.h"
 #include "pelt.h"
 #include "model_fixture.h"
+#include "pelt_decay.h"
 
 static void first_update_is_baseline(void **state)
 {
@@ -221,6 +222,28 @@ static void comm_is_sanitized(void **state)
 	schedstat_snapshot_free(s);
 }
 
+/* CPU 1's runqueue read at @ts, its PELT clock then on its own epoch. */
+static void cpu1_read(struct fixture *f, uint64_t ts)
+{
+	f->cpus[1].seen = ST_SEEN_CFS;
+	f->cpus[1].cfs_ts = ts;
+	f->cpus[1].cfs_lut = 5000 * MS;
+}
+
+/* A baseline sample, then the one at @ts: its two CPUs. */
+static const struct schedstat_cpu *
+sample_at(struct fixture *f, uint64_t ts, struct schedstat_snapshot **s)
+{
+	const struct schedstat_cpu *c;
+	size_t n;
+
+	assert_null(update(f, ts - 100 * MS));
+	*s = update(f, ts);
+	c = schedstat_snapshot_cpus(*s, &n);
+	assert_int_equal(n, 2);
+	return c;
+}
+
 /*
  * A fair task asleep on CPU 1 for exactly 32 periods holds half its util
  * there; runnable and rt tasks hold none.
@@ -232,11 +255,8 @@ static void blocked_util_decays_sleepers(void **state)
 	struct st_task_rec *sleeper, *runner, *rt;
 	struct schedstat_snapshot *s;
 	const struct schedstat_cpu *c;
-	size_t n;
 
-	f->cpus[1].seen = ST_SEEN_CFS;
-	f->cpus[1].cfs_ts = ts;
-	f->cpus[1].cfs_lut = 5000 * MS;		/* PELT clock: its own epoch */
+	cpu1_read(f, ts);
 	f->cpus[1].cfs_util = 700;
 	sleeper = add_task(f, 70, "sleeper", 1);
 	sleeper->util_avg = 512;
@@ -250,10 +270,7 @@ static void blocked_util_decays_sleepers(void **state)
 	rt->prio = 49;
 	rt->util_avg = 300;
 	rt->last_update_time = 4000 * MS;
-	assert_null(update(f, ts - 100 * MS));
-	s = update(f, ts);
-	c = schedstat_snapshot_cpus(s, &n);
-	assert_int_equal(n, 2);
+	c = sample_at(f, ts, &s);
 	/*
 	 * The kernel's decay_load(val, 32): val >> 1, then times
 	 * runnable_avg_yN_inv[0] = 0xffffffff >> 32, which takes one off:
@@ -292,11 +309,8 @@ static void delayed_dequeue_task_decays_as_asleep(void **state)
 	struct schedstat_snapshot *s;
 	const struct schedstat_task *t;
 	const struct schedstat_cpu *c;
-	size_t n;
 
-	f->cpus[1].seen = ST_SEEN_CFS;
-	f->cpus[1].cfs_ts = ts;
-	f->cpus[1].cfs_lut = 5000 * MS;
+	cpu1_read(f, ts);
 	delayed = add_task(f, 73, "delayed", 1);
 	delayed->on_rq = 1;
 	delayed->sched_delayed = 1;
@@ -305,8 +319,7 @@ static void delayed_dequeue_task_decays_as_asleep(void **state)
 	delayed->runnable_avg = 512;
 	delayed->load_avg = 1000;
 	delayed->last_update_time = 5000 * MS - 32 * PELT_PERIOD_NS;
-	assert_null(update(f, ts - 100 * MS));
-	s = update(f, ts);
+	c = sample_at(f, ts, &s);
 	t = find(s, 73, false);
 	assert_non_null(t);
 	assert_int_equal(t->state, 'S');
@@ -315,7 +328,6 @@ static void delayed_dequeue_task_decays_as_asleep(void **state)
 	assert_int_equal(t->util_avg, 255);
 	assert_int_equal(t->runnable_avg, 255);
 	assert_int_equal(t->load_avg, 1000);
-	c = schedstat_snapshot_cpus(s, &n);
 	assert_int_equal(c[1].blocked_util, 255);
 	assert_int_equal(c[1].blocked_load, 1000);
 	assert_int_equal(c[1].nr_running, 0);
@@ -324,47 +336,60 @@ static void delayed_dequeue_task_decays_as_asleep(void **state)
 
 /*
  * A task that exited on (or woke away from) CPU 1 is still in the root's
- * util until the root's next update: cfs_rq.removed holds it as of the
- * root's last update. Seen in a fresh root: cpu1's root kept 48 units of a
- * short-lived task 21 ms after it was gone, blocked_util 78 against the
- * root's 124 (test_pelt); /sys/kernel/debug/sched/debug showed
- * .removed.util_avg 571 just after a task exited there. Read 32 periods
- * after that update (period_contrib 512: the kernel counts
- * (512 + 32768 - 1) / 1024 = 32 whole periods), it decays as the root will.
+ * util until its cfs_rq's next update: cfs_rq.removed holds it. Seen in a
+ * fresh root: cpu1's root kept 48 units more than its sleepers for 21 ms,
+ * nothing runnable (test_pelt); /sys/kernel/debug/sched/debug showed
+ * .removed.util_avg 571 just after a task exited there. The BPF read sums
+ * the root's and the leaf cfs_rqs' (st_pelt_decay32(), below); the model
+ * counts it as blocked, beside the sleepers.
  */
-static void blocked_util_holds_removed_until_root_update(void **state)
+static void blocked_util_holds_removed_until_cfs_rq_update(void **state)
 {
 	struct fixture *f = *state;
 	const uint64_t ts = 1000 * MS;
+	struct st_task_rec *sleeper;
 	struct schedstat_snapshot *s;
 	const struct schedstat_cpu *c;
-	size_t n;
 
-	f->cpus[1].seen = ST_SEEN_CFS;
-	f->cpus[1].cfs_ts = ts;
-	f->cpus[1].cfs_lut = 5000 * MS;
+	cpu1_read(f, ts);
 	f->cpus[1].cfs_util = 600;
-	f->cpus[1].cfs_avg_lut = 5000 * MS - 32 * PELT_PERIOD_NS + 1024;
-	f->cpus[1].cfs_period_contrib = 512;
-	f->cpus[1].cfs_removed_util = 512;
-	f->cpus[1].cfs_removed_load = 1000;
-	/* CPU 0: removed as of now, not decayed at all. */
-	f->cpus[0].seen = ST_SEEN_CFS;
-	f->cpus[0].cfs_ts = ts;
-	f->cpus[0].cfs_lut = 7000 * MS;
-	f->cpus[0].cfs_avg_lut = 7000 * MS;
+	f->cpus[1].cfs_removed_util = 48;
+	f->cpus[1].cfs_removed_load = 90;
+	sleeper = add_task(f, 74, "sleeper", 1);
+	sleeper->util_avg = 100;
+	sleeper->load_avg = 200;
+	sleeper->last_update_time = 5000 * MS;
+	/* Not read (no ST_SEEN_CFS): nothing to add. */
 	f->cpus[0].cfs_removed_util = 40;
-	assert_null(update(f, ts - 100 * MS));
-	s = update(f, ts);
-	c = schedstat_snapshot_cpus(s, &n);
-	assert_int_equal(n, 2);
-	/* decay_load(512, 32) = 255, decay_load(1000, 32) = 499 (above). */
-	assert_int_equal(c[1].blocked_util, 255);
-	assert_int_equal(c[1].blocked_load, 499);
+	c = sample_at(f, ts, &s);
+	assert_int_equal(c[1].blocked_util, 148);
+	assert_int_equal(c[1].blocked_load, 290);
 	assert_int_equal(c[1].util_avg, 600);
-	assert_int_equal(c[0].blocked_util, 40);
-	assert_int_equal(c[0].blocked_load, 0);
+	assert_int_equal(c[0].blocked_util, 0);
 	schedstat_snapshot_free(s);
+}
+
+/*
+ * The BPF side's decay of a pending removal, worked by hand as the
+ * kernel's decay_load() and __update_load_avg_cfs_rq() do it: 32 periods
+ * halve (512 -> 256, times 0xffffffff >> 32 takes one off: 255); the
+ * periods count period_contrib in (512 + 32767) >> 10 = 32, and without it
+ * 32767 >> 10 = 31; 31 periods: (512 * 0x82cd8698) >> 32 = 261.
+ */
+static void bpf_side_decays_removed_as_the_kernel(void **state)
+{
+	const uint64_t lut = 5000 * MS;
+	const uint64_t now = lut + 32 * PELT_PERIOD_NS - 1024;
+
+	(void)state;
+	assert_int_equal(st_pelt_periods(lut, 512, now), 32);
+	assert_int_equal(st_pelt_periods(lut, 0, now), 31);
+	assert_int_equal(st_pelt_periods(now, 0, lut), 0);
+	assert_int_equal(st_pelt_decay32(512, 32), 255);
+	assert_int_equal(st_pelt_decay32(512, 31), 261);
+	assert_int_equal(st_pelt_decay32(512, 0), 512);
+	assert_int_equal(st_pelt_decay32(0xffffffff, 32 * 32), 0);
+	assert_int_equal(st_pelt_decay32(1000, 64), 249);
 }
 
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
@@ -383,7 +408,8 @@ int main(void)
 		T(comm_is_sanitized),
 		T(blocked_util_decays_sleepers),
 		T(delayed_dequeue_task_decays_as_asleep),
-		T(blocked_util_holds_removed_until_root_update),
+		T(blocked_util_holds_removed_until_cfs_rq_update),
+		T(bpf_side_decays_removed_as_the_kernel),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
