@@ -88,6 +88,7 @@ struct cgroup_subsys_state {
 struct task_group {
 	struct cgroup_subsys_state css;
 	struct task_group *parent;
+	struct sched_entity **se;	/* the group's entity on each CPU */
 };
 
 struct autogroup {
@@ -124,6 +125,7 @@ struct rq {
 	unsigned long cpu_capacity;
 	u64 clock;			/* sched_clock at update_rq_clock() */
 	u64 clock_pelt;
+	u64 lost_idle_time;
 	struct root_domain *rd;
 	int cpu;
 };

@@ -253,9 +253,12 @@ static __always_inline struct rq *cpu_rq(__u32 cpu, bool ksyms)
 }
 
 /*
- * The PELT clock now: rq->clock_pelt as of the CPU's last rq clock update,
- * advanced by the sched_clock time since (as the kernel does for an idle
- * CPU in migrate_se_pelt_lag()). BPF has no sched_clock: @sched_now is
+ * The PELT clock now: rq_clock_pelt() (rq->clock_pelt less the idle time
+ * lost while the CPU was full, rq->lost_idle_time: with capacity or
+ * frequency invariance, a busy CPU's PELT clock lags and what it never
+ * caught up on is lost) as of the CPU's last rq clock update, advanced by
+ * the sched_clock time since (as the kernel does for an idle CPU in
+ * migrate_se_pelt_lag()). BPF has no sched_clock: @sched_now is
  * sched_now() below.
  */
 static __always_inline __u64 pelt_clock_now(struct rq *rq, __u64 sched_now)
@@ -268,81 +271,105 @@ static __always_inline __u64 pelt_clock_now(struct rq *rq, __u64 sched_now)
 	if (!bpf_core_field_exists(rq->clock_pelt))
 		return lut;
 	pelt = BPF_CORE_READ(rq, clock_pelt);
+	if (bpf_core_field_exists(rq->lost_idle_time))
+		pelt -= BPF_CORE_READ(rq, lost_idle_time);
 	if ((__s64)(sched_now - clock) > 0)
 		pelt += sched_now - clock;
 	return pelt > lut ? pelt : lut;
 }
 
-static __always_inline __u32 clamp32(unsigned long v)
+static __always_inline __u32 clamp32(__u64 v)
 {
 	return v < 0xffffffff ? v : 0xffffffff;
 }
 
 /*
- * One cfs_rq's pending removals (see st_cpu_state.cfs_removed_util),
+ * Adds one cfs_rq's pending removals (see st_cpu_state.cfs_removed_util),
  * decayed to @now: cfs_rq.removed is synced to the cfs_rq's
  * avg.last_update_time (remove_entity_load_avg()), and the update that
- * takes it off decays the rest from there. Util in the low half, load in
- * the high half.
+ * takes it off decays the rest from there.
  */
-static __always_inline __u64 cfs_rq_removed(struct cfs_rq *cfs, __u64 now)
+static __always_inline void add_removed(struct cfs_rq *cfs, __u64 now,
+					__u64 *util, __u64 *load)
 {
 	unsigned long u = BPF_CORE_READ(cfs, removed.util_avg);
 	unsigned long l = BPF_CORE_READ(cfs, removed.load_avg);
 	__u64 n;
 
 	if (!u && !l)
-		return 0;
+		return;
 	n = st_pelt_periods(BPF_CORE_READ(cfs, avg.last_update_time),
 			    BPF_CORE_READ(cfs, avg.period_contrib), now);
-	return st_pelt_decay32(clamp32(u), n) |
-	       (__u64)st_pelt_decay32(clamp32(l), n) << 32;
+	*util += st_pelt_decay32(clamp32(u), n);
+	*load += st_pelt_decay32(clamp32(l), n);
+}
+
+/* A PELT average decayed from its last update to @now, as the next will. */
+static __always_inline __u32 avg_at(struct sched_avg *sa, unsigned long v,
+				    __u64 now)
+{
+	return st_pelt_decay32(clamp32(v),
+			       st_pelt_periods(BPF_CORE_READ(sa, last_update_time),
+					       BPF_CORE_READ(sa, period_contrib),
+					       now));
 }
 
 /*
- * The pending removals of a CPU's task groups: its leaf cfs_rqs
- * (rq->leaf_cfs_rq_list, the root last) but the root. A group's removal
- * leaves the root when the group's next update propagates it. The list is
- * walked by reading each node, compared as plain addresses: it ends with
- * the node before the head (rq->leaf_cfs_rq_list.prev).
- *
- * The verifier explores every path through the loop: inlined in the walk
- * over CPUs, with the sums in registers (each path a different range), it
- * went past its 1M instructions. So this is a global function, checked
- * once by itself, and the sums go to memory, whose values it does not
- * track: groups_util and groups_load.
+ * The verifier explores every path through a loop: groups_removed()'s,
+ * inlined in the walk over CPUs with its sums in registers (each path a
+ * different range), went past its 1M instructions. So it is a global
+ * function, checked once by itself, and sums here, in memory, whose
+ * values the verifier does not track. One iterator reads them at a time:
+ * read_cpus() runs in its last call.
  */
 static __u64 groups_util, groups_load;
+static __s64 groups_lag;
 
+/*
+ * Adds what the task groups of the runqueue at @rq_addr hold in the root
+ * for tasks that left, for each cfs_rq on rq->leaf_cfs_rq_list (the ones
+ * not fully decayed nor throttled) but the root:
+ * - its pending removals, to groups_util and groups_load;
+ * - its entity's util less its own (groups_lag): an update of the group's
+ *   cfs_rq alone takes a removal off it, and the entity, in its parent,
+ *   keeps it until the group propagates (at its entity's next update: on
+ *   an idle CPU, the next blocked-load update, tens of ms away). Nested
+ *   groups add up level by level. Both decayed to @now.
+ * The list is read node by node under the iterator's RCU read lock, as
+ * list_for_each_entry_rcu() would: it ends at the head. A global function
+ * takes scalars only (6.12 refused the runqueue's BTF pointer): addresses
+ * here are plain numbers.
+ */
 __noinline int groups_removed(__u64 rq_addr, __u64 now)
 {
 	struct rq *rq = (struct rq *)rq_addr;
-	struct list_head *pos, *last;
+	__u64 head, root, pos, ses;
+	struct sched_entity *gse;
 	struct cfs_rq *cfs;
-	__u64 r;
+	int cpu;
 
-	groups_util = 0;
-	groups_load = 0;
-	if (!rq || !bpf_core_field_exists(rq->leaf_cfs_rq_list) ||
-	    !bpf_core_field_exists(rq->cfs.tg) ||
+	if (!rq_addr || !bpf_core_field_exists(rq->leaf_cfs_rq_list) ||
 	    !bpf_core_field_exists(rq->cfs.removed))
 		return 0;
-	pos = BPF_CORE_READ(rq, leaf_cfs_rq_list.next);
-	last = BPF_CORE_READ(rq, leaf_cfs_rq_list.prev);
-	/* Empty: the head's next is the head, whose prev is itself. */
-	if (!pos || pos == BPF_CORE_READ(pos, prev))
-		return 0;
-	for (int i = 0; i < ST_MAX_LEAF_CFS_RQS; i++) {
-		cfs = (void *)pos - bpf_core_field_offset(struct cfs_rq,
-							  leaf_cfs_rq_list);
-		if (BPF_CORE_READ(cfs, tg, parent)) {
-			r = cfs_rq_removed(cfs, now);
-			groups_util += r & 0xffffffff;
-			groups_load += r >> 32;
-		}
-		if (pos == last)
-			break;
-		pos = BPF_CORE_READ(pos, next);
+	cpu = BPF_CORE_READ(rq, cpu);
+	head = rq_addr + bpf_core_field_offset(struct rq, leaf_cfs_rq_list);
+	root = rq_addr + bpf_core_field_offset(struct rq, cfs);
+	pos = (__u64)BPF_CORE_READ(rq, leaf_cfs_rq_list.next);
+	for (int i = 0; i < ST_MAX_LEAF_CFS_RQS && pos && pos != head; i++) {
+		cfs = (void *)(pos - bpf_core_field_offset(struct cfs_rq,
+							   leaf_cfs_rq_list));
+		pos = (__u64)BPF_CORE_READ((struct list_head *)pos, next);
+		if ((__u64)cfs == root)
+			continue;
+		add_removed(cfs, now, &groups_util, &groups_load);
+		ses = (__u64)BPF_CORE_READ(cfs, tg, se);
+		if (!ses || bpf_probe_read_kernel(&gse, sizeof(gse),
+				(void *)(ses + (__u64)cpu * sizeof(gse))) || !gse)
+			continue;
+		groups_lag += (__s64)avg_at(&gse->avg,
+					    BPF_CORE_READ(gse, avg.util_avg), now) -
+			      avg_at(&cfs->avg, BPF_CORE_READ(cfs, avg.util_avg),
+				     now);
 	}
 	return 0;
 }
@@ -350,21 +377,21 @@ __noinline int groups_removed(__u64 rq_addr, __u64 now)
 /* The root's pending removals and its groups'. */
 static __always_inline void read_removed(struct rq *rq, struct st_cpu_state *c)
 {
-	__u64 root = 0;
+	__u64 util = 0, load = 0;
+	__s64 left;
 
-	if (bpf_core_field_exists(rq->cfs.removed))
-		root = cfs_rq_removed(&rq->cfs, c->cfs_lut);
-	/*
-	 * A global function takes scalars only (6.12 refused the runqueue's
-	 * BTF pointer): the root's back pointer, read, is one. Task groups
-	 * have it (CONFIG_FAIR_GROUP_SCHED).
-	 */
+	if (!bpf_core_field_exists(rq->cfs.removed))
+		return;
+	add_removed(&rq->cfs, c->cfs_lut, &util, &load);
 	groups_util = 0;
 	groups_load = 0;
+	groups_lag = 0;
+	/* Task groups keep a back pointer: the runqueue's address, read. */
 	if (bpf_core_field_exists(rq->cfs.rq))
 		groups_removed((__u64)BPF_CORE_READ(rq, cfs.rq), c->cfs_lut);
-	c->cfs_removed_util = clamp32((root & 0xffffffff) + groups_util);
-	c->cfs_removed_load = clamp32((root >> 32) + groups_load);
+	left = (__s64)(util + groups_util) + groups_lag;
+	c->cfs_removed_util = left > 0 ? clamp32(left) : 0;
+	c->cfs_removed_load = clamp32(load + groups_load);
 }
 
 /* One CPU's runqueue (and, with ksyms, idle time), as they are now. */

@@ -297,8 +297,8 @@ def record_tables(path, *tables):
 # kernel keeps its util in cpu1's root (cfs_rq.removed) until the root's
 # next update, which on an idle CPU may come tens of ms later.
 EXITER = ("while :; do taskset -c 1 sh -c "
-          "'i=0; while [ $i -lt 1000 ]; do i=$((i+1)); done'; "
-          "sleep 0.045; done")
+          "'spin() { i=0; while [ $i -lt $1 ]; do i=$((i+1)); done; }; "
+          "spin 500 & spin 1000; wait'; sleep 0.045; done")
 
 
 def blocked_round(with_runner, with_exiter=False):
@@ -369,6 +369,7 @@ def blocked_truth(tids, cpus, trows, pelt):
     foreign = set()
     got = []
     history = []                # (ts, cpu1's fair tasks) of each sample
+    samples = sorted(by_ts)
     for c in cpus:
         if c["cpu"] != "1":
             continue
@@ -385,6 +386,24 @@ def blocked_truth(tids, cpus, trows, pelt):
             skipped["no refresh"] = skipped.get("no refresh", 0) + 1
             continue
         t, u, lut = cfs[i]
+        # A sample walks the tasks, then reads the runqueues (ts_ns): a
+        # task forked onto cpu1 in between (the walk can be preempted for
+        # ms) is in the root but in no row. Seen: a shell forked there
+        # 2.7 ms before the read, +400 in the root, listed only at the
+        # next sample, asleep there. A task asleep on cpu1 at the next
+        # sample that no row of this one names may be that (one runnable
+        # then is no sleeper here either way).
+        k = bisect.bisect_right(samples, s)
+        after = by_ts[samples[k]] if k < len(samples) else []
+        named = {r["pid"] for r in tasks}
+        born = [r["comm"] for r in after if r["cpu"] == "1" and
+                r["state"] not in ("X", "R") and r["pid"] not in named]
+        if born:
+            skipped["a task new and asleep on cpu1 at the next sample"] = \
+                skipped.get("a task new and asleep on cpu1 at the next "
+                            "sample", 0) + 1
+            foreign.update(born)
+            continue
         if int(c["util_avg"]) != u:
             # Changed without a refresh that crossed a period: a task
             # attached or removed (migrated) in between.
@@ -464,10 +483,9 @@ def blocked_truth(tids, cpus, trows, pelt):
     if len(got) < 8:
         if foreign:
             raise Inconclusive(
-                "cpu1 ran other tasks (%s) at %d of the samples after the "
-                "blocker slept: the root's runnable part is unknown there" %
-                (", ".join(sorted(foreign)),
-                 skipped.get("other tasks runnable", 0)))
+                "other tasks on cpu1 (%s) after the blocker slept: the "
+                "root's part of them is unknown at the samples skipped %s" %
+                (", ".join(sorted(foreign)), skipped))
         check(False, "only %d samples compared (skipped: %s)" %
               (len(got), skipped))
     worst = max(got, key=lambda g: abs(g[1] - g[2]) / g[3])
@@ -478,9 +496,12 @@ def blocked_truth(tids, cpus, trows, pelt):
           "refresh time - root's last_update_time spans %.2f ms" %
           (worst[1], worst[2], 100 * abs(worst[1] - worst[2]) / worst[3],
            worst[3], (max(lag) - min(lag)) / 1e6))
-    # Else decay and tolerance could not be told apart.
-    check(got[0][2] >= 3 * got[0][3], "the blocker left only %.0f on cpu1 "
-          "(tolerance %.0f)" % (got[0][2], got[0][3]))
+    # Else decay and tolerance could not be told apart: at some sample the
+    # blocked part must be thrice its tolerance (the first may not be,
+    # when tasks that left widen it).
+    best = max(got, key=lambda g: g[2] / g[3])
+    check(best[2] >= 3 * best[3], "the blocker left at most %.0f on cpu1 "
+          "(tolerance %.0f)" % (best[2], best[3]))
 
 
 def blocked_test(with_runner, with_exiter=False):
@@ -509,8 +530,9 @@ def blocked_util_excludes_runnable_task():
 @test(root=True)
 def blocked_util_holds_tasks_that_left():
     """A task that exited on cpu1 is in the root's util until its cfs_rq's
-    next update (cfs_rq.removed; EXITER's processes each start a session,
-    so an autogroup's cfs_rq): blocked_util counts it. Reading no
+    next update (cfs_rq.removed; EXITER runs in a session of its own, so
+    in an autogroup's cfs_rq where autogroups are on): blocked_util counts
+    it. Reading no
     cfs_rq.removed, 5 of 7 runs here failed (+90 ms: 68 vs 576.2); reading
     the root's only, 2 of 10 (every sample some 12% low)."""
     blocked_test(with_runner=False, with_exiter=True)
