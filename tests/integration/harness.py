@@ -53,6 +53,29 @@ class Inconclusive(Skip):
         return "inconclusive: " + super().__str__()
 
 
+def guest_kernel_crash(console):
+    """If a guest's @console (the end vm_boot printed) shows its kernel
+    oopsed, or panicked, in code of no BPF program's (no bpf frame in the
+    call trace, not schedtop's own thread): one line saying where, for an
+    Inconclusive; else None. A crash with a bpf frame, or in schedtop,
+    is schedtop's to answer for and fails as it is."""
+    lines = console.splitlines()
+    start = next((i for i, l in enumerate(lines) if re.search(
+        r"Internal error: Oops|Unable to handle kernel|Kernel panic|"
+        r"BUG: kernel NULL pointer", l)), None)
+    if start is None:
+        return None
+    crash = lines[start:]
+    if any(re.search(r"\bbpf|Comm: schedtop", l) for l in crash):
+        return None
+    pc = next((l.split("]", 1)[-1].strip() for l in crash
+               if re.search(r"\] pc : |RIP: ", l)), "")
+    comm = next((re.sub(r".*Comm: (\S+).*", r"\1", l) for l in crash
+                 if "Comm: " in l), "?")
+    return "%s (%s, task %s)" % (lines[start].split("]", 1)[-1].strip(),
+                                 pc or "no pc", comm)
+
+
 def test(fn=None, *, root=False):
     """Register a test; root=True skips it when not run as root."""
     def wrap(f):

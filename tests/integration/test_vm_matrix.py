@@ -51,7 +51,8 @@ import subprocess
 
 from cpuhp_truth import (exclusive_durations, group_ops, kernel_inside,
                          leaf_durations, parse_events, state_names)
-from harness import OUT, SRC, Inconclusive, Skip, check, parse_csv, run, test
+from harness import (OUT, SRC, Inconclusive, Skip, check, guest_kernel_crash,
+                     parse_csv, run, test)
 
 VM = os.path.join(SRC, "tests", "vm")
 ARM_OUT = os.path.join(SRC, "build-arm64")
@@ -789,6 +790,11 @@ def matrix(gen):
         # python3 -c 'import test_vm_matrix as m; m.verify(GEN, open(F).read())'
         with open(os.path.join(keep, "matrix-%s.out" % gen), "w") as f:
             f.write(r.stdout)
+    crash = r.returncode != 0 and guest_kernel_crash(r.stderr)
+    if crash:
+        raise Inconclusive("the %s guest's kernel crashed in its own code, "
+                           "with no BPF program in the trace: %s"
+                           % (gen, crash))
     check(r.returncode == 0 and "===DONE===" in r.stdout,
           "%s failed (status %d):\n%s\n%s" % (" ".join(cmd), r.returncode,
                                               r.stderr[-3000:], r.stdout[-3000:]))

@@ -342,17 +342,22 @@ vm_boot() {
 	log=$(mktemp)
 	# -nic none: otherwise QEMU wants efi-virtio.rom, which a
 	# --no-install-recommends install does not have.
+	# oops=panic: a guest kernel that oopses ends there, its oops last on
+	# the console, instead of hanging until the timeout (6.12, make check:
+	# a kworker's NULL dereference in pick_task_fair() left a CPU dead
+	# with interrupts off and the next BPF load waiting on it for 600 s).
+	# "|| true": under pipefail a timeout would end the caller here.
 	timeout "$timeout" qemu-system-aarch64 -machine virt -accel tcg \
 		-cpu cortex-a57 -smp "$n" -m "${VM_MEM:-1024}" -nographic -nic none \
 		-no-reboot -kernel "$kernel" -initrd "$initrd" -dtb "$dtb" \
-		-append "console=ttyAMA0 rdinit=/init loglevel=4 panic=-1" </dev/null 2>&1 |
-		tr -d '\r' >"$log"
+		-append "console=ttyAMA0 rdinit=/init loglevel=4 panic=-1 oops=panic" \
+		</dev/null 2>&1 | tr -d '\r' >"$log" || true
 	rc=$(sed -n 's/^===VM-END=== \([0-9]*\)$/\1/p' "$log" | tail -n 1)
 	if [ -z "$rc" ]; then
 		# panic=-1 with -no-reboot: a guest that panics (no init) ends
 		# at once instead of hanging until the timeout.
 		echo "$VM_PROG: the guest did not finish (it panicked, or ran past ${timeout}s); its console ended with:" >&2
-		tail -n 30 "$log" >&2
+		tail -n 60 "$log" >&2
 		rm -f "$log"
 		return 125
 	fi
