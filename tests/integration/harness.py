@@ -191,6 +191,8 @@ def unlisted_processes():
     check(p.returncode == 0, "csv -t task: %s" %
           p.stderr.decode(errors="replace"))
     listed = {int(r["tgid"]) for r in parse_csv(p.stdout)}
+    with open("/proc/uptime") as f:
+        up = float(f.read().split()[0])
     out = {}
     for d in os.listdir("/proc"):
         if not d.isdigit() or int(d) in listed:
@@ -203,11 +205,22 @@ def unlisted_processes():
                 start = int(f.read().rsplit(")", 1)[1].split()[19])
         except OSError:
             continue
-        with open("/proc/uptime") as f:
-            up = float(f.read().split()[0])
         if start / os.sysconf("SC_CLK_TCK") < up - 5:
             out[int(d)] = comm
     return out
+
+
+def proc_sched(tid):
+    """se.avg.* and se.nr_migrations of /proc/<tid>/sched as ints: the
+    kernel's PELT state of a task as of its last update."""
+    vals = {}
+    with open("/proc/%d/sched" % tid) as f:
+        for line in f:
+            m = re.match(r"(se\.(?:avg\.\w+|nr_migrations))\s+:\s+(\d+)$",
+                         line)
+            if m:
+                vals[m.group(1)] = int(m.group(2))
+    return vals
 
 
 def task_clock_skip_ns(cpu):

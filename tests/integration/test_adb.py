@@ -413,10 +413,7 @@ class RootCfsWatch:
         the last earlier read that showed another one began
         (changed_since()); a value every read since the first showed has
         no known age and bounds nothing from below."""
-        a = max([i for i in range(len(self.times)) if self.begun[i] <= ts]
-                or [-1])
-        b = min([i for i in range(len(self.times)) if self.times[i] >= ts]
-                or [-1])
+        a, b = self.bracket(ts)
         check(a >= 0 and b >= 0, "sample at %.3f outside the watch "
               "%.3f..%.3f" % (ts, self.begun[0], self.times[-1]))
         div = 47742 / 46718
@@ -439,6 +436,15 @@ class RootCfsWatch:
             lo = l if lo is None else min(lo, l)
         return lo, hi
 
+    def bracket(self, ts):
+        """(a, b): the last read begun by ts and the first ended after it,
+        -1 where there is none."""
+        a = max([i for i in range(len(self.times)) if self.begun[i] <= ts]
+                or [-1])
+        b = min([i for i in range(len(self.times)) if self.times[i] >= ts]
+                or [-1])
+        return a, b
+
     def in_transit(self, cpus, ts):
         """The util that moved between cpus around ts: the lesser of what
         their roots rose by and fell by over the reads from the one before
@@ -452,11 +458,9 @@ class RootCfsWatch:
         see either, which reads 3 ms apart miss: seen 5 times in 161 runs,
         e.g. cpu0 232 -> 33 and cpu1 2 -> 202 across the read spanning the
         sample, where schedtop read 21.19% against 10.2..13.7."""
-        a = max([i for i in range(len(self.times)) if self.begun[i] <= ts]
-                or [0])
-        b = min([i for i in range(len(self.times)) if self.times[i] >= ts]
-                or [len(self.times) - 1])
-        lo, hi = max(0, a - 1), min(len(self.times) - 1, b + 1)
+        a, b = self.bracket(ts)
+        lo = max(0, a - 1)
+        hi = len(self.times) - 1 if b < 0 else min(len(self.times) - 1, b + 1)
         up = down = 0
         for c in cpus:
             for i in range(lo, hi):

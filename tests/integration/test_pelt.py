@@ -18,7 +18,8 @@ import time
 
 from harness import (Inconclusive, RtApp, check, mono_ns, parse_csv,
                      pelt_tolerance, periodic, run, schedstat, schedtop,
-                     start_schedtop, steal_ns, test, unlisted_processes)
+                     proc_sched, start_schedtop, steal_ns, test,
+                     unlisted_processes)
 
 TOPO = "LITTLE:0,big:1@1024"
 
@@ -366,26 +367,19 @@ class UnlistedThreads:
         self._thread = threading.Thread(target=self._poll, daemon=True)
 
     @staticmethod
-    def read(tgid, tid):
+    def read(tid):
         """(cpu, util_avg, last_update_time, nr_migrations, comm) or None."""
-        base = "/proc/%d/task/%d/" % (tgid, tid)
+        cpu = task_cpu(tid)
         try:
-            with open(base + "stat") as f:
-                head, tail = f.read().rsplit(")", 1)
-            with open(base + "sched") as f:
-                text = f.read()
+            v = proc_sched(tid)
+            with open("/proc/%d/comm" % tid) as f:
+                comm = f.read().strip()
         except OSError:
             return None
-        v = {}
-        for line in text.splitlines():
-            k, _, x = line.partition(":")
-            v[k.strip()] = x.strip()
-        try:
-            return (int(tail.split()[36]), int(v["se.avg.util_avg"]),
-                    int(v["se.avg.last_update_time"]),
-                    int(v["se.nr_migrations"]), head.split("(", 1)[1])
-        except (KeyError, ValueError, IndexError):
+        if cpu is None or "se.nr_migrations" not in v:
             return None
+        return (cpu, v["se.avg.util_avg"], v["se.avg.last_update_time"],
+                v["se.nr_migrations"], comm)
 
     def _poll(self):
         while not self._stop.wait(self.PERIOD_S):
@@ -397,7 +391,7 @@ class UnlistedThreads:
                 except OSError:
                     continue
                 for tid in tids:
-                    st = self.read(tgid, tid)
+                    st = self.read(tid)
                     if st:
                         got[tid] = st
             self.rounds.append((start, mono_ns(), got))

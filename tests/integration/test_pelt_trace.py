@@ -23,8 +23,8 @@ import tempfile
 import time
 
 from harness import (RtApp, Skip, bpf_progs_loaded, check, mono_ns, parse_csv,
-                     pelt_tolerance, periodic, run, schedstat, schedtop,
-                     start_schedtop, steal_ns, test)
+                     pelt_tolerance, periodic, proc_sched, run, schedstat,
+                     schedtop, start_schedtop, steal_ns, test)
 
 PELT_PROGS = ["pelt_trace_se", "pelt_trace_cfs", "pelt_trace_rt",
               "pelt_trace_dl", "pelt_trace_irq"]
@@ -127,17 +127,6 @@ def record_half_duty_task():
     check(all(r["util_est"] != "" and r["comm"] == "pt_half" and
               int(r["tgid"]) == app.proc.pid for r in mine),
           "task rows lack util_est, comm or tgid")
-
-
-def proc_sched(tid):
-    """se.avg.* of /proc/<tid>/sched as ints."""
-    vals = {}
-    with open("/proc/%d/sched" % tid) as f:
-        for line in f:
-            m = re.match(r"(se\.avg\.\w+)\s+:\s+(\d+)", line)
-            if m:
-                vals[m.group(1)] = int(m.group(2))
-    return vals
 
 
 def asleep(tid):
