@@ -7,7 +7,8 @@ tests/run with the real harness beside it), so what it counts is known:
   run: nothing is run again (a rerun hid regressions that show in half the
   runs, and a random fuzz crash the rerun missed);
 - a test reported inconclusive is a skip, listed with its measured reason
-  in the summary of a run that passes;
+  in the summary of a run that passes, and so is one that skips for want
+  of a facility, under its own heading;
 - with SCHEDTOP_OUT set (make OUT=dir check), the unit tests and the
   harness's binary are those of that directory, not build/.
 
@@ -82,7 +83,7 @@ def failure_on_the_first_run_fails_the_run():
         shutil.rmtree(top)
 
 
-INCONCLUSIVE = '''from harness import Inconclusive, run, test
+INCONCLUSIVE = '''from harness import Inconclusive, Skip, run, test
 
 @test
 def decides():
@@ -92,22 +93,31 @@ def decides():
 def cannot_decide():
     raise Inconclusive("cpu1 busy 37% beside the task (/proc/stat)")
 
+@test
+def needs_eas():
+    raise Skip("no energy model (/sys/kernel/debug/energy_model absent)")
+
 run()
 '''
 
 
 @test
-def inconclusive_is_listed_with_its_reason_in_a_green_run():
+def skips_are_listed_with_their_reasons_in_a_green_run():
     top = tree({"tests/integration/test_machine.py": INCONCLUSIVE})
     try:
         r, last = run_tree(top)
         out = r.stdout
-        want = ("integration/test_machine: 2 cannot_decide # SKIP "
+        want = ("Inconclusive (skipped: the machine's measured state kept "
+                "them from deciding):\n"
+                "  integration/test_machine: 2 cannot_decide # SKIP "
                 "inconclusive: cpu1 busy 37% beside the task (/proc/stat)")
-        check(r.returncode == 0 and last == "1 passed, 0 failed, 1 skipped"
-              and "Inconclusive" in out and want in out,
-              "exit %d, summary %r, want the reason listed (%r):\n%s"
-              % (r.returncode, last, want, out))
+        lacks = ("Skipped, with their reasons:\n"
+                 "  integration/test_machine: 3 needs_eas # SKIP no energy "
+                 "model (/sys/kernel/debug/energy_model absent)")
+        check(r.returncode == 0 and last == "1 passed, 0 failed, 2 skipped"
+              and want in out and lacks in out,
+              "exit %d, summary %r, want the reasons listed (%r, %r):\n%s"
+              % (r.returncode, last, want, lacks, out))
     finally:
         shutil.rmtree(top)
 
