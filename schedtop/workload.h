@@ -123,7 +123,8 @@ void wl_run_stop(struct wl_run *r);
  * after wl_run_stop() at the run's end @upto: the rest, released and due
  * by then but not done by then, handed over as dropped (missed); the
  * others are not judged. -ENOMEM if a thread could not keep one: the
- * score would be wrong.
+ * score would be wrong. Takes no lock a workload thread waits for: a
+ * drain that is slow or preempted never holds a thread back.
  */
 int wl_run_drain(struct wl_run *r, uint64_t upto, bool final,
 		 int (*fn)(const struct wl_activation *a, void *ctx), void *ctx);

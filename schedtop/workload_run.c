@@ -5,6 +5,12 @@
  * around the work, so response = end - release and slack = deadline - end
  * (docs/workloads.md). A thread still busy when its next release has
  * passed drops that frame, as a display pipeline does.
+ *
+ * A thread hands each activation to the sampling thread without a lock:
+ * the sampling thread runs at the caller's policy (SCHED_OTHER), and a
+ * lock it held while preempted by other work kept a SCHED_FIFO thread
+ * waiting behind it, past its next release (an inversion of priority
+ * that Android's audio avoids with lock-free FIFOs for the same reason).
  */
 #include <errno.h>
 #include <limits.h>
@@ -26,6 +32,27 @@
 #define WL_NO_CONSTRAINT	0xffff
 /* Longest sleep between looks at the stop flag. */
 #define WL_STOP_POLL_NS		50000000ULL
+/*
+ * The start: its threads look for it every ms; it is planned 20 ms ahead
+ * once they are all up, or after a second if one is not (starved: it
+ * drops what passed before it came).
+ */
+#define WL_START_POLL_NS	1000000ULL
+#define WL_START_WAIT_POLLS	1000
+#define WL_START_LEAD_NS	20000000ULL
+/* Activations per chunk: 4 s of audio's 4 ms periods, 48 KiB. */
+#define WL_CHUNK_ACTS		1024
+
+/*
+ * A thread's activations, in chunks: the thread (the one writer) fills
+ * its last chunk and links the next; readers follow the links up to the
+ * count it published. Nothing is moved once written, so no reader ever
+ * waits for the writer nor the writer for a reader.
+ */
+struct wl_chunk {
+	struct wl_chunk *_Atomic next;
+	struct wl_activation acts[WL_CHUNK_ACTS];
+};
 
 struct wl_thread {
 	struct wl_run *run;
@@ -37,10 +64,22 @@ struct wl_thread {
 	uint64_t cpu_ns;
 	bool policy_failed;
 	uint64_t rng;
-	struct wl_activation *acts;
-	size_t nr, cap;
-	size_t drained;		/* acts[0..drained) handed to wl_run_drain() */
-	int err;
+	/* Written by the thread alone; nr published with release order. */
+	struct wl_chunk *first, *last;
+	_Atomic size_t nr;
+	/*
+	 * A chunk the sampling thread allocated ahead (each drain puts one
+	 * back), so that the thread need not call malloc(), which may wait
+	 * on a lock too; it does only if a drain came too late.
+	 */
+	struct wl_chunk *_Atomic spare;
+	/*
+	 * The sampling thread's place: the next activation to drain, in
+	 * drain_chunk, whose first is activation drain_base.
+	 */
+	size_t drained, drain_base;
+	struct wl_chunk *drain_chunk;
+	_Atomic int err;
 };
 
 struct wl_run {
@@ -50,12 +89,16 @@ struct wl_run {
 	size_t nr_threads;
 	struct wl_thread threads[WL_MAX_THREADS];
 	atomic_bool stop;
-	uint64_t start_ns, stop_ns;
+	/*
+	 * The first releases are planned once every thread is up at its
+	 * policy and waits for them (nr_ready): start_ns, 0 until then.
+	 */
+	atomic_size_t nr_ready;
+	_Atomic uint64_t start_ns;
+	uint64_t stop_ns;
 	/* browse: a page load handed to the helpers. */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
-	/* Guards every thread's acts against the sampling thread's drain. */
-	pthread_mutex_t acts_lock;
 	unsigned int load_gen, helpers_done;
 	uint64_t load_release, load_deadline, load_end;
 	struct wl_activation *all;
@@ -68,6 +111,13 @@ static uint64_t now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static void sleep_ns(uint64_t ns)
+{
+	struct timespec ts = { ns / 1000000000ULL, ns % 1000000000ULL };
+
+	nanosleep(&ts, NULL);
 }
 
 static uint64_t thread_cpu_ns(void)
@@ -119,23 +169,51 @@ static uint64_t units_for(struct wl_thread *t, double ms)
 	return (uint64_t)(ms * t->run->o.units_per_ms * t->run->o.scale * j + 0.5);
 }
 
+/* A zeroed chunk, its pages touched now rather than by a workload thread. */
+static struct wl_chunk *chunk_new(void)
+{
+	struct wl_chunk *c = malloc(sizeof(*c));
+
+	if (c)
+		memset(c, 0, sizeof(*c));
+	return c;
+}
+
 static void add_act(struct wl_thread *t, const struct wl_activation *a)
 {
-	pthread_mutex_lock(&t->run->acts_lock);
-	if (t->nr == t->cap) {
-		size_t cap = t->cap ? 2 * t->cap : 1024;
-		struct wl_activation *n = realloc(t->acts, cap * sizeof(*n));
+	size_t n = atomic_load_explicit(&t->nr, memory_order_relaxed);
 
-		if (!n) {
-			t->err = -ENOMEM;
-			pthread_mutex_unlock(&t->run->acts_lock);
+	if (n && n % WL_CHUNK_ACTS == 0) {
+		struct wl_chunk *c = atomic_exchange(&t->spare, NULL);
+
+		if (!c)
+			c = chunk_new();
+		if (!c) {
+			atomic_store(&t->err, -ENOMEM);
 			return;
 		}
-		t->acts = n;
-		t->cap = cap;
+		atomic_store_explicit(&t->last->next, c, memory_order_release);
+		t->last = c;
 	}
-	t->acts[t->nr++] = *a;
-	pthread_mutex_unlock(&t->run->acts_lock);
+	t->last->acts[n % WL_CHUNK_ACTS] = *a;
+	/* The activation and any new link are written before the count. */
+	atomic_store_explicit(&t->nr, n + 1, memory_order_release);
+}
+
+/*
+ * The thread's activation @k (below a count it published, read with
+ * acquire order), from @chunk holding activation @base on, which it
+ * moves on to the chunk holding @k: the walk of a reader who goes on.
+ */
+static const struct wl_activation *act_at(struct wl_chunk **chunk,
+					  size_t *base, size_t k)
+{
+	while (k >= *base + WL_CHUNK_ACTS) {
+		*chunk = atomic_load_explicit(&(*chunk)->next,
+					      memory_order_acquire);
+		*base += WL_CHUNK_ACTS;
+	}
+	return &(*chunk)->acts[k - *base];
 }
 
 /*
@@ -155,12 +233,17 @@ int wl_run_drain(struct wl_run *r, uint64_t upto, bool final,
 {
 	int err = 0;
 
-	pthread_mutex_lock(&r->acts_lock);
 	for (size_t i = 0; i < r->nr_threads && !err; i++) {
 		struct wl_thread *t = &r->threads[i];
+		size_t nr = atomic_load_explicit(&t->nr, memory_order_acquire);
 
-		while (t->drained < t->nr && !err) {
-			struct wl_activation a = t->acts[t->drained];
+		/* The thread takes it when its chunk is full: one ahead. */
+		if (!atomic_load(&t->spare))
+			atomic_store(&t->spare, chunk_new());
+		while (t->drained < nr && !err) {
+			struct wl_activation a = *act_at(&t->drain_chunk,
+							 &t->drain_base,
+							 t->drained);
 
 			if (!settled(&a, upto)) {
 				if (!final)
@@ -181,9 +264,8 @@ int wl_run_drain(struct wl_run *r, uint64_t upto, bool final,
 			err = fn(&a, ctx);
 		}
 		if (!err)
-			err = t->err;
+			err = atomic_load(&t->err);
 	}
-	pthread_mutex_unlock(&r->acts_lock);
 	return err;
 }
 
@@ -254,7 +336,7 @@ static void run_periodic(struct wl_thread *t)
 {
 	const struct wl_thread_spec *sp = t->spec;
 
-	run_frames(t, t->run->start_ns + (uint64_t)(sp->offset_ms * 1e6),
+	run_frames(t, atomic_load(&t->run->start_ns) + (uint64_t)(sp->offset_ms * 1e6),
 		   (uint64_t)(sp->period_ms * 1e6), (uint64_t)(sp->deadline_ms * 1e6),
 		   0, sp->work_ms, sp->constraint);
 }
@@ -359,6 +441,16 @@ static void *thread_main(void *arg)
 	} else if (t->spec->nice) {
 		t->policy_failed = setpriority(PRIO_PROCESS, 0, t->spec->nice) != 0;
 	}
+	/*
+	 * Polled, not woken: a wakeup from the starting thread would wait
+	 * for it, and it may be starved (a lock it held did just that).
+	 */
+	atomic_fetch_add(&t->run->nr_ready, 1);
+	while (!atomic_load(&t->run->start_ns)) {
+		if (atomic_load(&t->run->stop))
+			return NULL;	/* another thread failed to start */
+		sleep_ns(WL_START_POLL_NS);
+	}
 	switch (t->spec->role) {
 	case WL_PERIODIC:
 		run_periodic(t);
@@ -414,7 +506,6 @@ int wl_run_start(struct wl_run **out, const struct wl_run_opts *o)
 	r->o = *o;
 	r->nr_threads = o->wl->nr_threads;
 	pthread_mutex_init(&r->lock, NULL);
-	pthread_mutex_init(&r->acts_lock, NULL);
 	pthread_cond_init(&r->cond, NULL);
 	if (o->cpus) {
 		if (parse_cpus(o->cpus, &r->cpus)) {
@@ -426,8 +517,6 @@ int wl_run_start(struct wl_run **out, const struct wl_run_opts *o)
 	pthread_attr_init(&attr);
 	if (r->have_cpus)
 		pthread_attr_setaffinity_np(&attr, sizeof(r->cpus), &r->cpus);
-	/* A little ahead, so that every thread is up for its first release. */
-	r->start_ns = now_ns() + 20000000ULL;
 	for (size_t i = 0; i < r->nr_threads; i++) {
 		struct wl_thread *t = &r->threads[i];
 
@@ -435,6 +524,14 @@ int wl_run_start(struct wl_run **out, const struct wl_run_opts *o)
 		t->idx = i;
 		t->spec = &o->wl->threads[i];
 		t->rng = (o->seed + 1) * 0x9E3779B97F4A7C15ULL + i;
+		t->first = t->last = t->drain_chunk = chunk_new();
+		t->spare = chunk_new();
+		if (!t->first || !t->spare) {
+			pthread_attr_destroy(&attr);
+			wl_run_stop(r);
+			wl_run_free(r);
+			return -ENOMEM;
+		}
 		/* Affinity from birth: a refused --cpus fails here, said once. */
 		err = pthread_create(&t->th, r->have_cpus ? &attr : NULL, thread_main, t);
 		if (err) {
@@ -447,6 +544,17 @@ int wl_run_start(struct wl_run **out, const struct wl_run_opts *o)
 		t->started = true;
 	}
 	pthread_attr_destroy(&attr);
+	/*
+	 * Planned once every thread is up at its policy, a little ahead: a
+	 * thread created late (this one starved by other work) would
+	 * otherwise drop releases that passed before it existed, misses of
+	 * schedtop's start rather than of the scheduler (seen with this
+	 * thread at SCHED_IDLE beside busy loops: 7 to 115 at the start).
+	 */
+	for (int i = 0; i < WL_START_WAIT_POLLS &&
+	     atomic_load(&r->nr_ready) < r->nr_threads; i++)
+		sleep_ns(WL_START_POLL_NS);
+	atomic_store(&r->start_ns, now_ns() + WL_START_LEAD_NS);
 	*out = r;
 	return 0;
 }
@@ -476,9 +584,10 @@ const struct wl_activation *wl_run_activations(struct wl_run *r, size_t *nr)
 {
 	size_t n = 0;
 
+	/* After wl_run_stop(): the threads are gone, their counts final. */
 	if (!r->all) {
 		for (size_t i = 0; i < r->nr_threads; i++)
-			n += r->threads[i].nr;
+			n += atomic_load(&r->threads[i].nr);
 		r->all = calloc(n ? n : 1, sizeof(*r->all));
 		if (!r->all) {
 			*nr = 0;
@@ -486,11 +595,16 @@ const struct wl_activation *wl_run_activations(struct wl_run *r, size_t *nr)
 		}
 		for (size_t i = 0; i < r->nr_threads; i++) {
 			struct wl_thread *t = &r->threads[i];
+			struct wl_chunk *c = t->first;
+			size_t base = 0, count = atomic_load(&t->nr);
 
 			/* Only what was released before the stop belongs to the run. */
-			for (size_t k = 0; k < t->nr; k++)
-				if (t->acts[k].release < r->stop_ns)
-					r->all[r->nr_all++] = t->acts[k];
+			for (size_t k = 0; k < count; k++) {
+				const struct wl_activation *a = act_at(&c, &base, k);
+
+				if (a->release < r->stop_ns)
+					r->all[r->nr_all++] = *a;
+			}
 		}
 		qsort(r->all, r->nr_all, sizeof(*r->all), act_cmp);
 	}
@@ -521,11 +635,19 @@ void wl_run_free(struct wl_run *r)
 {
 	if (!r)
 		return;
-	for (size_t i = 0; i < r->nr_threads; i++)
-		free(r->threads[i].acts);
+	for (size_t i = 0; i < r->nr_threads; i++) {
+		struct wl_chunk *c = r->threads[i].first;
+
+		while (c) {
+			struct wl_chunk *next = atomic_load(&c->next);
+
+			free(c);
+			c = next;
+		}
+		free(atomic_load(&r->threads[i].spare));
+	}
 	free(r->all);
 	pthread_mutex_destroy(&r->lock);
-	pthread_mutex_destroy(&r->acts_lock);
 	pthread_cond_destroy(&r->cond);
 	free(r);
 }
