@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -419,9 +420,21 @@ int cli_session_args_apply(const char *cmd, const struct cli_session_args *a,
 	return 0;
 }
 
+void cli_block_ending_signals(void)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+}
+
 int cli_session_open(struct schedstat_session **s,
 		     struct schedstat_session_opts *opts)
 {
+	cli_block_ending_signals();
 	opts->sz = sizeof(*opts);
 	/* One clear line on failure by default; libbpf's own story with -v. */
 	opts->log = global_opts.verbose ? log_libbpf : NULL;

@@ -22,6 +22,17 @@ struct global_opts {
 
 extern struct global_opts global_opts;
 
+/*
+ * Blocks the signals that end a run (SIGINT, SIGTERM, SIGHUP: those every
+ * event loop watches) before a command changes anything: one that comes
+ * while it sets up (BPF attached, a tracefs instance made, CPUs emulated)
+ * waits for the loop's signalfd and ends the run there, through the path
+ * that puts everything back, instead of killing the process half set up
+ * (a SIGTERM in the first 130 ms of csv --source tracefs left its tracefs
+ * instance behind).
+ */
+void cli_block_ending_signals(void);
+
 /* "schedtop: <msg>\n" on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Same, plus "Try 'schedtop CMD --help'."; returns EXIT_USAGE. */

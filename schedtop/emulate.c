@@ -167,6 +167,7 @@ int emulation_start(struct emulation *e, enum emulate_method method)
 	struct timespec ts;
 	int err;
 
+	cli_block_ending_signals();
 	if (method == EMULATE_AUTO)
 		method = cpufreq_emul_available(e) ? EMULATE_CPUFREQ : EMULATE_STEALER;
 	/* A killed schedtop's frequencies come back before anything else. */
