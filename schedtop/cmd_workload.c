@@ -388,18 +388,13 @@ static int open_workload_recording(struct recording_out *rec,
 static int start_threads(const struct wl_opts *o, double units_per_ms,
 			 struct wl_run **run)
 {
-	sigset_t block;
 	int err;
 
 	/*
-	 * The threads inherit this mask: Ctrl-C must reach the event loop's
-	 * signalfd, not kill a worker thread.
+	 * The threads inherit this mask (cli_session_open() set it already):
+	 * Ctrl-C must reach the event loop's signalfd, not kill a worker.
 	 */
-	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
-	sigaddset(&block, SIGHUP);
-	pthread_sigmask(SIG_BLOCK, &block, NULL);
+	cli_block_ending_signals();
 	err = wl_run_start(run, &(struct wl_run_opts){
 		.wl = o->wl, .units_per_ms = units_per_ms, .scale = o->scale,
 		.seed = o->seed, .cpus = o->cpus,
