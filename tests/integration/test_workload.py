@@ -16,6 +16,7 @@ import time
 from harness import (SRC, Inconclusive, Skip, check, cpufreq_policy, mono_ns,
                      parse_csv, read_sys, rq_clock_skips_ns, run, schedtop,
                      start_schedtop, steal_ns, test)
+from timer_truth import TimerTrace, timer_behind
 
 EM = os.path.join(SRC, "tests/fixtures/energy/two-cluster.em")
 TOPO = "LITTLE:0@1024,big:1@1024"
@@ -377,23 +378,33 @@ def check_judgement(s, acts):
     check((s["figure_of_merit"] >= 1e6) is not met_all, s)
 
 
-def show_misses(acts, reads):
+def misses(acts):
+    """The activations missed: dropped, or ended after their deadline."""
+    return [a for a in acts if a["dropped"] or
+            (a["end_ns"] and a["end_ns"] > a["deadline_ns"])]
+
+
+def show_misses(acts, reads, timers=()):
     """Print each missed activation with the kernel's run and wait time of
     its thread (/proc/<tid>/schedstat) read around it: a wait that grew by
     the delay says the thread was runnable and kept off its CPU; no growth,
-    that it woke late. Seen once in the full suite (1 dropped of 996), never
-    in 140 runs alone."""
-    for i, a in enumerate(acts):
-        late = a["end_ns"] and a["end_ns"] > a["deadline_ns"]
-        if not (a["dropped"] or late):
-            continue
-        nxt = next((b for b in acts[i + 1:] if b["start_ns"]), None)
+    that it woke late. With the thread's @timers (timer_truth), also when
+    the timer it slept on was due and when it fired."""
+    for a in misses(acts):
+        nxt = next((b for b in acts if b["release_ns"] > a["release_ns"] and
+                    b["start_ns"]), None)
         print("# missed: release %d, %s; next start %s ms after this release"
               % (a["release_ns"], "dropped" if a["dropped"] else
                  "ended %.3f ms after its deadline" %
                  ((a["end_ns"] - a["deadline_ns"]) / 1e6),
                  "%.3f" % ((nxt["start_ns"] - a["release_ns"]) / 1e6)
                  if nxt else "-"))
+        t = timer_behind(timers, a["release_ns"])
+        if t:
+            print("#   its timer: due %+.3f ms, fired %s" %
+                  ((t[0] - a["release_ns"]) / 1e6,
+                   "%+.3f ms" % ((t[1] - a["release_ns"]) / 1e6)
+                   if t[1] else "never"))
         near = [r for r in reads if abs(r[0] - a["release_ns"]) < 30e6]
         for r0, r1 in zip(near, near[1:]):
             print("#   %+.1f..%+.1f ms: ran %.3f ms, waited %.3f ms" %
@@ -402,15 +413,31 @@ def show_misses(acts, reads):
                    (r1[2] - r0[2]) / 1e6))
 
 
+def woke_too_late(a, timers, work_ns):
+    """How late (ns) the timer @a's thread slept on for its release fired,
+    if that alone made @a miss: the timer was asked for the release itself
+    and fired later than the deadline less the work. Else None: the miss
+    is the scheduler's, or schedtop's."""
+    t = timer_behind(timers, a["release_ns"])
+    if not t or t[0] != a["release_ns"] or t[1] is None:
+        return None
+    if t[1] + work_ns <= a["deadline_ns"]:
+        return None
+    return t[1] - t[0]
+
+
 # audio-tick: 0.3 ms of work due 4 ms after its release. To miss, it must
 # be kept off its CPU for the other 3.7 ms.
 AUDIO_SLACK_NS = 3.7e6
+AUDIO_WORK_NS = 0.3e6
 
 
 @test(root=True)
 def audio_met_and_times_match_schedstat():
     skip0 = rq_clock_skips_ns()
-    s, acts_path, reads = run_workload("audio", 4, watch=("audio-tick",))
+    with TimerTrace("audio-tick") as tt:
+        s, acts_path, reads = run_workload("audio", 4, watch=("audio-tick",))
+        timers, lost = tt.timers()
     skip1 = rq_clock_skips_ns()
     reads = reads["audio-tick"]
     acts = read_activations(acts_path)
@@ -423,15 +450,43 @@ def audio_met_and_times_match_schedstat():
     print("# audio-tick: %d late, %d dropped of %d; cpus %s lost %.3f ms to "
           "the hypervisor" % (c["late"], c["dropped"], c["activations"],
                               run_workload.allowed, skipped / 1e6))
+    if not s["met"]:
+        show_misses(acts, reads, timers)
     if not s["met"] and skipped >= (c["late"] + c["dropped"]) * AUDIO_SLACK_NS:
         raise Inconclusive("audio-tick missed %d activations; the hypervisor "
                            "took %.1f ms of cpus %s meanwhile (rq clock less "
                            "clock_task), 3.7 ms a miss" %
                            (c["late"] + c["dropped"], skipped / 1e6,
                             run_workload.allowed))
-    if not s["met"]:
-        show_misses(acts, reads)
+    # A timer interrupt handled late (a halted vCPU the host woke late:
+    # no steal is counted for it) wakes the thread too late to make its
+    # deadline. Those misses are the machine's; the rest must stay within
+    # the constraint's 0.1%.
+    missed = misses(acts)
+    late = [woke_too_late(a, timers, AUDIO_WORK_NS) for a in missed]
+    late = [x for x in late if x is not None]
+    if (not s["met"] and not lost and late and
+            len(missed) - len(late) <= c["limit"] * c["activations"]):
+        raise Inconclusive("audio-tick missed %d activations; the timer it "
+                           "slept on fired %s ms late for %d of them: the "
+                           "machine handled the timer interrupt late (the "
+                           "kernel's hrtimer_start and hrtimer_expire_entry)"
+                           % (len(missed), ", ".join("%.1f" % (x / 1e6) for x in late),
+                              len(late)))
     check(s["workload"] == "audio" and s["met"] is True, s)
+    # The kernel's timers: one due at each release, and no activation
+    # started before the timer it slept on fired.
+    check(not lost, "the timer trace lost events")
+    asked = [timer_behind(timers, a["release_ns"]) for a in acts]
+    at_release = [t for a, t in zip(acts, asked)
+                  if t and t[0] == a["release_ns"] and t[1]]
+    check(len(at_release) >= 0.99 * len(acts),
+          "%d of %d releases had a timer due at them that fired"
+          % (len(at_release), len(acts)))
+    early = [(a["start_ns"], t[1]) for a, t in zip(acts, asked)
+             if a["start_ns"] and t and t[0] == a["release_ns"] and t[1] and
+             a["start_ns"] < t[1]]
+    check(not early, "activations started before their timer fired: %s" % early[:5])
     # Done when: met, and the figure of merit is the average power.
     check(s["figure_of_merit"] == s["avg_power_mw"], s)
     check(abs(s["energy_mj"] / s["duration_s"] - s["avg_power_mw"]) < 0.01 * s["avg_power_mw"], s)
@@ -652,7 +707,10 @@ def browse_misses_next_to_fifo_hog():
     check(run_workload.allowed == "1", "browse-render allowed on %s, not 1"
           % run_workload.allowed)
     check(s["met"] is False, s)
-    check(s["figure_of_merit"] >= 1e6, s)
+    # 1e6 per missed constraint plus the average power, to the JSON's last
+    # digit: "%.6g" once printed 1000031.97 as 1000030.
+    missed = sum(1 for c in s["constraints"] if not c["met"])
+    check(abs(s["figure_of_merit"] - (1e6 * missed + s["avg_power_mw"])) < 1e-6, s)
     load = s["constraints"][0]
     check(load["name"] == "page load" and load["met"] is False, load)
     check(load["observed"] is None or load["observed"] > 500, load)
@@ -798,10 +856,13 @@ def recording_keeps_the_model():
         check(r.returncode == 0, r.stderr)
         out = r.stdout.decode()
         c = s["constraints"][0]
-        check("figure of merit %.1f (= average power, mW)" % s["figure_of_merit"] in out, out)
-        # The run's own counts: a stall of the machine may make one late.
-        check("(%d late, %d dropped of %d)" % (c["late"], c["dropped"],
-                                               c["activations"]) in out, out)
+        # A run that missed (a stall of the machine) is reported as missed.
+        check("figure of merit %.1f %s" % (s["figure_of_merit"], "(= average power, mW)"
+              if s["met"] else "(1e6 per missed constraint + average power)") in out,
+              "the run: %s; report: %s" % (s, out))
+        # The run's own counts.
+        counts = "(%d late, %d dropped of %d)" % (c["late"], c["dropped"], c["activations"])
+        check(counts in out, "the run judged %s; report: %s" % (counts, out))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,99 @@
+"""The kernel's own account of when a thread's sleep timers were due and
+when they fired, for tests to tell a late wakeup from a scheduling delay.
+
+A tracefs instance of the test's records, with the "mono" clock (the
+CLOCK_MONOTONIC that schedtop's activations are stamped with):
+- timer:hrtimer_start, filtered on the sleeping thread's comm (the timer of
+  an absolute clock_nanosleep is armed in the sleeper's own context): the
+  timer's address and the instant it was asked to fire (expires);
+- timer:hrtimer_expire_entry, unfiltered (it runs in interrupt context, on
+  behalf of whoever was on the CPU): the timer's address and the kernel's
+  "now" as it ran the timer's function, i.e. woke the thread.
+fired - expires is how late the timer interrupt was handled. On a VM a
+halted vCPU is woken for its timer by the host; a host busy elsewhere
+delays that, and no steal time is counted for a vCPU that was halted.
+"""
+import os
+import re
+
+TRACING = "/sys/kernel/tracing"
+
+# Fields by name: kernels print them in different orders (6.18 puts
+# function= before now=).
+START = re.compile(r"hrtimer_start: hrtimer=(\w+) .*\bexpires=(\d+)")
+EXPIRE = re.compile(r"hrtimer_expire_entry: hrtimer=(\w+) .*\bnow=(\d+)")
+
+
+def parse_timers(lines):
+    """[(expires_ns, fired_ns or None)] of the filtered thread's timers in
+    the order they were armed, from a trace file's @lines. A timer armed
+    again, or never fired (cancelled by a signal or the run's end), fired
+    None."""
+    out, armed = [], {}
+    for line in lines:
+        m = START.search(line)
+        if m:
+            armed[m.group(1)] = len(out)
+            out.append([int(m.group(2)), None])
+            continue
+        m = EXPIRE.search(line)
+        if m and m.group(1) in armed:
+            out[armed.pop(m.group(1))][1] = int(m.group(2))
+    return [tuple(t) for t in out]
+
+
+class TimerTrace:
+    """A tracefs instance of the test's with the hrtimers @comm arms."""
+
+    def __init__(self, comm):
+        self.dir = "%s/instances/test-timer-%d" % (TRACING, os.getpid())
+        os.mkdir(self.dir)
+        try:
+            self.write("trace_clock", "mono")
+            # ~1000 starts a second and every CPU's ticks: 2 MB a CPU
+            # holds a run of tens of seconds.
+            self.write("buffer_size_kb", "2048")
+            self.write("events/timer/hrtimer_start/filter", 'comm == "%s"' % comm)
+            self.write("events/timer/hrtimer_start/enable", "1")
+            self.write("events/timer/hrtimer_expire_entry/enable", "1")
+        except OSError:
+            self.close()
+            raise
+
+    def write(self, name, value):
+        with open(os.path.join(self.dir, name), "w") as f:
+            f.write(value)
+
+    def timers(self):
+        """What parse_timers() gives of the trace so far; also whether
+        events were lost (an overrun ring buffer)."""
+        with open(os.path.join(self.dir, "trace")) as f:
+            lines = f.read().splitlines()
+        lost = any("LOST" in l and "EVENTS" in l for l in lines)
+        return parse_timers(lines), lost
+
+    def close(self):
+        for ev in ("hrtimer_start", "hrtimer_expire_entry"):
+            try:
+                self.write("events/timer/%s/enable" % ev, "0")
+            except OSError:
+                pass
+        os.rmdir(self.dir)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def timer_behind(timers, release_ns):
+    """The timer a thread slept on to wake for @release_ns: of those armed
+    to fire at or before it (a sleep longer than the poll interval is cut
+    in pieces), the one due last, the latest armed of equals. None when it
+    armed none."""
+    best = None
+    for t in timers:
+        if t[0] <= release_ns and (best is None or t[0] >= best[0]):
+            best = t
+    return best
