@@ -89,8 +89,68 @@ def check(cond, msg):
         raise AssertionError(msg)
 
 
+class Terminated(BaseException):
+    """SIGTERM or SIGHUP (a CI job cancelled, a terminal closed): raised
+    in the test under way so that its finally clauses run; not an
+    Exception, so that no test's except clause takes it."""
+
+
+def _terminated(signum, frame):
+    raise Terminated(signal.Signals(signum).name)
+
+
+def online_cpu_set():
+    cpus = set()
+    with open("/sys/devices/system/cpu/online") as f:
+        for part in f.read().strip().split(","):
+            a, _, b = part.partition("-")
+            cpus.update(range(int(a), int(b or a) + 1))
+    return cpus
+
+
+def _restore_machine(online):
+    """What a test that ended without its own clean-up (killed, or a bug)
+    leaves: CPUs offline that were online when the file started, and this
+    process's tracefs instances (*-PID). Each is put back and named."""
+    for cpu in sorted(online - online_cpu_set()):
+        try:
+            with open("/sys/devices/system/cpu/cpu%d/online" % cpu, "w") as f:
+                f.write("1")
+            print("# the harness brought cpu%d back online" % cpu)
+        except OSError as e:
+            print("# cpu%d left offline: %s" % (cpu, e))
+    inst = "/sys/kernel/tracing/instances"
+    for name in (os.listdir(inst) if os.path.isdir(inst) else []):
+        if name.endswith("-%d" % os.getpid()):
+            try:
+                os.rmdir(os.path.join(inst, name))
+                print("# the harness removed tracefs instance %s" % name)
+            except OSError as e:
+                print("# tracefs instance %s left: %s" % (name, e))
+
+
 def run():
     print("1..%d" % len(_tests))
+    failed = 0
+    online = online_cpu_set()
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, _terminated)
+    try:
+        failed = _run_tests()
+    except Terminated as e:
+        print("# terminated by %s" % e)
+        failed = 1
+    finally:
+        sys.stdout.flush()
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)
+        if os.geteuid() == 0:
+            _restore_machine(online)
+        sys.stdout.flush()
+    sys.exit(1 if failed else 0)
+
+
+def _run_tests():
     failed = 0
     # SCHEDTOP_TESTS=word,word: only the tests whose name holds a word (the
     # others skip), to repeat one test without its file's others.
@@ -106,13 +166,16 @@ def run():
             print("ok %d %s" % (i, name))
         except Skip as e:
             print("ok %d %s # SKIP %s" % (i, name, e))
+        except Terminated as e:
+            print("not ok %d %s: terminated by %s" % (i, name, e))
+            raise
         except Exception as e:  # report and go on with the next test
             failed += 1
             print("not ok %d %s: %s" % (i, name, e))
             for line in traceback.format_exc().splitlines():
                 print("# " + line)
         sys.stdout.flush()
-    sys.exit(1 if failed else 0)
+    return failed
 
 
 def mono_ns():

@@ -24,11 +24,12 @@ import glob
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
 
-from harness import SRC, check, run, test
+from harness import SRC, Skip, check, run, test
 
 
 def tree(files):
@@ -269,6 +270,68 @@ def every_command_the_tests_run_comes_with_install_deps():
     check(checked > 10 and not bad,
           "commands the tests run that neither scripts/install-deps nor a "
           "minimal root brings: %s" % ", ".join(bad))
+
+
+OFFLINE_AND_WAIT = '''import os, sys, time
+sys.path.insert(0, os.environ["HARNESS_DIR"])
+from harness import run, test
+
+
+@test(root=True)
+def offline_and_wait():
+    os.mkdir("/sys/kernel/tracing/instances/test-killed-%d" % os.getpid())
+    with open("/sys/devices/system/cpu/cpu1/online", "w") as f:
+        f.write("0")
+    print("# offline", flush=True)
+    time.sleep(60)
+
+
+run()
+'''
+
+
+@test(root=True)
+def a_killed_test_file_puts_the_machine_back():
+    """SIGTERM to a test file (a CI job cancelled) ended Python with no
+    finally clause run: cpu1 stayed offline and voided the next run. The
+    harness now raises in the test under way and, whatever the test did
+    not undo, brings CPUs back online and removes its tracefs instances."""
+    if not os.path.exists("/sys/devices/system/cpu/cpu1/online"):
+        raise Skip("cpu1 cannot be taken offline here")
+    if not os.path.isdir("/sys/kernel/tracing/instances"):
+        raise Skip("no tracefs at /sys/kernel/tracing")
+    d = tempfile.mkdtemp(prefix="schedtop-killed-")
+    path = os.path.join(d, "test_killed.py")
+    with open(path, "w") as f:
+        f.write(OFFLINE_AND_WAIT)
+    env = {k: v for k, v in os.environ.items() if k != "SCHEDTOP_TESTS"}
+    env["HARNESS_DIR"] = os.path.dirname(os.path.abspath(__file__))
+    p = subprocess.Popen([sys.executable, path], env=env, stdout=subprocess.PIPE,
+                         text=True)
+    try:
+        for line in p.stdout:
+            if line.startswith("# offline"):
+                break
+        check(p.poll() is None, "the stand-in test ended before it was killed")
+        p.send_signal(signal.SIGTERM)
+        out = p.stdout.read()
+        rc = p.wait(timeout=30)
+    finally:
+        if p.poll() is None:
+            p.kill()
+        with open("/sys/devices/system/cpu/cpu1/online") as f:
+            was = f.read().strip()
+        if was != "1":
+            with open("/sys/devices/system/cpu/cpu1/online", "w") as f:
+                f.write("1")
+        left = os.path.isdir("/sys/kernel/tracing/instances/test-killed-%d" % p.pid)
+        if left:
+            os.rmdir("/sys/kernel/tracing/instances/test-killed-%d" % p.pid)
+        shutil.rmtree(d)
+    check(was == "1", "cpu1 left offline by the killed test file: %r" % out)
+    check(not left, "its tracefs instance left behind: %r" % out)
+    check(rc == 1 and "not ok 1 offline_and_wait: terminated by SIGTERM" in out,
+          "exit %d: %r" % (rc, out))
 
 
 if __name__ == "__main__":
