@@ -131,10 +131,13 @@ static __always_inline void count_wakeup(struct task_struct *p)
 
 	t = bpf_task_storage_get(&task_locals, p, 0,
 				 BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (t)
+	if (t) {
 		t->wakeups++;
-	else
+	} else {
+		/* A wakeup not counted: lost, shown as the CPU's dropped. */
 		__sync_fetch_and_add(&global_state.storage_fail, 1);
+		__sync_fetch_and_add(&cpu_slot(bpf_get_smp_processor_id())->dropped, 1);
+	}
 }
 
 SEC("tp_btf/sched_waking")
@@ -338,7 +341,8 @@ static __s64 groups_lag;
  * The list is read node by node under the iterator's RCU read lock, as
  * list_for_each_entry_rcu() would: it ends at the head. A global function
  * takes scalars only (6.12 refused the runqueue's BTF pointer): addresses
- * here are plain numbers.
+ * here are plain numbers. Returns 1 when the list held more than
+ * ST_MAX_LEAF_CFS_RQS cfs_rqs, the rest unread (the sums are short).
  */
 __noinline int groups_removed(__u64 rq_addr, __u64 now)
 {
@@ -371,7 +375,7 @@ __noinline int groups_removed(__u64 rq_addr, __u64 now)
 			      avg_at(&cfs->avg, BPF_CORE_READ(cfs, avg.util_avg),
 				     now);
 	}
-	return 0;
+	return pos && pos != head;
 }
 
 /* The root's pending removals and its groups'. */
@@ -387,8 +391,13 @@ static __always_inline void read_removed(struct rq *rq, struct st_cpu_state *c)
 	groups_load = 0;
 	groups_lag = 0;
 	/* Task groups keep a back pointer: the runqueue's address, read. */
-	if (bpf_core_field_exists(rq->cfs.rq))
-		groups_removed((__u64)BPF_CORE_READ(rq, cfs.rq), c->cfs_lut);
+	/*
+	 * More task groups than read: blocked util and load are short by
+	 * theirs. Counted as a dropped read of this CPU, so that it shows.
+	 */
+	if (bpf_core_field_exists(rq->cfs.rq) &&
+	    groups_removed((__u64)BPF_CORE_READ(rq, cfs.rq), c->cfs_lut))
+		__sync_fetch_and_add(&c->dropped, 1);
 	left = (__s64)(util + groups_util) + groups_lag;
 	c->cfs_removed_util = left > 0 ? clamp32(left) : 0;
 	c->cfs_removed_load = clamp32(load + groups_load);
@@ -709,8 +718,11 @@ int BPF_PROG(on_pelt_se, struct sched_entity *se)
 	v.runnable_avg = BPF_CORE_READ(se, avg.runnable_avg);
 	v.cpu = BPF_CORE_READ(cfs_rq_rq(my_q), cpu);
 	v.depth = se_depth(se);
-	if (bpf_map_update_elem(&groups, &key, &v, BPF_ANY))
+	if (bpf_map_update_elem(&groups, &key, &v, BPF_ANY)) {
+		/* The group map is full: an update lost, as a dropped event. */
 		__sync_fetch_and_add(&global_state.group_fail, 1);
+		__sync_fetch_and_add(&cpu_slot(bpf_get_smp_processor_id())->dropped, 1);
+	}
 	return 0;
 }
 

@@ -785,7 +785,7 @@ void schedstat_snapshot_free(struct schedstat_snapshot *snap);
 uint64_t schedstat_snapshot_ts_ns(const struct schedstat_snapshot *snap);
 uint64_t schedstat_snapshot_interval_ns(const struct schedstat_snapshot *snap);
 uint32_t schedstat_snapshot_avail(const struct schedstat_snapshot *snap);
-/* Ring buffer reserves that failed, all CPUs, since open. */
+/* Events and reads lost (the cpu rows' dropped), all CPUs, since open. */
 uint64_t schedstat_snapshot_dropped(const struct schedstat_snapshot *snap);
 const struct schedstat_task *
 schedstat_snapshot_tasks(const struct schedstat_snapshot *snap, size_t *nr);

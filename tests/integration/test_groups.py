@@ -1,5 +1,7 @@
 """Group entities: a cgroup's sched_entity per CPU, told apart from tasks."""
 import os
+import re
+import subprocess
 import time
 
 from harness import (RtApp, Skip, check, parse_csv, periodic, run,
@@ -74,6 +76,80 @@ def cgroup_entity_carries_its_task_util():
     # A task's own row is never mistaken for a group entity.
     check(not any(g["cgroup"] == "grouped" for g in groups), "task in group table")
 
+
+# bpf/schedtop.h ST_MAX_LEAF_CFS_RQS: the task groups' cfs_rqs of a CPU read
+# for pending removals at each sample.
+LEAF_BOUND = 32
+
+
+def debug_leaf_groups(cpu):
+    """How many task groups' cfs_rqs @cpu has on rq->leaf_cfs_rq_list, as
+    the kernel's debug dump lists them (print_cfs_stats() walks that list):
+    the cfs_rq[cpu]:/path headers but the root's."""
+    path = "/sys/kernel/debug/sched/debug"
+    if not os.path.exists(path):
+        path = "/proc/sched_debug"
+    with open(path) as f:
+        return sum(1 for line in f
+                   if re.match(r"cfs_rq\[%d\]:/\S+" % cpu, line))
+
+
+@test(root=True)
+def groups_past_the_bound_count_as_dropped():
+    """With more task groups active on a CPU than schedtop reads, blocked
+    load misses the others' pending removals: that was silent. Each such
+    sample now counts in the CPU's dropped."""
+    root, version = cpu_cgroup_root()
+    if not (os.path.exists("/sys/kernel/debug/sched/debug") or
+            os.path.exists("/proc/sched_debug")):
+        raise Skip("no scheduler debug dump (debugfs not mounted)")
+    base = os.path.join(root, "schedtop-test-leaf-%d" % os.getpid())
+    os.mkdir(base)
+    kids, procs = [], []
+    # Each group's task runs a little every 50 ms on cpu1, so that its
+    # cfs_rq never decays off the list.
+    loop = "while :; do i=0; while [ $i -lt 300 ]; do i=$((i+1)); done; sleep 0.05; done"
+    try:
+        if version == 2:
+            for d in (root, base):
+                with open(os.path.join(d, "cgroup.subtree_control"), "w") as f:
+                    f.write("+cpu")
+        for n in range(LEAF_BOUND + 8):
+            kid = os.path.join(base, "g%d" % n)
+            os.mkdir(kid)
+            kids.append(kid)
+            p = subprocess.Popen(["taskset", "-c", "1", "sh", "-c", loop])
+            procs.append(p)
+            with open(os.path.join(kid, "cgroup.procs"), "w") as f:
+                f.write(str(p.pid))
+        time.sleep(0.5)
+        st = start_schedtop("csv", "-t", "cpu", "-i", "200", "-d", "3")
+        seen = []
+        while st.poll() is None:
+            seen.append(debug_leaf_groups(1))
+            time.sleep(0.2)
+        out, err = st.communicate(timeout=20)
+        check(st.returncode == 0, err.decode(errors="replace"))
+    finally:
+        for p in procs:
+            p.kill()
+            p.wait()
+        for d in kids + [base]:
+            for _ in range(50):
+                try:
+                    os.rmdir(d)
+                    break
+                except OSError:
+                    time.sleep(0.1)
+    rows = [r for r in parse_csv(out) if r["cpu"] == "1"]
+    check(min(seen) > LEAF_BOUND,
+          "the kernel listed %s task groups on cpu1, not all over %d"
+          % (seen, LEAF_BOUND))
+    dropped = [int(r["dropped"]) for r in rows]
+    # Every sample after the first read cpu1's first 32 groups only.
+    check(len(rows) >= 10 and all(d >= 1 for d in dropped[1:]),
+          "cpu1 had %d..%d task groups listed; dropped per sample: %s"
+          % (min(seen), max(seen), dropped))
 
 if __name__ == "__main__":
     run()
