@@ -134,7 +134,8 @@ static __always_inline void count_wakeup(struct task_struct *p)
 	if (t) {
 		t->wakeups++;
 	} else {
-		/* A wakeup not counted: lost, shown as the CPU's dropped. */
+		/* A wakeup not counted (no memory for the task's storage):
+		 * lost, shown as this CPU's dropped. */
 		__sync_fetch_and_add(&global_state.storage_fail, 1);
 		__sync_fetch_and_add(&cpu_slot(bpf_get_smp_processor_id())->dropped, 1);
 	}
@@ -342,7 +343,8 @@ static __s64 groups_lag;
  * list_for_each_entry_rcu() would: it ends at the head. A global function
  * takes scalars only (6.12 refused the runqueue's BTF pointer): addresses
  * here are plain numbers. Returns 1 when the list held more than
- * ST_MAX_LEAF_CFS_RQS cfs_rqs, the rest unread (the sums are short).
+ * ST_MAX_LEAF_CFS_RQS task groups' cfs_rqs, the rest unread (the sums
+ * are short).
  */
 __noinline int groups_removed(__u64 rq_addr, __u64 now)
 {
@@ -375,7 +377,13 @@ __noinline int groups_removed(__u64 rq_addr, __u64 now)
 			      avg_at(&cfs->avg, BPF_CORE_READ(cfs, avg.util_avg),
 				     now);
 	}
-	return pos && pos != head;
+	/*
+	 * Unread: what is left but the root, which the kernel keeps at the
+	 * list's tail (read_removed() reads it): 32 groups and the root
+	 * were all read.
+	 */
+	return pos && pos != head &&
+	       pos != root + bpf_core_field_offset(struct cfs_rq, leaf_cfs_rq_list);
 }
 
 /* The root's pending removals and its groups'. */
@@ -721,7 +729,7 @@ int BPF_PROG(on_pelt_se, struct sched_entity *se)
 	if (bpf_map_update_elem(&groups, &key, &v, BPF_ANY)) {
 		/* The group map is full: an update lost, as a dropped event. */
 		__sync_fetch_and_add(&global_state.group_fail, 1);
-		__sync_fetch_and_add(&cpu_slot(bpf_get_smp_processor_id())->dropped, 1);
+		__sync_fetch_and_add(&cpu_slot(v.cpu)->dropped, 1);
 	}
 	return 0;
 }

@@ -504,7 +504,7 @@ static int report(const char *path, struct schedstat_recording *rec,
 	/* Damaged chunks are only found by decoding them: ask again. */
 	schedstat_recording_info(rec, &info);
 	print_header(path, rec, &info, r.span_ns);
-	printf("  dropped    %" PRIu64 " events or reads (a full ring buffer or BPF map, over 32 task groups on a CPU) during the recording\n",
+	printf("  dropped    %" PRIu64 " events or reads (a full ring buffer or BPF map, more than 32 task groups on a CPU) during the recording\n",
 	       r.dropped);
 	print_clusters(&r, schedstat_recording_meta(rec, "source"));
 	print_tasks(&r, list, n, top);

@@ -96,6 +96,10 @@ class Terminated(BaseException):
 
 
 def _terminated(signum, frame):
+    # Once: a second signal must not cut short the clean-up the first
+    # started.
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
     raise Terminated(signal.Signals(signum).name)
 
 
@@ -141,9 +145,9 @@ def run():
         print("# terminated by %s" % e)
         failed = 1
     finally:
-        sys.stdout.flush()
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         signal.signal(signal.SIGHUP, signal.SIG_IGN)
+        sys.stdout.flush()
         if os.geteuid() == 0:
             _restore_machine(online)
         sys.stdout.flush()

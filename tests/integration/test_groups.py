@@ -4,7 +4,7 @@ import re
 import subprocess
 import time
 
-from harness import (RtApp, Skip, check, parse_csv, periodic, run,
+from harness import (Inconclusive, RtApp, Skip, check, parse_csv, periodic, run,
                      start_schedtop, test)
 
 
@@ -94,35 +94,36 @@ def debug_leaf_groups(cpu):
                    if re.match(r"cfs_rq\[%d\]:/\S+" % cpu, line))
 
 
-@test(root=True)
-def groups_past_the_bound_count_as_dropped():
-    """With more task groups active on a CPU than schedtop reads, blocked
-    load misses the others' pending removals: that was silent. Each such
-    sample now counts in the CPU's dropped."""
-    root, version = cpu_cgroup_root()
-    if not (os.path.exists("/sys/kernel/debug/sched/debug") or
-            os.path.exists("/proc/sched_debug")):
-        raise Skip("no scheduler debug dump (debugfs not mounted)")
+def crowd_cpu1(root, version, nr):
+    """Runs schedtop csv -t cpu for 3 s with @nr task groups (a parent and
+    nr - 1 children) each running a little every 50 ms on cpu1, so that
+    none decays off its leaf list, once the kernel lists no more than
+    those (up to 3 s: the groups of an earlier call take a moment to go).
+    Returns (the kernel's count of cpu1's task groups at each 0.2 s read,
+    cpu1's dropped per sample)."""
     base = os.path.join(root, "schedtop-test-leaf-%d" % os.getpid())
     os.mkdir(base)
     kids, procs = [], []
-    # Each group's task runs a little every 50 ms on cpu1, so that its
-    # cfs_rq never decays off the list.
     loop = "while :; do i=0; while [ $i -lt 300 ]; do i=$((i+1)); done; sleep 0.05; done"
     try:
         if version == 2:
             for d in (root, base):
                 with open(os.path.join(d, "cgroup.subtree_control"), "w") as f:
                     f.write("+cpu")
-        for n in range(LEAF_BOUND + 8):
-            kid = os.path.join(base, "g%d" % n)
-            os.mkdir(kid)
-            kids.append(kid)
+        for n in range(nr):
+            kid = os.path.join(base, "g%d" % n) if n else base
+            if n:
+                os.mkdir(kid)
+                kids.append(kid)
             p = subprocess.Popen(["taskset", "-c", "1", "sh", "-c", loop])
             procs.append(p)
             with open(os.path.join(kid, "cgroup.procs"), "w") as f:
                 f.write(str(p.pid))
         time.sleep(0.5)
+        for _ in range(30):
+            if debug_leaf_groups(1) <= nr:
+                break
+            time.sleep(0.1)
         st = start_schedtop("csv", "-t", "cpu", "-i", "200", "-d", "3")
         seen = []
         while st.poll() is None:
@@ -142,14 +143,39 @@ def groups_past_the_bound_count_as_dropped():
                 except OSError:
                     time.sleep(0.1)
     rows = [r for r in parse_csv(out) if r["cpu"] == "1"]
+    check(len(rows) >= 10 and seen, "%d rows of cpu1, %d reads" % (len(rows), len(seen)))
+    return seen, [int(r["dropped"]) for r in rows]
+
+
+@test(root=True)
+def groups_past_the_bound_count_as_dropped():
+    """With more task groups active on a CPU than schedtop reads, blocked
+    load misses the others' pending removals: that was silent. Each such
+    sample now counts in the CPU's dropped; with as many as it reads, none
+    does (the root cfs_rq, at the list's tail, is not one more)."""
+    root, version = cpu_cgroup_root()
+    if not os.path.exists("/sys/devices/system/cpu/cpu1"):
+        raise Skip("no cpu1 to crowd with task groups")
+    if not (os.path.exists("/sys/kernel/debug/sched/debug") or
+            os.path.exists("/proc/sched_debug")):
+        raise Skip("no scheduler debug dump (debugfs not mounted)")
+    seen, dropped = crowd_cpu1(root, version, LEAF_BOUND + 8)
     check(min(seen) > LEAF_BOUND,
           "the kernel listed %s task groups on cpu1, not all over %d"
           % (seen, LEAF_BOUND))
-    dropped = [int(r["dropped"]) for r in rows]
-    # Every sample after the first read cpu1's first 32 groups only.
-    check(len(rows) >= 10 and all(d >= 1 for d in dropped[1:]),
+    # Every sample after the first (a delta from open) read 32 of them.
+    check(all(d >= 1 for d in dropped[1:]),
           "cpu1 had %d..%d task groups listed; dropped per sample: %s"
           % (min(seen), max(seen), dropped))
+    seen, dropped = crowd_cpu1(root, version, LEAF_BOUND)
+    if max(seen) != LEAF_BOUND:
+        # Another cgroup's task ran on cpu1 meanwhile, or one of ours
+        # decayed off the list.
+        raise Inconclusive("the kernel listed %s task groups on cpu1, at "
+                           "most %d wanted" % (seen, LEAF_BOUND))
+    check(not any(dropped), "exactly %d task groups on cpu1; dropped per "
+          "sample: %s" % (LEAF_BOUND, dropped))
+
 
 if __name__ == "__main__":
     run()

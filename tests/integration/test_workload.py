@@ -368,7 +368,7 @@ def check_judgement(s, acts):
         check(c["met"] is met, "%s: met %s from the activations, reported %s"
               % (c["name"], met, c))
         met_all = met_all and met
-        # --json prints 6 significant digits.
+        # --json prints 15 significant digits.
         for key, p in (("p50", 50), ("p95", 95), ("p99", 99), ("max", 100)):
             want = nearest_rank(resp, p) if resp else 0
             got = c["response_ms"][key]
@@ -401,10 +401,10 @@ def show_misses(acts, reads, timers=()):
                  if nxt else "-"))
         t = timer_behind(timers, a["release_ns"])
         if t:
-            print("#   its timer: due %+.3f ms, fired %s" %
-                  ((t[0] - a["release_ns"]) / 1e6,
+            print("#   its timer: armed %+.3f ms, due %+.3f ms, fired %s%s" %
+                  ((t[2] - a["release_ns"]) / 1e6, (t[0] - a["release_ns"]) / 1e6,
                    "%+.3f ms" % ((t[1] - a["release_ns"]) / 1e6)
-                   if t[1] else "never"))
+                   if t[1] else "never", " on an idle CPU" if t[3] else ""))
         near = [r for r in reads if abs(r[0] - a["release_ns"]) < 30e6]
         for r0, r1 in zip(near, near[1:]):
             print("#   %+.1f..%+.1f ms: ran %.3f ms, waited %.3f ms" %
@@ -414,13 +414,16 @@ def show_misses(acts, reads, timers=()):
 
 
 def woke_too_late(a, timers, work_ns):
-    """The timer (due_ns, fired_ns) that alone made @a miss: the last one
-    its thread slept on before @a's release, due by the release, fired so
-    late that the work could not end by the deadline. A timer due at an
-    earlier release that fired past this one's counts too: the thread slept
-    through both. Else None: the miss is the scheduler's, or schedtop's."""
+    """The timer that alone made @a miss: the last one its thread slept on
+    before @a's release, armed before it was due and due by the release,
+    run on an idle CPU (halted: a vCPU the host woke late, not code here
+    with interrupts off) so late that the work could not end by the
+    deadline. A timer due at an earlier release that fired past this one's
+    counts too: the thread slept through both. Else None: the miss is the
+    scheduler's, or schedtop's."""
     t = timer_behind(timers, a["release_ns"])
-    if not t or t[1] is None or t[1] + work_ns <= a["deadline_ns"]:
+    if (not t or t[1] is None or t[2] > t[0] or not t[3] or
+            t[1] + work_ns <= a["deadline_ns"]):
         return None
     return t
 

@@ -16,29 +16,42 @@ delays that, and no steal time is counted for a vCPU that was halted.
 import os
 import re
 
+from harness import Skip
+
 TRACING = "/sys/kernel/tracing"
 
 # Fields by name: kernels print them in different orders (6.18 puts
-# function= before now=).
+# function= before now=). The head: the task on the CPU (an idle CPU's is
+# "<idle>-0"), the CPU, flags, and the stamp in s to the us.
+HEAD = re.compile(r"^\s*(.*)-(\d+)\s+\[\d+\].*?\s(\d+)\.(\d+): ")
 START = re.compile(r"hrtimer_start: hrtimer=(\w+) .*\bexpires=(\d+)")
 EXPIRE = re.compile(r"hrtimer_expire_entry: hrtimer=(\w+) .*\bnow=(\d+)")
 
 
 def parse_timers(lines):
-    """[(expires_ns, fired_ns or None)] of the filtered thread's timers in
-    the order they were armed, from a trace file's @lines. A timer armed
-    again, or never fired (cancelled by a signal or the run's end), fired
-    None."""
+    """[(expires_ns, fired_ns, armed_ns, idle)] of the filtered thread's
+    timers in the order they were armed, from a trace file's @lines:
+    when it was due, when its function ran (None if never: cancelled by a
+    signal or the run's end), when it was armed (to the us), and whether
+    its CPU was idle when it ran (pid 0: the CPU was halted, not running
+    code with interrupts off)."""
     out, armed = [], {}
     for line in lines:
+        h = HEAD.match(line)
+        if not h:
+            continue
         m = START.search(line)
         if m:
             armed[m.group(1)] = len(out)
-            out.append([int(m.group(2)), None])
+            out.append([int(m.group(2)), None,
+                        int(h.group(3)) * 1000000000 + int(h.group(4).ljust(9, "0")),
+                        None])
             continue
         m = EXPIRE.search(line)
         if m and m.group(1) in armed:
-            out[armed.pop(m.group(1))][1] = int(m.group(2))
+            t = out[armed.pop(m.group(1))]
+            t[1] = int(m.group(2))
+            t[3] = h.group(2) == "0"
     return [tuple(t) for t in out]
 
 
@@ -46,6 +59,8 @@ class TimerTrace:
     """A tracefs instance of the test's with the hrtimers @comm arms."""
 
     def __init__(self, comm):
+        if not os.path.isdir(TRACING + "/instances"):
+            raise Skip("no tracefs at %s to see the thread's timers" % TRACING)
         self.dir = "%s/instances/test-timer-%d" % (TRACING, os.getpid())
         os.mkdir(self.dir)
         try:
