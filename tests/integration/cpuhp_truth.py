@@ -5,10 +5,9 @@ cpuhp_multi_enter, cpuhp_exit) with the "mono" clock, schedtop's; these
 helpers read them as text and group them into operations without any of
 schedtop's code (test_hotplug_timing.py here, test_vm_matrix.py in guests).
 """
-import os
 import re
 
-TRACING = "/sys/kernel/tracing"
+from harness import TRACING, TraceInstance
 
 
 def parse_events(lines, cpu):
@@ -54,26 +53,14 @@ def parse_events(lines, cpu):
     return sorted((tuple(e) for e in out), key=lambda e: e[0])
 
 
-class CpuhpTrace:
+class CpuhpTrace(TraceInstance):
     """A tracefs instance of the test's own with the cpuhp events."""
 
     def __init__(self, tag=""):
-        self.dir = "%s/instances/test-hp%s-%d" % (TRACING, tag, os.getpid())
-        os.mkdir(self.dir)
-        self.write("trace_clock", "mono")
-        self.write("events/cpuhp/enable", "1")
-
-    def write(self, name, value):
-        with open(os.path.join(self.dir, name), "w") as f:
-            f.write(value)
+        super().__init__("hp" + tag, ("cpuhp",))
 
     def events(self, cpu=1):
-        with open(os.path.join(self.dir, "trace")) as f:
-            return parse_events(f, cpu)
-
-    def close(self):
-        self.write("events/cpuhp/enable", "0")
-        os.rmdir(self.dir)
+        return parse_events(self.lines(), cpu)
 
 
 def state_names(lines=None):

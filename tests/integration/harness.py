@@ -103,27 +103,84 @@ def _terminated(signum, frame):
     raise Terminated(signal.Signals(signum).name)
 
 
-def online_cpu_set():
-    cpus = set()
+def cpulist(text):
+    """The CPUs of a kernel CPU list ("0-3,6") in order."""
+    out = []
+    for part in text.strip().split(","):
+        a, _, b = part.partition("-")
+        out += range(int(a), int(b or a) + 1)
+    return out
+
+
+def online_cpus():
     with open("/sys/devices/system/cpu/online") as f:
-        for part in f.read().strip().split(","):
-            a, _, b = part.partition("-")
-            cpus.update(range(int(a), int(b or a) + 1))
-    return cpus
+        return cpulist(f.read())
+
+
+TRACING = "/sys/kernel/tracing"
+
+
+class TraceInstance:
+    """A tracefs instance of the test's own, test-<tag>-PID (the harness
+    removes any left when the file ends), stamped with the "mono" clock:
+    CLOCK_MONOTONIC, schedtop's. @events ("group/name" or a group) are
+    enabled, each after its filter in @filters if any."""
+
+    def __init__(self, tag, events, filters=None, buffer_kb=None):
+        if not os.path.isdir(TRACING + "/instances"):
+            raise Skip("no tracefs at %s" % TRACING)
+        self.dir = "%s/instances/test-%s-%d" % (TRACING, tag, os.getpid())
+        self.enabled = []
+        os.mkdir(self.dir)
+        try:
+            self.write("trace_clock", "mono")
+            if buffer_kb:
+                self.write("buffer_size_kb", str(buffer_kb))
+            for ev in events:
+                if filters and ev in filters:
+                    self.write("events/%s/filter" % ev, filters[ev])
+                self.write("events/%s/enable" % ev, "1")
+                self.enabled.append(ev)
+        except OSError:
+            self.close()
+            raise
+
+    def write(self, name, value):
+        with open(os.path.join(self.dir, name), "w") as f:
+            f.write(value)
+
+    def lines(self):
+        """The trace so far, as the kernel prints it."""
+        with open(os.path.join(self.dir, "trace")) as f:
+            return f.read().splitlines()
+
+    def close(self):
+        for ev in self.enabled:
+            try:
+                self.write("events/%s/enable" % ev, "0")
+            except OSError:
+                pass
+        os.rmdir(self.dir)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
 
 
 def _restore_machine(online):
     """What a test that ended without its own clean-up (killed, or a bug)
     leaves: CPUs offline that were online when the file started, and this
     process's tracefs instances (*-PID). Each is put back and named."""
-    for cpu in sorted(online - online_cpu_set()):
+    for cpu in sorted(online - set(online_cpus())):
         try:
             with open("/sys/devices/system/cpu/cpu%d/online" % cpu, "w") as f:
                 f.write("1")
             print("# the harness brought cpu%d back online" % cpu)
         except OSError as e:
             print("# cpu%d left offline: %s" % (cpu, e))
-    inst = "/sys/kernel/tracing/instances"
+    inst = TRACING + "/instances"
     for name in (os.listdir(inst) if os.path.isdir(inst) else []):
         if name.endswith("-%d" % os.getpid()):
             try:
@@ -136,7 +193,7 @@ def _restore_machine(online):
 def run():
     print("1..%d" % len(_tests))
     failed = 0
-    online = online_cpu_set()
+    online = set(online_cpus())
     for sig in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, _terminated)
     try:

@@ -21,7 +21,7 @@ import tempfile
 import threading
 import time
 
-from harness import BIN, OUT, SRC, make_in_out, Skip, Inconclusive, check, parse_csv, run, test
+from harness import BIN, OUT, SRC, make_in_out, Skip, Inconclusive, check, cpulist, parse_csv, run, test
 
 HELPER = os.path.join(SRC, "scripts", "schedtop-adb")
 FAKE = os.path.join(SRC, "tests", "adb", "fake_adbd.py")
@@ -281,14 +281,6 @@ def csv_without_root_refuses_clearly():
 
 
 SCHED_DEBUG = "/sys/kernel/debug/sched/debug"
-
-
-def expand(cpulist):
-    out = []
-    for part in cpulist.split(","):
-        a, _, b = part.partition("-")
-        out += range(int(a), int(b or a) + 1)
-    return out
 
 
 PERIOD_NS = 1024 * 1024		# a PELT period: 1024 us
@@ -629,7 +621,7 @@ def csv_streams_to_the_host_and_ctrl_c_stops_the_device_side():
         # (RootCfsWatch.in_transit). Rounding: a unit per value, 4 per CPU.
         u = float(r["util_pct"])
         t = topo[r["cluster"]]
-        cpus = expand(t["cpus"])
+        cpus = cpulist(t["cpus"])
         cap = int(r["capacity"])
         lo, hi = cfs.range(cpus, int(r["ts_ns"]) / 1e9)
         other, rt_ns, nontask_ns = cfs.other_max(cpus, since)
@@ -644,7 +636,7 @@ def csv_streams_to_the_host_and_ctrl_c_stops_the_device_side():
               "%.1f units: RT/DL run %.2f ms, steal %.2f ms)" %
               (r["cluster"], u, t["cpus"], lo_pct, hi_pct, other,
                rt_ns / 1e6, nontask_ns / 1e6))
-        check(int(r["capacity"]) == int(t["capacity"]) * ncpus(t["cpus"]),
+        check(int(r["capacity"]) == int(t["capacity"]) * len(cpulist(t["cpus"])),
               "cluster capacity %s, topology %s" % (r["capacity"], t))
         margins.append((u - lo_pct, hi_pct - u, u))
         if other > 0.1 * cap:
@@ -696,14 +688,6 @@ def live_view_over_adb_shell_t():
     check(any(s.startswith("shell,v2,pty:su -c ") for s in p.services()),
           "not through adb shell -t with su")
     check(p.processes() == [], "left on the device: %s" % p.processes())
-
-
-def ncpus(cpulist):
-    n = 0
-    for part in cpulist.split(","):
-        a, _, b = part.partition("-")
-        n += int(b or a) - int(a) + 1
-    return n
 
 
 @test(root=True)

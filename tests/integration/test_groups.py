@@ -22,6 +22,17 @@ def cpu_cgroup_root():
     raise Skip("no cgroup hierarchy with the cpu controller is mounted")
 
 
+def rmdir_when_empty(path):
+    """Removes a cgroup once the kernel has let go of its killed tasks
+    (up to 5 s)."""
+    for _ in range(50):
+        try:
+            os.rmdir(path)
+            return
+        except OSError:
+            time.sleep(0.1)
+
+
 def stop(proc):
     proc.send_signal(2)
     out, err = proc.communicate(timeout=20)
@@ -54,12 +65,7 @@ def cgroup_entity_carries_its_task_util():
         trows = parse_csv(stop(tasks))
     finally:
         rt.stop()
-        for _ in range(50):
-            try:
-                os.rmdir(path)
-                break
-            except OSError:
-                time.sleep(0.1)
+        rmdir_when_empty(path)
     mine = [g for g in groups if g["cgroup"] == "/" + name and g["cpu"] == "1"]
     check(len(mine) >= 10, "group /%s on cpu1 in %d rows" % (name, len(mine)))
     tail = mine[len(mine) // 2:]
@@ -136,12 +142,7 @@ def crowd_cpu1(root, version, nr):
             p.kill()
             p.wait()
         for d in kids + [base]:
-            for _ in range(50):
-                try:
-                    os.rmdir(d)
-                    break
-                except OSError:
-                    time.sleep(0.1)
+            rmdir_when_empty(d)
     rows = [r for r in parse_csv(out) if r["cpu"] == "1"]
     check(len(rows) >= 10 and seen, "%d rows of cpu1, %d reads" % (len(rows), len(seen)))
     return seen, [int(r["dropped"]) for r in rows]

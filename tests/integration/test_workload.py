@@ -13,9 +13,9 @@ import subprocess
 import tempfile
 import time
 
-from harness import (SRC, Inconclusive, Skip, check, cpufreq_policy, mono_ns,
-                     parse_csv, read_sys, rq_clock_skips_ns, run, schedtop,
-                     start_schedtop, steal_ns, test)
+from harness import (SRC, Inconclusive, Skip, check, cpufreq_policy, cpulist,
+                     mono_ns, online_cpus, parse_csv, read_sys, rq_clock_skips_ns,
+                     run, schedtop, start_schedtop, steal_ns, test)
 from timer_truth import TimerTrace, timer_behind
 
 EM = os.path.join(SRC, "tests/fixtures/energy/two-cluster.em")
@@ -185,19 +185,6 @@ def run_workload(name, seconds, *extra, watch=()):
     # The timer slack each thread's sleeps had (none at SCHED_FIFO).
     run_workload.slack = slack
     return json.loads(out), acts, reads
-
-
-def online_cpus():
-    with open("/sys/devices/system/cpu/online") as f:
-        return cpulist(f.read().strip())
-
-
-def cpulist(text):
-    out = []
-    for part in text.split(","):
-        a, _, b = part.partition("-")
-        out += range(int(a), int(b or a) + 1)
-    return out
 
 
 def read_activations(path):

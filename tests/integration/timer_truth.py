@@ -13,12 +13,9 @@ fired - expires is how late the timer interrupt was handled. On a VM a
 halted vCPU is woken for its timer by the host; a host busy elsewhere
 delays that, and no steal time is counted for a vCPU that was halted.
 """
-import os
 import re
 
-from harness import Skip
-
-TRACING = "/sys/kernel/tracing"
+from harness import TraceInstance
 
 # Fields by name: kernels print them in different orders (6.18 puts
 # function= before now=). The head: the task on the CPU (an idle CPU's is
@@ -55,51 +52,21 @@ def parse_timers(lines):
     return [tuple(t) for t in out]
 
 
-class TimerTrace:
+class TimerTrace(TraceInstance):
     """A tracefs instance of the test's with the hrtimers @comm arms."""
 
     def __init__(self, comm):
-        if not os.path.isdir(TRACING + "/instances"):
-            raise Skip("no tracefs at %s to see the thread's timers" % TRACING)
-        self.dir = "%s/instances/test-timer-%d" % (TRACING, os.getpid())
-        os.mkdir(self.dir)
-        try:
-            self.write("trace_clock", "mono")
-            # ~1000 starts a second and every CPU's ticks: 2 MB a CPU
-            # holds a run of tens of seconds.
-            self.write("buffer_size_kb", "2048")
-            self.write("events/timer/hrtimer_start/filter", 'comm == "%s"' % comm)
-            self.write("events/timer/hrtimer_start/enable", "1")
-            self.write("events/timer/hrtimer_expire_entry/enable", "1")
-        except OSError:
-            self.close()
-            raise
-
-    def write(self, name, value):
-        with open(os.path.join(self.dir, name), "w") as f:
-            f.write(value)
+        # ~1000 starts a second and every CPU's ticks: 2 MB a CPU holds a
+        # run of tens of seconds.
+        super().__init__("timer", ("timer/hrtimer_start", "timer/hrtimer_expire_entry"),
+                         {"timer/hrtimer_start": 'comm == "%s"' % comm}, 2048)
 
     def timers(self):
         """What parse_timers() gives of the trace so far; also whether
         events were lost (an overrun ring buffer)."""
-        with open(os.path.join(self.dir, "trace")) as f:
-            lines = f.read().splitlines()
+        lines = self.lines()
         lost = any("LOST" in l and "EVENTS" in l for l in lines)
         return parse_timers(lines), lost
-
-    def close(self):
-        for ev in ("hrtimer_start", "hrtimer_expire_entry"):
-            try:
-                self.write("events/timer/%s/enable" % ev, "0")
-            except OSError:
-                pass
-        os.rmdir(self.dir)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
 
 
 def timer_behind(timers, release_ns):
