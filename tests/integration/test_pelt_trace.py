@@ -29,8 +29,6 @@ from harness import (RtApp, Skip, bpf_progs_loaded, check, mono_ns, parse_csv,
 PELT_PROGS = ["pelt_trace_se", "pelt_trace_cfs", "pelt_trace_rt",
               "pelt_trace_dl", "pelt_trace_irq"]
 SECONDS = 4
-# PELT's decay per 1 ms period: half in 32.
-PELT_Y = 0.5 ** (1 / 32)
 
 
 def test_cpu():
