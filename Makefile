@@ -32,6 +32,12 @@ AR := $(CROSS)$(if $(filter default,$(origin AR)),ar,$(AR))
 CLANG ?= clang
 BPFTOOL ?= bpftool
 PKG_CONFIG ?= pkg-config
+# The target's libraries: a cross build asks the target's .pc files.
+ifneq ($(CROSS),)
+TARGET_PKG_CONFIG ?= PKG_CONFIG_LIBDIR=/usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig $(PKG_CONFIG)
+else
+TARGET_PKG_CONFIG ?= $(PKG_CONFIG)
+endif
 
 VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
 GIT_REV := $(shell git rev-parse --short HEAD 2>/dev/null)
@@ -47,14 +53,17 @@ CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wshadow \
 	  -DSCHEDTOP_GIT_REV='"$(GIT_REV)"' $(CROSS_INC)
 # The library sees its private headers, the BPF ABI and the skeleton; the
 # front end sees the public header only (include/), as a program using the
-# installed library does. Tests and benchmarks may look inside (TEST_INC).
-# libschedstat/ is in folders by what they own (core, topology, sources,
-# model, record); each is on the private include path.
-LIB_DIRS := libschedstat $(patsubst %/,%,$(sort $(dir $(wildcard libschedstat/*/*.[ch]))))
+# installed library does, and its own rooms. Tests and benchmarks may look
+# inside (TEST_INC). libschedstat/ is in floors (base at the bottom, session
+# at the top; docs/design.md, tests/integration/test_layers.py), schedtop/
+# in rooms by what they own; each folder is on its include path.
+LIB_DIRS := $(patsubst %/,%,$(sort $(dir $(wildcard libschedstat/*/*.[ch]))))
 LIB_HDRS := $(wildcard $(addsuffix /*.h,$(LIB_DIRS)))
 LIB_INC := -Iinclude $(addprefix -I,$(LIB_DIRS)) -Ibpf -I$(OUT)
-APP_INC := -Iinclude
-TEST_INC := $(LIB_INC) -Ischedtop
+APP_DIRS := $(patsubst %/,%,$(sort $(dir $(wildcard schedtop/*/*.[ch]))))
+APP_HDRS := $(wildcard $(addsuffix /*.h,$(APP_DIRS)))
+APP_INC := -Iinclude $(addprefix -I,$(APP_DIRS))
+TEST_INC := $(LIB_INC) $(addprefix -I,$(APP_DIRS))
 ifeq ($(STATIC),1)
 # Static: no NSS, no shared libraries, nothing to install on the device.
 LDFLAGS += -static $(CROSS_LIB)
@@ -64,9 +73,10 @@ NCURSES_LIBS := $(shell $(PKG_CONFIG) --libs ncursesw 2>/dev/null || echo -lncur
 endif
 # The tracefs source (libschedstat/sources/tracefs_source.c): libtracefs and
 # libtraceevent, static .a files in Debian's -dev packages for every arch.
-TRACE_INC := -I/usr/include/tracefs -I/usr/include/traceevent
+TRACE_INC := $(shell $(TARGET_PKG_CONFIG) --cflags libtracefs libtraceevent 2>/dev/null || \
+		echo -I/usr/include/tracefs -I/usr/include/traceevent)
 LIB_INC += $(TRACE_INC)
-# trace-cmd files (trace_file_source.c): libtracecmd ships no static
+# trace-cmd files (traces/trace_file_source.c): libtracecmd ships no static
 # library, so static builds (ARCH=arm64) leave it out; TRACECMD=0 does too.
 ifeq ($(STATIC),1)
 TRACECMD ?= 0
@@ -74,7 +84,8 @@ else
 TRACECMD ?= $(shell $(PKG_CONFIG) --exists libtracecmd && echo 1 || echo 0)
 endif
 ifeq ($(TRACECMD),1)
-LIB_INC += -DHAVE_TRACECMD -I/usr/include/trace-cmd
+TRACECMD_INC := $(shell $(PKG_CONFIG) --cflags libtracecmd)
+LIB_INC += -DHAVE_TRACECMD $(TRACECMD_INC)
 # trace_file_check.c inflates compressed trace.dat sections as libtracecmd does.
 LDLIBS += -ltracecmd -lzstd
 endif
@@ -93,8 +104,8 @@ endif
 LIB_SRCS := $(wildcard $(addsuffix /*.c,$(LIB_DIRS)))
 OBJ := $(OUT)/obj
 LIB_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(LIB_SRCS))
-APP_SRCS := $(wildcard schedtop/*.c)
-# Terminal descriptions built into the binary (schedtop/terminfo_fallback.c):
+APP_SRCS := $(wildcard schedtop/*.c $(addsuffix /*.c,$(APP_DIRS)))
+# Terminal descriptions built into the binary (schedtop/terminal/terminfo_fallback.c):
 # the first two must exist on the build host, the others are taken if there.
 TERMINFO_REQUIRED := vt100 xterm-256color
 TERMINFO_OPTIONAL := xterm linux screen screen-256color tmux-256color
@@ -105,9 +116,8 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(UNIT_SRCS))
 # Helpers that integration tests run (not tests themselves).
 TOOL_SRCS := $(wildcard tests/tools/*.c)
 TOOL_BINS := $(patsubst tests/tools/%.c,$(OUT)/tests/tools/%,$(TOOL_SRCS))
-# Front-end sources a unit test may link (everything but main and the
-# completion writer, which reads main.c's command table).
-APP_TESTABLE := $(filter-out $(OBJ)/schedtop/main.o $(OBJ)/schedtop/completion.o,$(APP_OBJS))
+# Front-end sources a unit test may link (everything but main).
+APP_TESTABLE := $(filter-out $(OBJ)/schedtop/main.o,$(APP_OBJS))
 
 # Where make install puts things (libtracefs's and bcc's shape). DESTDIR is
 # prepended to every path at install time only: the .pc file names the final
@@ -149,17 +159,18 @@ $(OUT)/libschedstat.a: $(LIB_OBJS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
-$(OBJ)/schedtop/%.o: schedtop/%.c $(wildcard schedtop/*.h) $(wildcard include/*.h) | $(OBJ)/schedtop
+$(OBJ)/schedtop/%.o: schedtop/%.c $(APP_HDRS) $(wildcard include/*.h)
 	$(call msg,CC,$@)
+	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS) $(APP_INC) -c $< -o $@
 
 # The version and commit built, rewritten only when they change: --version
-# (cmd_live.c) is compiled again with them, and nothing else is.
+# (commands/cmd_live.c) is compiled again with them, and nothing else is.
 $(OUT)/version-stamp: FORCE | $(OBJ)/schedtop
 	$(Q)echo '$(VERSION) $(GIT_REV)' | cmp -s - $@ || \
 		echo '$(VERSION) $(GIT_REV)' >$@
 
-$(OBJ)/schedtop/cmd_live.o: $(OUT)/version-stamp
+$(OBJ)/schedtop/commands/cmd_live.o: $(OUT)/version-stamp
 
 # Rewritten on every install: it names the PREFIX of that install.
 $(OUT)/libschedstat.pc: libschedstat/libschedstat.pc.in FORCE
@@ -168,7 +179,7 @@ $(OUT)/libschedstat.pc: libschedstat/libschedstat.pc.in FORCE
 		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|; s|@VERSION@|$(VERSION)|' \
 		-e 's|@REQUIRES@|$(PC_REQUIRES)|' $< >$@
 
-# Generated from the option and column tables (schedtop/completion.c).
+# Generated from the option and column tables (schedtop/commands/completion.c).
 $(OUT)/schedtop.bash: $(OUT)/schedtop
 	$(call msg,GEN,$@)
 	$(Q)$(RUN_TARGET) $(OUT)/schedtop --bash-completion >$@
@@ -177,9 +188,9 @@ $(OUT)/terminfo_data.c: scripts/embed-terminfo | $(OBJ)/schedtop
 	$(call msg,GEN,$@)
 	$(Q)scripts/embed-terminfo $(TERMINFO_REQUIRED) -- $(TERMINFO_OPTIONAL) >$@
 
-$(OBJ)/terminfo_data.o: $(OUT)/terminfo_data.c schedtop/terminfo_fallback.h
+$(OBJ)/terminfo_data.o: $(OUT)/terminfo_data.c schedtop/terminal/terminfo_fallback.h
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(APP_INC) -Ischedtop -c $< -o $@
+	$(Q)$(CC) $(CFLAGS) $(APP_INC) -c $< -o $@
 
 $(OUT)/schedtop: $(APP_OBJS) $(OUT)/libschedstat.a
 	$(call msg,LINK,$@)
@@ -231,7 +242,7 @@ FUZZ_LIB_SRCS := $(filter $(addprefix %/,record_codec.c record_reader.c \
 	snapshot.c util.c errors.c comm.c),$(LIB_SRCS))
 FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION \
-	-std=gnu11 -D_GNU_SOURCE $(filter-out $(TRACE_INC) -DHAVE_TRACECMD -I/usr/include/trace-cmd,$(LIB_INC))
+	-std=gnu11 -D_GNU_SOURCE $(filter-out $(TRACE_INC) -DHAVE_TRACECMD $(TRACECMD_INC),$(LIB_INC))
 
 $(OUT)/fuzz/fuzz_recording: tests/fuzz/fuzz_recording.c $(FUZZ_LIB_SRCS) $(LIB_HDRS) $(wildcard include/*.h)
 	$(call msg,FUZZ,$@)
@@ -245,7 +256,7 @@ fuzz: $(OUT)/fuzz/fuzz_recording
 FUZZ_TRACE_SRCS := $(filter $(addprefix %/,trace_file_source.c trace_file_check.c \
 	trace_file_formats.c trace_file_pages.c trace_format_check.c tracepoints.c \
 	sched_events.c pelt.c hash.c snapshot.c util.c errors.c comm.c),$(LIB_SRCS)) \
-	$(wildcard libschedstat/model/engine*.c libschedstat/model/model*.c \
+	$(wildcard libschedstat/engine/*.c libschedstat/model/model*.c \
 		   libschedstat/topology/*.c)
 FUZZ_TRACE_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION \
@@ -268,9 +279,11 @@ check: all unit fuzz
 bench: all $(OUT)/bench/tui_render
 	$(Q)bench/run
 
-# After changing a column: rewrite the generated parts of the docs.
+# After changing a column: rewrite the generated parts of the docs, from
+# the binary just built (run under qemu-user when cross-built).
 docs: all
-	$(Q)scripts/regen-docs
+	$(Q)SCHEDTOP_BIN=$(abspath $(OUT))/schedtop SCHEDTOP_RUN='$(RUN_TARGET)' \
+		scripts/regen-docs
 
 install: all $(OUT)/libschedstat.pc $(OUT)/schedtop.bash
 	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
