@@ -2,7 +2,10 @@
 /*
  * Taking one CPU out of service and back (schedstat_cpu_exit_*): the shared
  * state of the hotplug timer (cpuhp_timing.c) and the evacuation
- * (evacuate.c), and the events both read from one tracefs instance.
+ * (evacuate.c), and the events both read from one tracefs instance
+ * (exit_events.c). Each file calls only those below it: cpu_exit.c (the
+ * object) > cpuhp_timing.c, evacuate.c > exit_state.c, exit_events.c,
+ * cpuhp_split.c > cpuhp_names.c.
  */
 #ifndef SCHEDSTAT_CPU_EXIT_H
 #define SCHEDSTAT_CPU_EXIT_H
@@ -92,10 +95,13 @@ struct schedstat_cpu_exit {
 };
 
 /*
- * Everything the instance holds now, in time order, into x->evs (which it
- * replaces). 0 or -errno.
+ * exit_events.c: the private instance with the cpuhp events and
+ * sched_switch; everything it holds now, in time order, into x->evs (which
+ * it replaces), 0 or -errno; and its close (x->evs freed too).
  */
+int exit_events_open(struct schedstat_cpu_exit *x);
 int cpu_exit_read_events(struct schedstat_cpu_exit *x);
+void exit_events_close(struct schedstat_cpu_exit *x);
 /* @op's step named @name (added with @state if new); NULL on -ENOMEM. */
 struct schedstat_exit_step *exit_op_step(struct schedstat_exit_op *op,
 					 const char *name, int state);
@@ -104,7 +110,7 @@ int cpu_exit_is_online(const struct schedstat_cpu_exit *x, bool *online);
 /* Evacuate's restore, also run by close. */
 int evacuate_restore(struct schedstat_cpu_exit *x, struct schedstat_exit_op *op);
 
-/* flags and starttime of /proc/TID/stat; -errno if gone. */
+/* exit_state.c: flags and starttime of /proc/TID/stat; -errno if gone. */
 int exit_task_stat(int tid, unsigned int *flags, unsigned long long *start);
 
 /*

@@ -22,27 +22,6 @@
 /* How long the CPU is watched after the last pass for a straggler. */
 #define WATCH_MS	20
 
-/* flags (field 9) and starttime (22) of /proc/TID/stat; -errno if gone. */
-int exit_task_stat(int tid, unsigned int *flags, unsigned long long *start)
-{
-	char path[64], buf[1024], *p;
-	int err;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", tid);
-	err = util_read_small_file(path, buf, sizeof(buf));
-	if (err)
-		return err;
-	/* A task that exits while read leaves an empty file. */
-	if (!buf[0])
-		return -ESRCH;
-	/* comm may hold spaces and parentheses: fields follow the last ')'. */
-	p = strrchr(buf, ')');
-	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %u %*u %*u %*u %*u "
-			 "%*u %*u %*d %*d %*d %*d %*d %*d %llu", flags, start) != 2)
-		return -EINVAL;
-	return 0;
-}
-
 static bool saved_has(const struct schedstat_cpu_exit *x, int tid)
 {
 	for (size_t i = 0; i < x->nr_tasks; i++)

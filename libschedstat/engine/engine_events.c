@@ -3,7 +3,8 @@
  * The engine's event handling: each sched, power and cpuhp event (engine.h)
  * moves a task between running, queued and asleep, or changes a CPU's
  * frequency, idle state or hotplug step, bringing PELT (engine_pelt.c) up
- * to the event's time first.
+ * to the event's time first; the kernel's own PELT events replace the
+ * engine's values with the kernel's.
  */
 #include <errno.h>
 
@@ -473,4 +474,66 @@ void engine_hotplug(struct engine *e, uint64_t ts, int cpu,
 		c->hp.last = ts;
 		return;
 	}
+}
+
+/*
+ * @sa, just brought to now, takes the kernel's averages; its sums follow
+ * them as attach_entity_load_avg() rebuilds sums from averages, so that
+ * the next update decays and accrues from the kernel's values.
+ */
+static void take_kernel_avg(struct pelt_avg *sa, const struct engine_kernel_pelt *k,
+			    uint64_t weight)
+{
+	uint32_t divider = PELT_MIN_DIVIDER + sa->period_contrib;
+
+	if (k->util) {
+		sa->util_avg = *k->util;
+		sa->util_sum = sa->util_avg * divider;
+	}
+	if (k->runnable) {
+		sa->runnable_avg = *k->runnable;
+		sa->runnable_sum = sa->runnable_avg * divider;
+	}
+	if (k->load) {
+		sa->load_avg = *k->load;
+		sa->load_sum = weight ? sa->load_avg * divider / weight : 0;
+	}
+}
+
+void engine_kernel_task_pelt(struct engine *e, uint64_t ts, int32_t pid,
+			     const struct engine_kernel_pelt *k)
+{
+	struct etask *t = engine_task_find(e, pid);
+	struct ecpu *c;
+
+	if (!t || t->dead || !t->fair)
+		return;
+	ts = engine_check_time(e, ts);
+	c = engine_cpu_at(e, t->attached);
+	if (c) {
+		/* Detached from the CPU's sums as it was, attached as it is. */
+		engine_update_task(e, t, ts);
+		engine_sub_clamped(&c->avg.util_avg, t->avg.util_avg);
+		engine_sub_clamped(&c->avg.runnable_avg, t->avg.runnable_avg);
+		engine_sub_clamped(&c->avg.load_avg, t->avg.load_avg);
+	}
+	take_kernel_avg(&t->avg, k, pelt_prio_weight(t->rec.prio));
+	if (c && !c->kernel_pelt) {
+		c->avg.util_avg += t->avg.util_avg;
+		c->avg.runnable_avg += t->avg.runnable_avg;
+		c->avg.load_avg += t->avg.load_avg;
+	}
+	t->kernel_pelt = true;
+}
+
+void engine_kernel_cpu_pelt(struct engine *e, uint64_t ts, int cpu,
+			    const struct engine_kernel_pelt *k)
+{
+	struct ecpu *c = engine_cpu_at(e, cpu);
+
+	if (!c)
+		return;
+	engine_update_cpu(c, engine_check_time(e, ts));
+	take_kernel_avg(&c->avg, k, 1);
+	c->kernel_pelt = true;
 }

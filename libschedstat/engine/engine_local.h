@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The engine's own layout, shared by its files (engine.c: the tables and
- * the output; engine_pelt.c: PELT; engine_events.c: the events;
- * engine_lost_time.c: steal and irq time). Sources see engine.h only.
+ * The engine's own layout, shared by its files (engine.c: its life and
+ * output; engine_tasks.c: the task table; engine_pelt.c: PELT;
+ * engine_events.c: the events; engine_lost_time.c: steal and irq time).
+ * Sources see engine.h only.
  */
 #ifndef SCHEDSTAT_ENGINE_LOCAL_H
 #define SCHEDSTAT_ENGINE_LOCAL_H
@@ -110,7 +111,7 @@ static inline void engine_sub_clamped(uint64_t *v, uint64_t by)
 	*v = *v > by ? *v - by : 0;
 }
 
-/* engine.c: the task table. */
+/* engine_tasks.c: the task table. */
 struct etask *engine_task_find(struct engine *e, int32_t pid);
 struct etask *engine_task_add(struct engine *e, int32_t pid, int32_t prio,
 			      const char *comm, uint64_t ts);

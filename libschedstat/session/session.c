@@ -143,11 +143,3 @@ int schedstat_session_pelt_info(const struct schedstat_session *s,
 		return -EOPNOTSUPP;
 	return s->ops->pelt_info(s->src, info);
 }
-
-int source_topology(const struct schedstat_session_opts *opts,
-		    struct schedstat_topology **topo)
-{
-	if (opts->topology)
-		return schedstat_topology_parse(topo, opts->topology, opts->sysfs_root);
-	return schedstat_topology_detect(topo, opts->sysfs_root);
-}

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What a session backend provides. A session (session.c) is one backend
- * behind this table: the BPF programs, a private tracefs instance, or a
- * trace-cmd recording. Every backend feeds the same model (model.h).
+ * What a session backend provides. A session (session/session.c) is one
+ * backend behind this table: the BPF programs, a private tracefs instance,
+ * or a trace file (traces/). Every backend feeds the same model (model.h).
+ * The table lives here, below the session that chooses among them.
  */
 #ifndef SCHEDSTAT_SOURCE_H
 #define SCHEDSTAT_SOURCE_H
@@ -25,7 +26,7 @@ struct source_ops {
 	int (*pelt_info)(const void *src, struct schedstat_pelt_info *info);
 };
 
-/* The clusters @opts asks for: its --topology spec, else sysfs. */
+/* source.c: the clusters @opts asks for: its --topology spec, else sysfs. */
 int source_topology(const struct schedstat_session_opts *opts,
 		    struct schedstat_topology **topo);
 

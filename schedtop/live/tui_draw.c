@@ -2,6 +2,8 @@
 /*
  * Drawing of the live view. Reads the view and the snapshot, writes the
  * screen; never changes the view except to keep the selection visible.
+ * Colours, text, bars and sparklines are tui_paint.c's; the --pelt-trace
+ * streams tui_draw_pelt.c's.
  */
 #include <curses.h>
 #include <stdio.h>
@@ -14,126 +16,6 @@
 _Static_assert(VK_DOWN == KEY_DOWN && VK_NPAGE == KEY_NPAGE &&
 	       VK_ENTER == KEY_ENTER && VK_END == KEY_END && VK_F0 == KEY_F0,
 	       "tui_keys.h key codes must be ncurses' own");
-
-static bool use_color;
-
-void tui_draw_init(const struct tui_style *style)
-{
-	use_color = style->color;
-	if (!use_color)
-		return;
-	start_color();
-	use_default_colors();
-	init_pair(C_NORMAL, -1, -1);
-	init_pair(C_TITLE, COLOR_CYAN, -1);
-	init_pair(C_HEADER, COLOR_BLACK, COLOR_GREEN);
-	init_pair(C_CFS, COLOR_GREEN, -1);
-	init_pair(C_RT, COLOR_RED, -1);
-	init_pair(C_DL, COLOR_MAGENTA, -1);
-	init_pair(C_IRQ, COLOR_YELLOW, -1);
-	init_pair(C_ALERT, COLOR_WHITE, COLOR_RED);
-	init_pair(C_DIM, COLOR_BLUE, -1);
-	init_pair(C_SELECTED, COLOR_BLACK, COLOR_CYAN);
-	init_pair(C_STATUS, COLOR_BLACK, COLOR_CYAN);
-}
-
-/* Monochrome: the attribute that stands in for each colour. */
-static attr_t attr_of(enum color c)
-{
-	static const attr_t mono[] = {
-		[C_TITLE] = A_BOLD, [C_HEADER] = A_REVERSE, [C_ALERT] = A_REVERSE | A_BOLD,
-		[C_DIM] = A_DIM, [C_SELECTED] = A_REVERSE, [C_STATUS] = A_REVERSE,
-	};
-
-	if (use_color)
-		return COLOR_PAIR(c) | (c == C_TITLE || c == C_ALERT ? A_BOLD : 0);
-	return c < (int)(ARRAY_SIZE(mono)) ? mono[c] : A_NORMAL;
-}
-
-static void put(int y, int x, enum color c, const char *s)
-{
-	if (y >= LINES || x >= COLS)
-		return;
-	attrset(attr_of(c));
-	mvaddnstr(y, x, s, COLS - x);
-	attrset(A_NORMAL);
-}
-
-void tui_put(int y, int x, enum color c, const char *s)
-{
-	put(y, x, c, s);
-}
-
-static void fill_line(int y, enum color c)
-{
-	attrset(attr_of(c));
-	mvhline(y, 0, ' ', COLS);
-	attrset(A_NORMAL);
-}
-
-/* A bar of @width cells: segments of @vals over @total, in colours. */
-static void bar(int y, int x, int width, const unsigned int *vals,
-		const enum color *colors, int n, unsigned int total,
-		const struct tui_style *st)
-{
-	static const char ascii[] = "#RDI";
-	int used = 0;
-
-	if (width < 3 || x + width > COLS)
-		return;
-	mvaddch(y, x, '[');
-	for (int i = 0; i < n && total; i++) {
-		int cells = (int)((double)vals[i] * (width - 2) / total + 0.5);
-
-		if (used + cells > width - 2)
-			cells = width - 2 - used;
-		attrset(attr_of(colors[i]));
-		for (int k = 0; k < cells; k++) {
-			if (st->utf8)
-				mvaddstr(y, x + 1 + used + k, "\u2588");
-			else
-				mvaddch(y, x + 1 + used + k, ascii[i % 4]);
-		}
-		attrset(A_NORMAL);
-		used += cells;
-	}
-	for (; used < width - 2; used++)
-		mvaddch(y, x + 1 + used, st->utf8 ? ' ' : '.');
-	mvaddch(y, x + width - 1, ']');
-}
-
-void tui_draw_level(int y, int x, double f, const struct tui_style *st)
-{
-	static const char *const blocks[] = {
-		" ", "\u2581", "\u2582", "\u2583", "\u2584", "\u2585", "\u2586",
-		"\u2587", "\u2588",
-	};
-	static const char ascii[] = " .:-=+*#%@";
-
-	/* NaN and negatives (a damaged recording) draw as empty. */
-	if (!(f > 0))
-		f = 0;
-	if (f > 1)
-		f = 1;
-	if (st->utf8)
-		mvaddstr(y, x, blocks[(int)(f * 8 + 0.5)]);
-	else
-		mvaddch(y, x, ascii[(int)(f * 9 + 0.5)]);
-}
-
-static void sparkline(int y, int x, int width, const uint16_t *ring,
-		      const float *fring, int n, int head, double max,
-		      const struct tui_style *st)
-{
-	int shown = n < width ? n : width;
-
-	for (int i = 0; i < shown; i++) {
-		int idx = (head - shown + i + HIST_LEN) % HIST_LEN;
-		double v = ring ? ring[idx] : fring[idx];
-
-		tui_draw_level(y, x + i, max > 0 ? v / max : 0, st);
-	}
-}
 
 static int count_cpu_lines(const struct schedstat_snapshot *snap)
 {
@@ -174,7 +56,7 @@ static void draw_title(const struct view *v, const struct schedstat_snapshot *sn
 	schedstat_snapshot_cpus(snap, &nu);
 	snprintf(s, sizeof(s), "schedtop %s  %zu CPUs in %zu clusters  every %lu ms",
 		 SCHEDTOP_VERSION, nu, nc, v->interval_ms);
-	put(0, 0, C_TITLE, s);
+	tui_put(0, 0, C_TITLE, s);
 	/* A slowed machine must not be read as the real one. */
 	if (emulation_current && COLS > (int)strlen(s) + 20) {
 		char e[128], d[96];
@@ -183,10 +65,10 @@ static void draw_title(const struct view *v, const struct schedstat_snapshot *sn
 			 emulation_describe(emulation_current, d, sizeof(d)),
 			 emulation_current->method == EMULATE_STEALER ?
 			 " (rt* is the stealer)" : "");
-		put(0, strlen(s), C_ALERT, e);
+		tui_put(0, strlen(s), C_ALERT, e);
 	}
 	if (v->paused && COLS > 50)
-		put(0, COLS - 8, C_ALERT, " PAUSED ");
+		tui_put(0, COLS - 8, C_ALERT, " PAUSED ");
 }
 
 static void draw_cpu(int y, const struct schedstat_cpu *c,
@@ -198,19 +80,19 @@ static void draw_cpu(int y, const struct schedstat_cpu *c,
 	char s[160];
 
 	snprintf(s, sizeof(s), "  cpu%-3d", c->cpu);
-	put(y, 0, C_NORMAL, s);
+	tui_put(y, 0, C_NORMAL, s);
 	if (!c->online) {
-		put(y, 8, C_DIM, "offline");
+		tui_put(y, 8, C_DIM, "offline");
 		return;
 	}
-	bar(y, 8, w, vals, colors, 4, c->capacity ? c->capacity : SCHEDSTAT_CAPACITY_SCALE, st);
+	tui_bar(y, 8, w, vals, colors, 4, c->capacity ? c->capacity : SCHEDSTAT_CAPACITY_SCALE, st);
 	/* rt* : the emulation's stealer makes this RT pressure, not load. */
 	snprintf(s, sizeof(s), " util %4u rt%s%3u dl %3u irq %3u  runnable %4u  "
 		 "blocked %4u  nr %u", c->util_avg,
 		 emulation_stealer_cpu(emulation_current, c->cpu) ? "*" : " ",
 		 c->rt_util, c->dl_util,
 		 c->irq_util, c->runnable_avg, c->blocked_util, c->nr_running);
-	put(y, 8 + w, C_NORMAL, s);
+	tui_put(y, 8 + w, C_NORMAL, s);
 }
 
 static int draw_clusters(int y, const struct schedstat_snapshot *snap,
@@ -231,8 +113,8 @@ static int draw_clusters(int y, const struct schedstat_snapshot *snap,
 		int w = COLS / 4 < 32 ? COLS / 4 : 32;
 
 		snprintf(s, sizeof(s), "%-8.8s", cl[k].name);
-		put(y, 0, C_TITLE, s);
-		bar(y, 8, w, &pct, cfs, 1, 1000, st);
+		tui_put(y, 0, C_TITLE, s);
+		tui_bar(y, 8, w, &pct, cfs, 1, 1000, st);
 		char util[16] = "    -", busy[16] = "-";
 		int len;
 
@@ -256,12 +138,12 @@ static int draw_clusters(int y, const struct schedstat_snapshot *snap,
 		if (cl[k].misfit_tasks && len > 0 && (size_t)len < sizeof(s))
 			snprintf(s + len, sizeof(s) - len, "  misfit %u",
 				 cl[k].misfit_tasks);
-		put(y, 8 + w, C_NORMAL, s);
+		tui_put(y, 8 + w, C_NORMAL, s);
 		if (cl[k].overutilized == 1) {
 			int x = 8 + w + (int)strlen(s) + 2;
 
 			if (x + 12 < COLS)
-				put(y, x, C_ALERT, "OVERUTILIZED");
+				tui_put(y, x, C_ALERT, "OVERUTILIZED");
 		}
 		y++;
 		for (size_t i = 0; per_cpu && i < nu && y < LINES - 2; i++)
@@ -328,7 +210,7 @@ static void draw_cells(int y, const struct column **cols, size_t n,
 		}
 		snprintf(s, sizeof(s), left ? "%-*.*s " : "%*.*s ", c->width,
 			 c->width, cell);
-		put(y, x, color, s);
+		tui_put(y, x, color, s);
 		x += c->width + 1;
 	}
 }
@@ -340,14 +222,14 @@ static void draw_header(int y, const struct column **cols, size_t n,
 	char s[64];
 	int x = 0;
 
-	fill_line(y, C_HEADER);
+	tui_fill_line(y, C_HEADER);
 	for (size_t i = 0; i < n; i++) {
 		snprintf(s, sizeof(s), left_aligned(cols[i]) ? "%-*s " : "%*s ",
 			 cols[i]->width, cols[i]->title);
-		put(y, x, C_HEADER, s);
+		tui_put(y, x, C_HEADER, s);
 		if (cols[i] == sort)
-			mvchgat(y, x, cols[i]->width, attr_of(C_HEADER) | A_BOLD |
-				A_UNDERLINE, use_color ? C_HEADER : 0, NULL);
+			mvchgat(y, x, cols[i]->width, tui_attr(C_HEADER) | A_BOLD |
+				A_UNDERLINE, tui_pair(C_HEADER), NULL);
 		x += cols[i]->width + 1;
 	}
 }
@@ -373,7 +255,7 @@ static void draw_task_table(int y, struct view *v,
 			C_DIM : C_NORMAL;
 
 		if (r == v->selected) {
-			fill_line(y, C_SELECTED);
+			tui_fill_line(y, C_SELECTED);
 			c = C_SELECTED;
 		}
 		draw_cells(y, cols, n, row->task, topo,
@@ -393,7 +275,7 @@ static void draw_group_table(int y, const struct schedstat_snapshot *snap,
 	for (size_t i = 0; i < ng && y < LINES - 1; i++, y++)
 		draw_cells(y, cols, n, &g[i], topo, ~0u, C_NORMAL, false);
 	if (!ng && y < LINES - 1)
-		put(y, 0, C_DIM, "no group entity has been updated yet");
+		tui_put(y, 0, C_DIM, "no group entity has been updated yet");
 }
 
 static void draw_status(const struct view *v, const struct schedstat_snapshot *snap)
@@ -402,16 +284,16 @@ static void draw_status(const struct view *v, const struct schedstat_snapshot *s
 	char s[256], pelt[48];
 	size_t nt;
 
-	fill_line(LINES - 1, C_STATUS);
+	tui_fill_line(LINES - 1, C_STATUS);
 	if (v->input != INPUT_NONE) {
 		snprintf(s, sizeof(s), "%s: %s_", v->input == INPUT_FILTER ?
 			 "Filter (comm or pid)" : v->input == INPUT_SEEK ?
 			 "Go to (seconds, M:SS)" : "Search", v->input_buf);
-		put(LINES - 1, 0, C_STATUS, s);
+		tui_put(LINES - 1, 0, C_STATUS, s);
 		return;
 	}
 	if (v->message) {
-		put(LINES - 1, 0, C_STATUS, v->message);
+		tui_put(LINES - 1, 0, C_STATUS, v->message);
 		return;
 	}
 	schedstat_snapshot_tasks(snap, &nt);
@@ -428,7 +310,7 @@ static void draw_status(const struct view *v, const struct schedstat_snapshot *s
 		 (sort->sort_desc != v->sort_invert) ? " v" : " ^",
 		 v->filter[0] ? " | filter " : "", v->filter,
 		 v->paused ? " | PAUSED" : "");
-	put(LINES - 1, 0, C_STATUS, s);
+	tui_put(LINES - 1, 0, C_STATUS, s);
 }
 
 static void draw_help(const struct view *v)
@@ -436,7 +318,7 @@ static void draw_help(const struct view *v)
 	int y = 0;
 
 	/* From the key table (tui_keys.c): the keys that really work here. */
-	put(y++, 0, C_TITLE, "schedtop keys");
+	tui_put(y++, 0, C_TITLE, "schedtop keys");
 	for (size_t i = 0; i < view_nr_bindings && y < LINES - 1; i++) {
 		const struct view_binding *b = &view_bindings[i];
 		char s[256];
@@ -445,10 +327,10 @@ static void draw_help(const struct view *v)
 			continue;
 		snprintf(s, sizeof(s), "%-14s %s%s", b->names,
 			 b->where == BIND_REPLAY ? "replay: " : "", b->help);
-		put(y++, 2, C_NORMAL, s);
+		tui_put(y++, 2, C_NORMAL, s);
 	}
 	y++;
-	put(y++, 0, C_TITLE, "Task columns");
+	tui_put(y++, 0, C_TITLE, "Task columns");
 	for (size_t i = 0; i < v->table->nr_cols && y < LINES - 1; i++) {
 		const struct column *c = &v->table->cols[i];
 		char s[512];
@@ -456,7 +338,7 @@ static void draw_help(const struct view *v)
 		if (c->type == COL_TS)
 			continue;
 		snprintf(s, sizeof(s), "%-9s %s", c->title, c->desc);
-		put(y++, 2, C_NORMAL, s);
+		tui_put(y++, 2, C_NORMAL, s);
 	}
 }
 
@@ -486,12 +368,12 @@ static void draw_detail(const struct view *v, const struct schedstat_snapshot *s
 
 	snprintf(s, sizeof(s), "task %d%s  (Esc back)", v->detail_pid,
 		 t ? "" : " has exited");
-	put(y++, 0, C_TITLE, s);
+	tui_put(y++, 0, C_TITLE, s);
 	if (!t || !h)
 		return;
 	snprintf(s, sizeof(s), "%s  tgid %d  state %c  cpu %d", t->comm, t->tgid,
 		 t->state, t->cpu);
-	put(y++, 0, C_NORMAL, s);
+	tui_put(y++, 0, C_NORMAL, s);
 	y++;
 	pt = tui_pelt_find(v->pelt, v->detail_pid);
 	if (pt) {
@@ -502,16 +384,16 @@ static void draw_detail(const struct view *v, const struct schedstat_snapshot *s
 		snprintf(s, sizeof(s), "(PELT updates are kept for the first %d "
 			 "traced tasks; %llu of others not drawn)", PELT_TASKS,
 			 (unsigned long long)v->pelt->untracked);
-		put(y++, 0, C_DIM, s);
+		tui_put(y++, 0, C_DIM, s);
 		y++;
 	}
-	put(y, 0, C_NORMAL, "util_avg");
-	sparkline(y++, 14, w, h->util, NULL, h->n, h->head, SCHEDSTAT_CAPACITY_SCALE, st);
-	put(y, 0, C_NORMAL, "runnable");
-	sparkline(y++, 14, w, h->runnable, NULL, h->n, h->head, SCHEDSTAT_CAPACITY_SCALE, st);
+	tui_put(y, 0, C_NORMAL, "util_avg");
+	tui_sparkline(y++, 14, w, h->util, NULL, h->n, h->head, SCHEDSTAT_CAPACITY_SCALE, st);
+	tui_put(y, 0, C_NORMAL, "runnable");
+	tui_sparkline(y++, 14, w, h->runnable, NULL, h->n, h->head, SCHEDSTAT_CAPACITY_SCALE, st);
 	snprintf(s, sizeof(s), "(last %u samples, %.0f s; full scale 1024)", h->n,
 		 h->n * v->interval_ms / 1000.0);
-	put(y++, 14, C_DIM, s);
+	tui_put(y++, 14, C_DIM, s);
 	y++;
 	for (int k = 0; k < schedstat_topology_nr_clusters(topo) && k < 4; k++)
 		total += h->cluster_ns[k];
@@ -521,14 +403,14 @@ static void draw_detail(const struct view *v, const struct schedstat_snapshot *s
 			 schedstat_topology_cluster_name(topo, k),
 			 h->cluster_ns[k] / 1e6,
 			 total ? 100.0 * h->cluster_ns[k] / total : 0.0);
-		put(y++, 0, C_NORMAL, s);
+		tui_put(y++, 0, C_NORMAL, s);
 	}
 	s[0] = '\0';
 	for (int i = 0; i < h->nr_last; i++)
 		snprintf(s + strlen(s), sizeof(s) - strlen(s), "%s%d", i ? " " : "",
 			 h->last_cpus[i]);
-	put(y, 0, C_NORMAL, "last CPUs ");
-	put(y++, 10, C_NORMAL, s);
+	tui_put(y, 0, C_NORMAL, "last CPUs ");
+	tui_put(y++, 10, C_NORMAL, s);
 	y++;
 	for (size_t i = 0; i < v->table->nr_cols && y < LINES - 1; i++) {
 		const struct column *c = &v->table->cols[i];
@@ -538,7 +420,7 @@ static void draw_detail(const struct view *v, const struct schedstat_snapshot *s
 		column_text(c, topo, schedstat_snapshot_avail(snap), t, cell,
 			    sizeof(cell));
 		snprintf(s, sizeof(s), "%-13s %s", c->name, cell);
-		put(y++, 0, C_NORMAL, s);
+		tui_put(y++, 0, C_NORMAL, s);
 	}
 }
 
@@ -553,7 +435,7 @@ static void draw_cluster_history(const struct view *v,
 
 	cl = schedstat_snapshot_clusters(snap, &nc);
 	cpus = schedstat_snapshot_cpus(snap, &nu);
-	put(y++, 0, C_TITLE, "cluster utilization history, full scale 100%  (Esc back)");
+	tui_put(y++, 0, C_TITLE, "cluster utilization history, full scale 100%  (Esc back)");
 	for (size_t k = 0; k < nc && k < 8 && y < LINES - 2; k++) {
 		const struct cluster_hist *h = &v->clusters[k];
 		char s[128];
@@ -561,8 +443,8 @@ static void draw_cluster_history(const struct view *v,
 		y++;
 		snprintf(s, sizeof(s), "%s (cpus %s): now %.1f%%", cl[k].name,
 			 cl[k].cpus, cl[k].util_pct);
-		put(y++, 0, C_NORMAL, s);
-		sparkline(y++, 2, COLS - 4, NULL, h->util_pct, h->n, h->head, 100, st);
+		tui_put(y++, 0, C_NORMAL, s);
+		tui_sparkline(y++, 2, COLS - 4, NULL, h->util_pct, h->n, h->head, 100, st);
 		/* --pelt-cpus: the cluster's traced CPUs, every update. */
 		for (size_t i = 0; v->pelt && i < nu; i++)
 			if (cpus[i].cluster == cl[k].id)
@@ -580,12 +462,12 @@ void tui_draw(struct view *v, const struct schedstat_snapshot *snap,
 
 	erase();
 	if (COLS < TUI_MIN_COLS || LINES < TUI_MIN_ROWS) {
-		put(LINES / 2, 0, C_NORMAL, "terminal too small");
+		tui_put(LINES / 2, 0, C_NORMAL, "terminal too small");
 		refresh();
 		return;
 	}
 	if (!snap) {
-		put(0, 0, C_TITLE, "schedtop: waiting for the first sample...");
+		tui_put(0, 0, C_TITLE, "schedtop: waiting for the first sample...");
 		refresh();
 		return;
 	}

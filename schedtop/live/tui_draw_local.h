@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What tui_draw.c shares with the files that draw parts of its screens
- * (tui_draw_pelt.c): the colours and the one way text is put.
+ * What the files that draw the live view share: the colours and the one
+ * way anything is put (tui_paint.c), and the --pelt-trace streams
+ * (tui_draw_pelt.c) that tui_draw.c places on its screens.
  */
 #ifndef SCHEDTOP_TUI_DRAW_LOCAL_H
 #define SCHEDTOP_TUI_DRAW_LOCAL_H
 
+#include <curses.h>
 #include <stdint.h>
 
 #include "tui_draw.h"
@@ -26,8 +28,24 @@ enum color {
 	C_STATUS,
 };
 
+/* tui_paint.c: the attribute that shows @c, and its colour pair (0: none). */
+attr_t tui_attr(enum color c);
+short tui_pair(enum color c);
 /* @s at (@y, @x) in colour @c, cut at the right edge; nothing off screen. */
 void tui_put(int y, int x, enum color c, const char *s);
+/* Line @y filled with colour @c. */
+void tui_fill_line(int y, enum color c);
+/* A bar of @width cells: segments of @vals over @total, in colours. */
+void tui_bar(int y, int x, int width, const unsigned int *vals,
+	     const enum color *colors, int n, unsigned int total,
+	     const struct tui_style *st);
+/*
+ * The last min(@n, @width) of a history ring (@ring, or @fring when NULL)
+ * ending before @head, as levels of @max.
+ */
+void tui_sparkline(int y, int x, int width, const uint16_t *ring,
+		   const float *fring, int n, int head, double max,
+		   const struct tui_style *st);
 
 /*
  * One cell of a sparkline at level @f of its maximum: a block of eighths,
