@@ -222,7 +222,7 @@ int cli_session_open(struct schedstat_session **s,
 extern const char schedtop_usage[];
 
 /*
- * The subcommands (main.c): what runs them and which options they take, so
+ * The subcommands (commands/commands.c): what runs them and which options they take, so
  * that the bash completion (completion.c) is generated from what getopt
  * really accepts. @opts may be NULL: no options are completed then.
  */

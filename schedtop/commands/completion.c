@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The bash completion, generated from the tables the program itself parses
- * with: the command table (main.c), each command's getopt_long() options,
+ * with: the command table (commands.c), each command's getopt_long() options,
  * the column tables (-t) and the --source names. A new option or table is
  * completed without anyone editing a script. make install writes the output
  * to $(BASHCOMPDIR)/schedtop.

@@ -249,5 +249,22 @@ def no_circle_between_rooms():
     check(not found, "rooms in a circle: %s" % found)
 
 
+@test
+def design_map_is_the_floors():
+    """docs/design.md's map of the floors is FLOORS: a newcomer reads one."""
+    with open(os.path.join(SRC, "docs", "design.md")) as f:
+        text = f.read()
+    block = text.split("### The library's floors", 1)[1].split("```")[1]
+    floors, n = collections.defaultdict(list), None
+    for line in block.splitlines():
+        m = re.match(r"^\s{1,4}(\d+)?\s+([a-z_]+)/\s", line)
+        if m:
+            n = int(m.group(1)) if m.group(1) else n
+            floors[n].append(m.group(2))
+    want = {i: sorted(names) for i, names in enumerate(FLOORS)}
+    got = {i: sorted(names) for i, names in floors.items()}
+    check(got == want, "docs/design.md's floors %s, FLOORS %s" % (got, want))
+
+
 if __name__ == "__main__":
     run()

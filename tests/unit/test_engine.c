@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The PELT engine against closed forms: pelt_update() as the kernel's
- * ___update_load_sum/avg, and the event engine (engine.c) fed synthetic
- * sched_switch/wakeup/migrate streams.
+ * ___update_load_sum/avg, and the event engine (libschedstat/engine/) fed
+ * synthetic sched_switch/wakeup/migrate streams.
  */
 #include <errno.h>
 #include <math.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The workload's threads (schedtop/workload_run.c) and the sampling thread
+ * The workload's threads (schedtop/workload/workload_run.c) and the sampling thread
  * that drains their activations: a drain that stalls, as one preempted by
  * other work does, must not hold the threads back. They handed each
  * activation over under a lock the drain held, and a thread kept waiting
