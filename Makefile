@@ -255,7 +255,7 @@ fuzz: $(OUT)/fuzz/fuzz_recording
 # the system's (not instrumented), schedtop's code from the sources is.
 FUZZ_TRACE_SRCS := $(filter $(addprefix %/,trace_file_source.c trace_file_check.c \
 	trace_file_formats.c trace_file_pages.c trace_format_check.c tracepoints.c \
-	sched_events.c pelt.c hash.c snapshot.c util.c errors.c comm.c),$(LIB_SRCS)) \
+	sched_events.c pelt.c hash.c snapshot.c util.c errors.c comm.c signals.c),$(LIB_SRCS)) \
 	$(wildcard libschedstat/engine/*.c libschedstat/model/model*.c \
 		   libschedstat/topology/*.c)
 FUZZ_TRACE_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined \

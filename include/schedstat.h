@@ -174,6 +174,7 @@ unsigned int schedstat_topology_cpu_capacity(const struct schedstat_topology *to
 
 /*
  * Which optional signals a snapshot holds; a missing one is "not available".
+ * Where the kernel keeps each, and why it can be missing: schedstat_signals().
  * Which tracepoint gives which bit, for each source: schedstat_tracepoints().
  */
 enum schedstat_avail {
@@ -232,8 +233,6 @@ struct schedstat_tracepoint {
 	uint32_t bpf_avail;	/* SCHEDSTAT_AVAIL_* it gives the BPF source */
 	uint32_t events_avail;	/* ... and the event sources */
 	const char *gives;	/* what it gives, one phrase */
-	/* Why a column of its bpf_avail bit is empty, or NULL. */
-	const char *missing;
 };
 
 /**
@@ -243,6 +242,66 @@ struct schedstat_tracepoint {
  * Returns the table, in a fixed order (the event sources' first).
  */
 const struct schedstat_tracepoint *schedstat_tracepoints(size_t *nr);
+
+/* How a signal's bit is found (struct schedstat_signal.flags). */
+enum schedstat_signal_flags {
+	/*
+	 * The BPF source reads it from the runqueue at the sample; the read
+	 * sets its seen bit where this kernel keeps it, and the sample has
+	 * the bit when the first CPU read has it.
+	 */
+	SCHEDSTAT_SIGNAL_RUNQUEUE	= 1u << 0,
+	/*
+	 * The event sources give it from their events, with no seen bit: a
+	 * CPU lacks it only where its runqueue was read without the bit.
+	 */
+	SCHEDSTAT_SIGNAL_EVENTS		= 1u << 1,
+};
+
+/* Fields of struct schedstat_cpu a signal guards. */
+#define SCHEDSTAT_SIGNAL_FIELDS	3
+
+/* One field of a CPU row that holds a signal. */
+struct schedstat_signal_field {
+	const char *name;	/* its schema name (SCHEDSTAT_CPU_FIELDS), NULL: none */
+	uint16_t offset;	/* in struct schedstat_cpu */
+	uint16_t size;
+	/*
+	 * Where the BPF source's per-CPU slot (struct st_cpu_state of
+	 * bpf/schedtop.h, the event sources fill the same) holds it, copied
+	 * as it is at every sample; size 0: the model computes the field.
+	 */
+	uint16_t slot_offset;
+	uint16_t slot_size;
+};
+
+/*
+ * One signal the kernel may or may not keep, and the bit that says whether
+ * a snapshot holds it: the one table that the sources' availability, the
+ * model's clearing of what is missing, the columns' notes and the table of
+ * docs/signals.md ("What each kernel keeps") follow.
+ */
+struct schedstat_signal {
+	const char *name;	/* short: "cfs", "irq", "misfit", ... */
+	uint32_t avail;		/* its SCHEDSTAT_AVAIL_* bit */
+	/* The bit of st_cpu_state.seen (bpf/schedtop.h) that gives it, or 0. */
+	uint32_t seen;
+	uint32_t flags;		/* SCHEDSTAT_SIGNAL_* */
+	/* The CPU row's fields it guards: 0 there whenever it is missing. */
+	struct schedstat_signal_field cpu_fields[SCHEDSTAT_SIGNAL_FIELDS];
+	const char *kernel;	/* where the kernel keeps it */
+	const char *config;	/* the kernel configuration it needs, or NULL */
+	const char *versions;	/* which kernels keep it, and how it changed */
+	const char *missing;	/* why a column of it is empty, or NULL */
+};
+
+/**
+ * schedstat_signals - every signal a snapshot may hold or lack
+ * @nr: set to the number of rows
+ *
+ * Returns the table, one row per SCHEDSTAT_AVAIL_* bit, in bit order.
+ */
+const struct schedstat_signal *schedstat_signals(size_t *nr);
 
 struct schedstat_task {
 	int32_t pid;

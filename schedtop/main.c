@@ -19,6 +19,10 @@ int main(int argc, char **argv)
 		return cli_write_bash_completion();
 	if (i == 1 && argc == 2 && !strcmp(argv[1], "--list-tracepoints"))
 		return cli_list_tracepoints();
+	if (i == 1 && argc == 2 && !strcmp(argv[1], "--list-signals"))
+		return cli_list_signals();
+	if (i == 1 && argc == 2 && !strcmp(argv[1], "--list-fields"))
+		return cli_list_fields();
 	for (size_t c = 0; i < argc && c < cli_nr_commands; c++)
 		if (!strcmp(argv[i], cli_commands[c].name))
 			return cli_commands[c].fn(argc - i, argv + i);

@@ -8,60 +8,12 @@
 
 #include "model_local.h"
 #include "sched_kernel.h"
+#include "signals.h"
 
 static uint64_t idle_total(const struct st_cpu_state *c, uint64_t ts)
 {
 	return c->idle_ns + (c->idle_start && ts > c->idle_start ?
 			     ts - c->idle_start : 0);
-}
-
-static uint32_t cpu_avail(uint32_t avail, uint32_t seen)
-{
-	static const struct { uint32_t avail, seen; } map[] = {
-		{ SCHEDSTAT_AVAIL_CFS, ST_SEEN_CFS },
-		{ SCHEDSTAT_AVAIL_RT, ST_SEEN_RT },
-		{ SCHEDSTAT_AVAIL_DL, ST_SEEN_DL },
-		{ SCHEDSTAT_AVAIL_IRQ, ST_SEEN_IRQ },
-		{ SCHEDSTAT_AVAIL_HW, ST_SEEN_HW },
-		{ SCHEDSTAT_AVAIL_CAPACITY_CFS, ST_SEEN_CAPACITY },
-		{ SCHEDSTAT_AVAIL_FREQ, ST_SEEN_FREQ },
-		{ SCHEDSTAT_AVAIL_IDLE, ST_SEEN_IDLE },
-	};
-
-	for (size_t i = 0; i < ARRAY_SIZE(map); i++)
-		if (!(seen & map[i].seen))
-			avail &= ~map[i].avail;
-	/* Read from the runqueue (BPF): what this kernel keeps per CPU. */
-	if ((seen & ST_SEEN_RQ) && !(seen & ST_SEEN_IDLE_TIME))
-		avail &= ~SCHEDSTAT_AVAIL_BUSY;
-	if ((seen & ST_SEEN_RQ) && !(seen & ST_SEEN_OVERUTILIZED))
-		avail &= ~SCHEDSTAT_AVAIL_OVERUTILIZED;
-	return avail;
-}
-
-/* A signal the kernel did not report is 0 in the row, never a stale value. */
-static void clear_unavailable(struct schedstat_cpu *o)
-{
-	if (!(o->avail & SCHEDSTAT_AVAIL_CFS)) {
-		o->util_avg = o->runnable_avg = 0;
-		o->load_avg = 0;
-	}
-	if (!(o->avail & SCHEDSTAT_AVAIL_RT))
-		o->rt_util = 0;
-	if (!(o->avail & SCHEDSTAT_AVAIL_DL))
-		o->dl_util = 0;
-	if (!(o->avail & SCHEDSTAT_AVAIL_IRQ))
-		o->irq_util = 0;
-	if (!(o->avail & SCHEDSTAT_AVAIL_HW))
-		o->hw_pressure = 0;
-	if (!(o->avail & SCHEDSTAT_AVAIL_CAPACITY_CFS))
-		o->capacity_cfs = 0;
-	if (!(o->avail & SCHEDSTAT_AVAIL_FREQ))
-		o->freq_khz = o->freq_avg_khz = 0;
-	if (!(o->avail & SCHEDSTAT_AVAIL_BUSY))
-		o->busy_ns = 0;
-	if (!(o->avail & SCHEDSTAT_AVAIL_PREEMPT))
-		o->nr_preempt = 0;
 }
 
 static uint64_t cstate_total(const struct st_cpu_state *c, int s, uint64_t ts)
@@ -116,14 +68,8 @@ void model_fill_cpus(struct model *m, const struct model_input *in,
 		o->cluster = schedstat_topology_cpu_cluster(m->topo, i);
 		o->online = cpuset_test(in->online, i);
 		o->capacity = schedstat_topology_cpu_capacity(m->topo, i);
-		o->capacity_cfs = c->capacity;
-		o->util_avg = c->cfs_util;
-		o->runnable_avg = c->cfs_runnable;
-		o->load_avg = c->cfs_load;
-		o->rt_util = c->rt_util;
-		o->dl_util = c->dl_util;
-		o->irq_util = c->irq_util;
-		o->hw_pressure = c->hw_pressure;
+		/* What the runqueue holds as it is (the signal table). */
+		signal_copy_slot(o, c);
 		/* Read from the runqueue: the kernel's count and sum, not ours. */
 		if (c->seen & ST_SEEN_RQ) {
 			o->nr_running = c->nr_running;
@@ -137,7 +83,7 @@ void model_fill_cpus(struct model *m, const struct model_input *in,
 			o->blocked_util += c->cfs_removed_util;
 			o->blocked_load += c->cfs_removed_load;
 		}
-		o->avail = cpu_avail(in->avail, c->seen);
+		o->avail = signal_cpu_avail(in->avail, c->seen);
 		o->pelt_estimated = (in->avail & SCHEDSTAT_AVAIL_PELT_ESTIMATED) &&
 				    !(in->cpu_kernel_pelt && in->cpu_kernel_pelt[i]);
 		fill_freq(m, in, o, c, p, interval);
@@ -177,7 +123,7 @@ void model_fill_cpus(struct model *m, const struct model_input *in,
 					 "%s", h->up ? "online" : "offline");
 			}
 		}
-		clear_unavailable(o);
+		signal_clear_missing(o);
 	}
 }
 

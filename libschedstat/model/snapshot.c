@@ -4,9 +4,6 @@
 
 #include "model.h"
 
-/* The BPF side's idle states are the rows' (struct st_cpu_state.cstate_ns). */
-_Static_assert(ST_IDLE_STATES == SCHEDSTAT_IDLE_STATES, "idle states differ");
-
 void schedstat_snapshot_free(struct schedstat_snapshot *snap)
 {
 	if (!snap)

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "bpf_cpus.h"
-#include "schedstat-local.h"
+#include "signals.h"
 
 /*
  * The verifier resolves a per-CPU ksym through kallsyms, which lists
@@ -59,30 +59,14 @@ void bpfsrc_cpus_copy(struct st_cpu_state *dst,
 
 /*
  * The signals this kernel keeps per CPU, as read_cpus() found them on the
- * first CPU it read (the fields are the same on every CPU).
+ * first CPU it read (the fields are the same on every CPU): the signal
+ * table's runqueue rows whose seen bit it set.
  */
 uint32_t bpfsrc_cpus_avail(const struct st_cpu_state *cpus, int nr)
 {
-	static const struct { uint32_t seen, bit; } map[] = {
-		{ ST_SEEN_CFS, SCHEDSTAT_AVAIL_CFS },
-		{ ST_SEEN_RT, SCHEDSTAT_AVAIL_RT },
-		{ ST_SEEN_DL, SCHEDSTAT_AVAIL_DL },
-		{ ST_SEEN_IRQ, SCHEDSTAT_AVAIL_IRQ },
-		{ ST_SEEN_HW, SCHEDSTAT_AVAIL_HW },
-		{ ST_SEEN_CAPACITY, SCHEDSTAT_AVAIL_CAPACITY_CFS },
-		{ ST_SEEN_OVERUTILIZED, SCHEDSTAT_AVAIL_OVERUTILIZED },
-		{ ST_SEEN_IDLE_TIME, SCHEDSTAT_AVAIL_BUSY },
-	};
-	uint32_t avail = 0;
 	int cpu = 0;
 
 	while (cpu < nr && !(cpus[cpu].seen & ST_SEEN_RQ))
 		cpu++;
-	if (cpu == nr)
-		return 0;
-	for (size_t i = 0; i < ARRAY_SIZE(map); i++)
-		if (cpus[cpu].seen & map[i].seen)
-			avail |= map[i].bit;
-	return avail;
+	return cpu < nr ? signal_avail_read(cpus[cpu].seen) : 0;
 }
-

@@ -2,8 +2,9 @@
 /*
  * Which tracepoint gives which signal, once. The BPF source
  * (bpf_source_programs.c), the event sources (sched_events.c,
- * tracefs_source.c), the column notes (schedtop/columns.c) and the table
- * in docs/signals.md (schedtop --list-tracepoints) all read it;
+ * tracefs_source.c) and the table in docs/signals.md (schedtop
+ * --list-tracepoints) all read it (why a signal can be missing is the
+ * signal table's, base/signals.c);
  * tests/integration/test_docs.py checks it against bpf/schedtop.bpf.c's
  * programs and the docs.
  */
@@ -12,82 +13,92 @@
 #include "array_size.h"
 #include "tracepoints.h"
 
-#define EVENTS_PELT(sys, tp)						\
-	{ sys, tp, SCHEDSTAT_TP_EVENTS, 0, 0,				\
-	  "the kernel's own PELT values, where the kernel has the event", NULL }
+#define EVENTS_PELT(sys, tp) {						\
+	.system = sys, .name = tp, .flags = SCHEDSTAT_TP_EVENTS,		\
+	.gives = "the kernel's own PELT values, where the kernel has the event", \
+}
 
 /* The overutilized flag's events, which the trace sources read alike. */
-#define EVENTS_OVERUTILIZED(sys, tp)					\
-	{ sys, tp, SCHEDSTAT_TP_EVENTS, 0,				\
-	  SCHEDSTAT_AVAIL_OVERUTILIZED | SCHEDSTAT_AVAIL_OVERUTILIZED_NS,	\
-	  "the root domain's overutilized flag and its time, from the first event on", \
-	  NULL }
+#define EVENTS_OVERUTILIZED(sys, tp) {					\
+	.system = sys, .name = tp, .flags = SCHEDSTAT_TP_EVENTS,		\
+	.events_avail = SCHEDSTAT_AVAIL_OVERUTILIZED |			\
+			SCHEDSTAT_AVAIL_OVERUTILIZED_NS,			\
+	.gives = "the root domain's overutilized flag and its time, from the first event on", \
+}
 
 const struct schedstat_tracepoint tp_table[TP_NR] = {
 	[TP_SCHED_SWITCH] = {
-		"sched", "sched_switch",
-		SCHEDSTAT_TP_BPF | SCHEDSTAT_TP_EXACT_WAKEUPS | SCHEDSTAT_TP_EVENTS,
-		SCHEDSTAT_AVAIL_PREEMPT,
+		.system = "sched", .name = "sched_switch",
+		.flags = SCHEDSTAT_TP_BPF | SCHEDSTAT_TP_EXACT_WAKEUPS |
+			 SCHEDSTAT_TP_EVENTS,
+		.bpf_avail = SCHEDSTAT_AVAIL_PREEMPT,
 		/* The engine's PELT runs on switches: no source without them. */
-		SCHEDSTAT_AVAIL_CFS | SCHEDSTAT_AVAIL_PELT_ESTIMATED |
-		SCHEDSTAT_AVAIL_BUSY | SCHEDSTAT_AVAIL_PREEMPT,
-		"preemptions per CPU; for the event sources also busy time, run and wait time and the estimated PELT",
-		"empty unless --exact-wakeups (the kernel does not count preemptions per CPU)",
+		.events_avail = SCHEDSTAT_AVAIL_CFS | SCHEDSTAT_AVAIL_PELT_ESTIMATED |
+				SCHEDSTAT_AVAIL_BUSY | SCHEDSTAT_AVAIL_PREEMPT,
+		.gives = "preemptions per CPU; for the event sources also busy time, run and wait time and the estimated PELT",
 	},
 	[TP_SCHED_WAKING] = {
-		"sched", "sched_waking",
-		SCHEDSTAT_TP_BPF | SCHEDSTAT_TP_EXACT_WAKEUPS | SCHEDSTAT_TP_EVENTS |
-		SCHEDSTAT_TP_FILES_ONLY,
-		SCHEDSTAT_AVAIL_WAKEUPS, SCHEDSTAT_AVAIL_WAKEUPS,
-		"every wakeup, counted per task", NULL,
+		.system = "sched", .name = "sched_waking",
+		.flags = SCHEDSTAT_TP_BPF | SCHEDSTAT_TP_EXACT_WAKEUPS |
+			 SCHEDSTAT_TP_EVENTS | SCHEDSTAT_TP_FILES_ONLY,
+		.bpf_avail = SCHEDSTAT_AVAIL_WAKEUPS,
+		.events_avail = SCHEDSTAT_AVAIL_WAKEUPS,
+		.gives = "every wakeup, counted per task",
 	},
 	[TP_SCHED_WAKEUP] = {
-		"sched", "sched_wakeup", SCHEDSTAT_TP_EVENTS,
-		0, SCHEDSTAT_AVAIL_WAKEUPS,
-		"the task queued on a CPU, and its wakeup where sched_waking is not read",
-		NULL,
+		.system = "sched", .name = "sched_wakeup",
+		.flags = SCHEDSTAT_TP_EVENTS,
+		.events_avail = SCHEDSTAT_AVAIL_WAKEUPS,
+		.gives = "the task queued on a CPU, and its wakeup where sched_waking is not read",
 	},
 	[TP_SCHED_WAKEUP_NEW] = {
-		"sched", "sched_wakeup_new",
-		SCHEDSTAT_TP_BPF | SCHEDSTAT_TP_EXACT_WAKEUPS | SCHEDSTAT_TP_EVENTS,
-		0, 0, "a new task's first wakeup and, for the event sources, its first PELT values",
-		NULL,
+		.system = "sched", .name = "sched_wakeup_new",
+		.flags = SCHEDSTAT_TP_BPF | SCHEDSTAT_TP_EXACT_WAKEUPS |
+			 SCHEDSTAT_TP_EVENTS,
+		.gives = "a new task's first wakeup and, for the event sources, its first PELT values",
 	},
 	[TP_SCHED_MIGRATE_TASK] = {
-		"sched", "sched_migrate_task", SCHEDSTAT_TP_BPF | SCHEDSTAT_TP_EVENTS,
-		0, 0, "migrations between clusters, up and down", NULL,
+		.system = "sched", .name = "sched_migrate_task",
+		.flags = SCHEDSTAT_TP_BPF | SCHEDSTAT_TP_EVENTS,
+		.gives = "migrations between clusters, up and down",
 	},
 	[TP_SCHED_PROCESS_EXIT] = {
-		"sched", "sched_process_exit", SCHEDSTAT_TP_BPF | SCHEDSTAT_TP_EVENTS,
-		0, 0, "a task's last values, so that its final interval counts", NULL,
+		.system = "sched", .name = "sched_process_exit",
+		.flags = SCHEDSTAT_TP_BPF | SCHEDSTAT_TP_EVENTS,
+		.gives = "a task's last values, so that its final interval counts",
 	},
 	[TP_CPU_FREQUENCY] = {
-		"power", "cpu_frequency", SCHEDSTAT_TP_BPF | SCHEDSTAT_TP_EVENTS,
-		0, 0, "the CPU's clock and the time at each frequency", NULL,
+		.system = "power", .name = "cpu_frequency",
+		.flags = SCHEDSTAT_TP_BPF | SCHEDSTAT_TP_EVENTS,
+		.gives = "the CPU's clock and the time at each frequency",
 	},
 	[TP_CPU_IDLE] = {
-		"power", "cpu_idle", SCHEDSTAT_TP_EVENTS,
-		0, SCHEDSTAT_AVAIL_IDLE, "idle-state residency (cpuidle's sysfs for the BPF source)",
-		NULL,
+		.system = "power", .name = "cpu_idle",
+		.flags = SCHEDSTAT_TP_EVENTS,
+		.events_avail = SCHEDSTAT_AVAIL_IDLE,
+		.gives = "idle-state residency (cpuidle's sysfs for the BPF source)",
 	},
 	[TP_CPUHP_ENTER] = {
-		"cpuhp", "cpuhp_enter", SCHEDSTAT_TP_BPF | SCHEDSTAT_TP_EVENTS,
-		0, 0, "the start of each hotplug step", NULL,
+		.system = "cpuhp", .name = "cpuhp_enter",
+		.flags = SCHEDSTAT_TP_BPF | SCHEDSTAT_TP_EVENTS,
+		.gives = "the start of each hotplug step",
 	},
 	[TP_CPUHP_MULTI_ENTER] = {
-		"cpuhp", "cpuhp_multi_enter", SCHEDSTAT_TP_BPF | SCHEDSTAT_TP_EVENTS,
-		0, 0, "the start of each multi-instance hotplug step", NULL,
+		.system = "cpuhp", .name = "cpuhp_multi_enter",
+		.flags = SCHEDSTAT_TP_BPF | SCHEDSTAT_TP_EVENTS,
+		.gives = "the start of each multi-instance hotplug step",
 	},
 	[TP_CPUHP_EXIT] = {
-		"cpuhp", "cpuhp_exit", SCHEDSTAT_TP_BPF | SCHEDSTAT_TP_EVENTS,
-		SCHEDSTAT_AVAIL_HOTPLUG, SCHEDSTAT_AVAIL_HOTPLUG,
-		"the end of each hotplug step: hotplug operations and their time",
-		"empty if the cpuhp tracepoints are missing",
+		.system = "cpuhp", .name = "cpuhp_exit",
+		.flags = SCHEDSTAT_TP_BPF | SCHEDSTAT_TP_EVENTS,
+		.bpf_avail = SCHEDSTAT_AVAIL_HOTPLUG,
+		.events_avail = SCHEDSTAT_AVAIL_HOTPLUG,
+		.gives = "the end of each hotplug step: hotplug operations and their time",
 	},
 	[TP_SCHED_STAT_RUNTIME] = {
-		"sched", "sched_stat_runtime",
-		SCHEDSTAT_TP_EVENTS | SCHEDSTAT_TP_FILES_ONLY,
-		0, 0, "steal and irq time, which the PELT clock skips", NULL,
+		.system = "sched", .name = "sched_stat_runtime",
+		.flags = SCHEDSTAT_TP_EVENTS | SCHEDSTAT_TP_FILES_ONLY,
+		.gives = "steal and irq time, which the PELT clock skips",
 	},
 	[TP_SCHED_PELT_SE] = EVENTS_PELT("sched", "sched_pelt_se"),
 	[TP_SCHED_PELT_CFS] = EVENTS_PELT("sched", "sched_pelt_cfs"),
@@ -106,31 +117,35 @@ const struct schedstat_tracepoint tp_table[TP_NR] = {
 	[TP_SCHED_OVERUTILIZED_EVENT] = EVENTS_OVERUTILIZED("sched", "sched_overutilized"),
 	[TP_LISA_OVERUTILIZED] = EVENTS_OVERUTILIZED("lisa", "lisa__sched_overutilized"),
 	[TP_SCHED_OVERUTILIZED] = {
-		"sched", "sched_overutilized_tp", SCHEDSTAT_TP_BPF,
-		SCHEDSTAT_AVAIL_OVERUTILIZED_NS, 0,
-		"the time the root domain was overutilized",
-		"empty where sched_overutilized_tp cannot be attached (no btf_trace typedef, e.g. 5.10) and the state at the sample is unknown",
+		.system = "sched", .name = "sched_overutilized_tp",
+		.flags = SCHEDSTAT_TP_BPF,
+		.bpf_avail = SCHEDSTAT_AVAIL_OVERUTILIZED_NS,
+		.gives = "the time the root domain was overutilized",
 	},
 	[TP_PELT_SE] = {
-		"sched", "pelt_se_tp", SCHEDSTAT_TP_BPF,
-		0, 0, "group entities' PELT values; with --pelt-trace every update of the traced tasks",
-		NULL,
+		.system = "sched", .name = "pelt_se_tp",
+		.flags = SCHEDSTAT_TP_BPF,
+		.gives = "group entities' PELT values; with --pelt-trace every update of the traced tasks",
 	},
 	[TP_PELT_CFS] = {
-		"sched", "pelt_cfs_tp", SCHEDSTAT_TP_BPF | SCHEDSTAT_TP_PELT_TRACE,
-		0, 0, "every update of the traced CPUs' root cfs_rq", NULL,
+		.system = "sched", .name = "pelt_cfs_tp",
+		.flags = SCHEDSTAT_TP_BPF | SCHEDSTAT_TP_PELT_TRACE,
+		.gives = "every update of the traced CPUs' root cfs_rq",
 	},
 	[TP_PELT_RT] = {
-		"sched", "pelt_rt_tp", SCHEDSTAT_TP_BPF | SCHEDSTAT_TP_PELT_TRACE,
-		0, 0, "every update of the traced CPUs' rt PELT", NULL,
+		.system = "sched", .name = "pelt_rt_tp",
+		.flags = SCHEDSTAT_TP_BPF | SCHEDSTAT_TP_PELT_TRACE,
+		.gives = "every update of the traced CPUs' rt PELT",
 	},
 	[TP_PELT_DL] = {
-		"sched", "pelt_dl_tp", SCHEDSTAT_TP_BPF | SCHEDSTAT_TP_PELT_TRACE,
-		0, 0, "every update of the traced CPUs' dl PELT", NULL,
+		.system = "sched", .name = "pelt_dl_tp",
+		.flags = SCHEDSTAT_TP_BPF | SCHEDSTAT_TP_PELT_TRACE,
+		.gives = "every update of the traced CPUs' dl PELT",
 	},
 	[TP_PELT_IRQ] = {
-		"sched", "pelt_irq_tp", SCHEDSTAT_TP_BPF | SCHEDSTAT_TP_PELT_TRACE,
-		0, 0, "every update of the traced CPUs' irq PELT (where the kernel keeps it)", NULL,
+		.system = "sched", .name = "pelt_irq_tp",
+		.flags = SCHEDSTAT_TP_BPF | SCHEDSTAT_TP_PELT_TRACE,
+		.gives = "every update of the traced CPUs' irq PELT (where the kernel keeps it)",
 	},
 };
 

@@ -250,8 +250,14 @@ extern const struct option workload_long_opts[];
 
 /* The bash completion script for schedtop, on stdout. */
 int cli_write_bash_completion(void);
-/* The tracepoint table as docs/signals.md shows it, on stdout. */
+/*
+ * The library's tables as the docs show them, on stdout (doc_tables.c):
+ * the tracepoints and the signals (docs/signals.md), the fields a
+ * recording stores (docs/record-format.md).
+ */
 int cli_list_tracepoints(void);
+int cli_list_signals(void);
+int cli_list_fields(void);
 
 int cmd_live(int argc, char **argv);
 int cmd_csv(int argc, char **argv);

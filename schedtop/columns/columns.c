@@ -37,50 +37,15 @@ const struct column *column_find(const struct column_table *t, const char *name)
 	return NULL;
 }
 
-/* Signals that no one tracepoint gives (those: schedstat_tracepoints()). */
-static const struct {
-	uint32_t bit;
-	const char *note;
-} avail_notes[] = {
-	{ SCHEDSTAT_AVAIL_CFS,
-	  "empty if the CPU's runqueue could not be read (see docs/signals.md)" },
-	{ SCHEDSTAT_AVAIL_RT,
-	  "empty if the CPU's runqueue could not be read" },
-	{ SCHEDSTAT_AVAIL_DL,
-	  "empty if the CPU's runqueue could not be read" },
-	{ SCHEDSTAT_AVAIL_IRQ,
-	  "empty if the kernel keeps no rq->avg_irq (no IRQ_TIME_ACCOUNTING or PARAVIRT_TIME_ACCOUNTING)" },
-	{ SCHEDSTAT_AVAIL_HW,
-	  "empty if the kernel keeps no rq->avg_hw (avg_thermal before Linux 6.10): no SCHED_HW_PRESSURE (SCHED_THERMAL_PRESSURE)" },
-	{ SCHEDSTAT_AVAIL_CAPACITY_CFS,
-	  "empty if the CPU's runqueue could not be read" },
-	{ SCHEDSTAT_AVAIL_OVERUTILIZED,
-	  "empty if the runqueue's root domain could not be read" },
-	{ SCHEDSTAT_AVAIL_BUSY,
-	  "empty if neither tick_sched nor /proc/stat gives the CPU's idle time" },
-	{ SCHEDSTAT_AVAIL_FREQ,
-	  "empty where neither power:cpu_frequency nor cpufreq's scaling_cur_freq tells the clock (no cpufreq)" },
-	{ SCHEDSTAT_AVAIL_IDLE,
-	  "empty where the CPU has no cpuidle states in sysfs (cpuN/cpuidle/stateK/time); from power:cpu_idle for the event sources" },
-	{ SCHEDSTAT_AVAIL_PELT_TASK,
-	  "empty for a CPU's entity (cfs, rt, dl, irq)" },
-	{ SCHEDSTAT_AVAIL_UTIL_EST,
-	  "empty if the kernel's sched_entity has no util_est" },
-	{ SCHEDSTAT_AVAIL_ENERGY,
-	  "empty without an energy model (debugfs energy_model/ or --energy-model FILE) for the cluster, or when the CPUs' busy time is unknown" },
-};
-
+/* Why a column of signal @avail can be empty: the signal table's word. */
 const char *column_avail_note(uint32_t avail)
 {
 	size_t nr;
-	const struct schedstat_tracepoint *tp = schedstat_tracepoints(&nr);
+	const struct schedstat_signal *sig = schedstat_signals(&nr);
 
 	for (size_t i = 0; avail && i < nr; i++)
-		if (tp[i].bpf_avail == avail && tp[i].missing)
-			return tp[i].missing;
-	for (size_t i = 0; i < ARRAY_SIZE(avail_notes); i++)
-		if (avail_notes[i].bit == avail)
-			return avail_notes[i].note;
+		if (sig[i].avail == avail)
+			return sig[i].missing;
 	return NULL;
 }
 

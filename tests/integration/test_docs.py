@@ -110,6 +110,30 @@ def tracepoint_table_is_generated():
 
 
 @test
+def signal_table_is_generated():
+    """docs/signals.md's "What each kernel keeps" is the signal table's,
+    with the columns each signal guards; the table has one row per
+    SCHEDSTAT_AVAIL_* bit of the public header, so a new bit cannot go
+    undocumented."""
+    r = schedtop("--list-signals")
+    check(r.returncode == 0, r.stderr)
+    text = r.stdout.decode()
+    check_generated("signals.md", ["--list-signals"], out=text)
+    with open(os.path.join(SRC, "include", "schedstat.h")) as f:
+        avail = between(f.read(), "enum schedstat_avail {", "};")
+    bits = re.findall(r"SCHEDSTAT_AVAIL_(\w+)\s*=", avail)
+    rows = re.findall(r"^\| `(\w+)` \|", text, re.M)
+    check(len(bits) >= 18 and len(rows) == len(bits),
+          "%d SCHEDSTAT_AVAIL_* bits, %d signal rows (%s)" %
+          (len(bits), len(rows), rows))
+
+
+@test
+def record_fields_are_generated():
+    check_generated("record-format.md", ["--list-fields"])
+
+
+@test
 def bpf_programs_follow_tracepoint_table():
     """The BPF source takes each program's avail bits and opt-in from the
     table row of its tracepoint: every tp_btf program of bpf/schedtop.bpf.c
