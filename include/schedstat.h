@@ -79,6 +79,16 @@ enum schedstat_error {
 const char *schedstat_strerror(int err);
 
 /* ------------------------------------------------------------------ */
+/* Growing arrays: the one helper (library and front ends alike).      */
+
+/*
+ * Make room for @need items of @size bytes in the growable array *@items of
+ * capacity *@cap (in items), doubling from 16. 0 or -ENOMEM; *@items and
+ * *@cap are kept on error.
+ */
+int schedstat_array_reserve(void **items, size_t *cap, size_t need, size_t size);
+
+/* ------------------------------------------------------------------ */
 /* Hash: one integer-keyed table for every pid index.                 */
 
 /*

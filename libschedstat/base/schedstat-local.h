@@ -85,11 +85,8 @@ int topology_parse_foreign(struct schedstat_topology **out, const char *spec);
 int topology_parse_recorded(struct schedstat_topology **out, const char *spec,
 			    const struct schedstat_topology *recorded);
 
-/*
- * Make room for @need items of @size bytes in the growable array *@items of
- * capacity *@cap (in items), doubling. 0 or -ENOMEM; *@items is kept on error.
- */
-int util_array_reserve(void **items, size_t *cap, size_t need, size_t size);
+/* The grow helper's name before it was public (schedstat_array_reserve()). */
+#define util_array_reserve schedstat_array_reserve
 
 /* CLOCK_MONOTONIC in ns: the clock of bpf_ktime_get_ns() and of ts_ns. */
 uint64_t util_mono_ns(void);

@@ -13,7 +13,7 @@
 
 #include "schedstat-local.h"
 
-int util_array_reserve(void **items, size_t *cap, size_t need, size_t size)
+int schedstat_array_reserve(void **items, size_t *cap, size_t need, size_t size)
 {
 	size_t n = *cap ? *cap : 16;
 	void *p;

@@ -97,7 +97,7 @@ static int move_task(struct schedstat_cpu_exit *x, int tid, const cpu_set_t *oth
 			op->tasks_pinned++;
 		return 0;
 	}
-	if (util_array_reserve((void **)&x->tasks, &x->cap_tasks, x->nr_tasks + 1,
+	if (schedstat_array_reserve((void **)&x->tasks, &x->cap_tasks, x->nr_tasks + 1,
 			  sizeof(*x->tasks)))
 		return -ENOMEM;
 	x->tasks[x->nr_tasks++] = t;
@@ -179,7 +179,7 @@ static int move_irqs(struct schedstat_cpu_exit *x, struct schedstat_exit_op *op)
 			op->irqs_pinned++;
 			continue;
 		}
-		if (util_array_reserve((void **)&x->irqs, &x->cap_irqs, x->nr_irqs + 1,
+		if (schedstat_array_reserve((void **)&x->irqs, &x->cap_irqs, x->nr_irqs + 1,
 				  sizeof(*x->irqs))) {
 			err = -ENOMEM;
 			break;
@@ -231,7 +231,7 @@ static int move_cpuset(struct schedstat_cpu_exit *x, const char *dir,
 		op->cpusets_pinned++;
 		return 0;
 	}
-	if (util_array_reserve((void **)&x->cpusets, &x->cap_cpusets, x->nr_cpusets + 1,
+	if (schedstat_array_reserve((void **)&x->cpusets, &x->cap_cpusets, x->nr_cpusets + 1,
 			  sizeof(*x->cpusets)))
 		return -ENOMEM;
 	x->cpusets[x->nr_cpusets++] = c;

@@ -36,7 +36,7 @@ static int on_record(struct tep_event *event, struct tep_record *rec, int cpu,
 	if (event != x->ev_enter && event != x->ev_multi &&
 	    event != x->ev_exit && event != x->ev_switch)
 		return 0;
-	if (util_array_reserve((void **)&x->evs, &x->cap_evs, x->nr_evs + 1,
+	if (schedstat_array_reserve((void **)&x->evs, &x->cap_evs, x->nr_evs + 1,
 			  sizeof(*x->evs))) {
 		x->cb_err = -ENOMEM;
 		return 1;

@@ -232,7 +232,7 @@ int schedstat_cpu_exit_recover(unsigned int *restored)
 
 		if (sscanf(buf, "%7s %1023s %1023s %1023s", l.kind, l.a, l.b, l.c) < 2)
 			continue;
-		if (util_array_reserve((void **)&lines, &cap, nr + 1, sizeof(*lines))) {
+		if (schedstat_array_reserve((void **)&lines, &cap, nr + 1, sizeof(*lines))) {
 			err = -ENOMEM;
 			break;
 		}

@@ -155,23 +155,13 @@ int schedstat_energy_model_load(struct schedstat_energy_model **out,
 	if (!f)
 		return -errno;
 	do {
-		char *t;
-
-		if (len + 4096 + 1 > cap) {
-			cap = cap ? 2 * cap : 8192;
-			/* Nobody's model is a megabyte: refuse what is not one. */
-			if (cap > (1 << 20)) {
-				free(text);
-				fclose(f);
-				return -EFBIG;
-			}
-			t = realloc(text, cap);
-			if (!t) {
-				free(text);
-				fclose(f);
-				return -ENOMEM;
-			}
-			text = t;
+		/* Nobody's model is a megabyte: refuse what is not one. */
+		err = len + 4096 + 1 > (1 << 20) ? -EFBIG :
+		      schedstat_array_reserve((void **)&text, &cap, len + 4096 + 1, 1);
+		if (err) {
+			free(text);
+			fclose(f);
+			return err;
 		}
 		n = fread(text + len, 1, 4096, f);
 		len += n;

@@ -167,9 +167,9 @@ int engine_fill(struct engine *e, uint64_t ts, struct model_input *in)
 		if (pids_rebuild(e))
 			return -ENOMEM;
 	}
-	if (util_array_reserve((void **)&e->recs, &e->cap_recs, e->nr_tasks + 1,
+	if (schedstat_array_reserve((void **)&e->recs, &e->cap_recs, e->nr_tasks + 1,
 			  sizeof(*e->recs)) ||
-	    util_array_reserve((void **)&e->recs_kernel, &e->cap_recs_kernel,
+	    schedstat_array_reserve((void **)&e->recs_kernel, &e->cap_recs_kernel,
 			  e->nr_tasks + 1, sizeof(*e->recs_kernel)))
 		return -ENOMEM;
 	for (int i = 0; i < e->nr_cpus; i++) {

@@ -384,7 +384,7 @@ void engine_freq(struct engine *e, uint64_t ts, int cpu, uint32_t khz)
 			    e->freqs[i].khz == c->st.freq_khz)
 				break;
 		if (i == e->nr_freqs &&
-		    !util_array_reserve((void **)&e->freqs, &e->cap_freqs,
+		    !schedstat_array_reserve((void **)&e->freqs, &e->cap_freqs,
 				   e->nr_freqs + 1, sizeof(*e->freqs)))
 			e->freqs[e->nr_freqs++] = (struct model_freq_time){
 				cpu, c->st.freq_khz, 0 };

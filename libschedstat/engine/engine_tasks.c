@@ -29,7 +29,7 @@ struct etask *engine_task_add(struct engine *e, int32_t pid, int32_t prio,
 {
 	struct etask *t;
 
-	if (util_array_reserve((void **)&e->tasks, &e->cap_tasks, e->nr_tasks + 1,
+	if (schedstat_array_reserve((void **)&e->tasks, &e->cap_tasks, e->nr_tasks + 1,
 			  sizeof(*e->tasks)))
 		return NULL;
 	t = &e->tasks[e->nr_tasks++];

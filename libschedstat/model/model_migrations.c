@@ -37,7 +37,7 @@ int model_add_migration(struct model *m, int32_t pid, int32_t orig_cpu,
 
 	if (!cluster_move_of(&mv, m->topo, pid, orig_cpu, dest_cpu))
 		return 0;
-	if (util_array_reserve((void **)&m->moves, &m->cap_moves, m->nr_moves + 1,
+	if (schedstat_array_reserve((void **)&m->moves, &m->cap_moves, m->nr_moves + 1,
 			  sizeof(*m->moves)))
 		return -ENOMEM;
 	m->moves[m->nr_moves++] = mv;

@@ -34,7 +34,7 @@ static long pid_index_find(const struct schedstat_hash *ix, int32_t pid)
 
 int model_add_exit(struct model *m, const struct st_task_rec *rec)
 {
-	if (util_array_reserve((void **)&m->exits, &m->cap_exits, m->nr_exits + 1,
+	if (schedstat_array_reserve((void **)&m->exits, &m->cap_exits, m->nr_exits + 1,
 			  sizeof(*m->exits)))
 		return -ENOMEM;
 	m->exits[m->nr_exits++] = *rec;

@@ -34,19 +34,9 @@ static uint8_t *buf_room(struct rec_buf *b, size_t len)
 {
 	if (b->err)
 		return NULL;
-	if (b->len + len > b->cap) {
-		size_t cap = b->cap ? b->cap : 4096;
-		uint8_t *p;
-
-		while (cap < b->len + len)
-			cap *= 2;
-		p = realloc(b->p, cap);
-		if (!p) {
-			b->err = -ENOMEM;
-			return NULL;
-		}
-		b->p = p;
-		b->cap = cap;
+	if (schedstat_array_reserve((void **)&b->p, &b->cap, b->len + len, 1)) {
+		b->err = -ENOMEM;
+		return NULL;
 	}
 	b->len += len;
 	return b->p + b->len - len;

@@ -117,7 +117,7 @@ int rec_decode_sample(struct rec_codec *cx, struct rec_cur *c,
 		err = -EBADMSG;
 	if (!err && nr) {
 		cx->budget -= nr * sizeof(**evs);
-		err = util_array_reserve((void **)evs, cap, *nr_evs + nr, sizeof(**evs));
+		err = schedstat_array_reserve((void **)evs, cap, *nr_evs + nr, sizeof(**evs));
 	}
 	for (size_t i = 0; i < nr && !err; i++) {
 		decode_event(c, &(*evs)[(*nr_evs)++], s->ts_ns);

@@ -164,7 +164,7 @@ static int decode_chunk(struct schedstat_recording *r, uint64_t at,
 			err = cpuhp_names_set(names, idx, name);
 		}
 		if (!err)
-			err = util_array_reserve((void **)&out->s, &out->cap,
+			err = schedstat_array_reserve((void **)&out->s, &out->cap,
 					    out->nr + 1, sizeof(*out->s));
 		if (!err) {
 			st.seq = out->nr;
@@ -202,7 +202,7 @@ static int add_event(struct hp_build *b, const struct hp_step *st)
 {
 	struct exit_event *e;
 
-	if (util_array_reserve((void **)&b->evs, &b->cap_evs, b->nr_evs + 1,
+	if (schedstat_array_reserve((void **)&b->evs, &b->cap_evs, b->nr_evs + 1,
 			  sizeof(*b->evs)))
 		return -ENOMEM;
 	e = &b->evs[b->nr_evs++];
@@ -223,7 +223,7 @@ static int finish_op(struct schedstat_recording *r, struct hp_build *b,
 
 	if (!b->nr_evs)
 		return 0;
-	if (util_array_reserve((void **)ops, cap, *nr + 1, sizeof(**ops)))
+	if (schedstat_array_reserve((void **)ops, cap, *nr + 1, sizeof(**ops)))
 		return -ENOMEM;
 	op = &(*ops)[(*nr)++];
 	memset(op, 0, sizeof(*op));

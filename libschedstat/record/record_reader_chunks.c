@@ -79,7 +79,7 @@ static int read_meta(struct schedstat_recording *r, const uint8_t *p, size_t len
 static int add_chunk(struct schedstat_recording *r, uint64_t off, uint64_t ts,
 		     uint32_t count)
 {
-	int err = util_array_reserve((void **)&r->chunks, &r->cap_chunks,
+	int err = schedstat_array_reserve((void **)&r->chunks, &r->cap_chunks,
 				r->nr_chunks + 1, sizeof(*r->chunks));
 
 	if (err)

@@ -230,7 +230,7 @@ static int flush_samples(struct schedstat_recorder *r)
 	at = r->offset;
 	if (!r->count)
 		return r->err;
-	err = util_array_reserve((void **)&r->index, &r->cap_index, r->nr_index + 1,
+	err = schedstat_array_reserve((void **)&r->index, &r->cap_index, r->nr_index + 1,
 			    sizeof(*r->index));
 	if (err)
 		return fail(r, err);
@@ -335,7 +335,7 @@ int schedstat_recorder_add_event(struct schedstat_recorder *r,
 			return fail(r, r->hp.buf.err);
 		return r->hp.count >= REC_CHUNK_MAX_CPUHP ? flush_cpuhp(r) : 0;
 	}
-	err = util_array_reserve((void **)&r->evs, &r->cap_evs, r->nr_evs + 1,
+	err = schedstat_array_reserve((void **)&r->evs, &r->cap_evs, r->nr_evs + 1,
 			    sizeof(*r->evs));
 	if (err)
 		return err;

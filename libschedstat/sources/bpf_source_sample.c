@@ -36,16 +36,11 @@ static int read_tasks(struct bpfsrc *s, size_t *nr)
 	for (;;) {
 		ssize_t got;
 
-		if (s->recs_cap - len < 64 * 1024) {
-			size_t cap = s->recs_cap ? s->recs_cap * 2 : 256 * 1024;
-			void *p = realloc(s->recs, cap);
-
-			if (!p) {
-				err = -ENOMEM;
-				goto cleanup;
-			}
-			s->recs = p;
-			s->recs_cap = cap;
+		/* Room for 64 KiB more, the most one read() gives. */
+		if (schedstat_array_reserve((void **)&s->recs, &s->recs_cap,
+					    len + 64 * 1024, 1)) {
+			err = -ENOMEM;
+			goto cleanup;
 		}
 		got = read(fd, (char *)s->recs + len, s->recs_cap - len);
 		if (got < 0 && errno == EINTR)
@@ -71,7 +66,7 @@ static int add_group(struct bpfsrc *s, const struct st_group_val *v,
 {
 	struct schedstat_group *g;
 
-	if (util_array_reserve((void **)&s->groups, &s->cap_groups, s->nr_groups + 1,
+	if (schedstat_array_reserve((void **)&s->groups, &s->cap_groups, s->nr_groups + 1,
 			  sizeof(*s->groups)))
 		return -ENOMEM;
 	g = &s->groups[s->nr_groups++];
@@ -116,7 +111,7 @@ static int read_groups(struct bpfsrc *s, uint64_t now)
 			continue;
 		}
 		/* Deleting now would restart the walk: later. */
-		err = util_array_reserve((void **)&stale, &cap_stale, nr_stale + 1,
+		err = schedstat_array_reserve((void **)&stale, &cap_stale, nr_stale + 1,
 				    sizeof(*stale));
 		if (!err)
 			stale[nr_stale++] = key;
@@ -157,7 +152,7 @@ static int read_freq_times(struct bpfsrc *s)
 		prev = &key;
 		if (bpf_map_lookup_elem(fd, &key, &ns))
 			continue;
-		if (util_array_reserve((void **)&s->freq_times, &s->cap_freq_times,
+		if (schedstat_array_reserve((void **)&s->freq_times, &s->cap_freq_times,
 				  s->nr_freq_times + 1, sizeof(*s->freq_times)))
 			return -ENOMEM;
 		s->freq_times[s->nr_freq_times++] =

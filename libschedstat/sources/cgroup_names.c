@@ -40,7 +40,7 @@ static struct cgroup_names *scanning;
 
 static int add(struct cgroup_names *c, uint64_t ino, const char *path)
 {
-	if (util_array_reserve((void **)&c->names, &c->cap, c->nr + 1, sizeof(*c->names)))
+	if (schedstat_array_reserve((void **)&c->names, &c->cap, c->nr + 1, sizeof(*c->names)))
 		return -ENOMEM;
 	c->names[c->nr].path = strdup(path);
 	if (!c->names[c->nr].path)

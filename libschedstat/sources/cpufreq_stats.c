@@ -150,7 +150,7 @@ int cpufreq_stats_apply(struct cpufreq_stats *st, struct model_freq_time **times
 			for (int i = 0; i < n; i++) {
 				uint64_t base = base_of(p, now[i].khz);
 
-				if (util_array_reserve((void **)times, cap, *nr + 1,
+				if (schedstat_array_reserve((void **)times, cap, *nr + 1,
 						  sizeof(**times)))
 					return -ENOMEM;
 				/* stats/reset zeroes the counters: count anew. */

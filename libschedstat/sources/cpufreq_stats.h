@@ -28,7 +28,7 @@ void cpufreq_stats_close(struct cpufreq_stats *st);
  * Replace the entries of @times (cumulative time per CPU and kHz since
  * open) for every CPU of a cluster whose policy keeps stats with the
  * kernel's own times; entries of other clusters stay. @times grows with
- * util_array_reserve(). 0 or -ENOMEM.
+ * schedstat_array_reserve(). 0 or -ENOMEM.
  */
 int cpufreq_stats_apply(struct cpufreq_stats *st, struct model_freq_time **times,
 			size_t *nr, size_t *cap);

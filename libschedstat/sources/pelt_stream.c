@@ -96,7 +96,7 @@ int pelt_stream_add(struct pelt_stream *ps, const struct st_pelt_rec *r)
 		ps->nr -= ps->head;
 		ps->head = 0;
 	}
-	if (util_array_reserve((void **)&ps->held, &ps->cap, ps->nr + 1, sizeof(*ps->held)))
+	if (schedstat_array_reserve((void **)&ps->held, &ps->cap, ps->nr + 1, sizeof(*ps->held)))
 		return -ENOMEM;
 	to_update(ps, &u, r);
 	/* Equal keys keep their arrival order. */

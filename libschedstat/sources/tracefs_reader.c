@@ -142,7 +142,7 @@ static void *page_get(struct trace_reader *r)
 
 static void page_put(struct trace_reader *r, void *page)
 {
-	if (util_array_reserve((void **)&r->spare, &r->cap_spare, r->nr_spare + 1,
+	if (schedstat_array_reserve((void **)&r->spare, &r->cap_spare, r->nr_spare + 1,
 			  sizeof(*r->spare))) {
 		free(page);
 		return;
@@ -164,7 +164,7 @@ static int fill(struct trace_reader *r, struct cpu_pages *c)
 		void *page;
 		ssize_t len;
 
-		if (util_array_reserve((void **)&c->pages, &c->cap, c->nr + 1,
+		if (schedstat_array_reserve((void **)&c->pages, &c->cap, c->nr + 1,
 				  sizeof(*c->pages)))
 			return -ENOMEM;
 		page = page_get(r);

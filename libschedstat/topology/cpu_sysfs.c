@@ -152,7 +152,8 @@ int topo_list_policies(const char *root, int **out, int *nr)
 {
 	char path[PATH_MAX];
 	struct dirent *de;
-	int *ids = NULL, n = 0, cap = 0;
+	int *ids = NULL, n = 0;
+	size_t cap = 0;
 	DIR *dir;
 
 	*out = NULL;
@@ -171,16 +172,11 @@ int topo_list_policies(const char *root, int **out, int *nr)
 		id = strtol(de->d_name + 6, &end, 10);
 		if (*end || id < 0 || id >= SCHEDSTAT_MAX_CPUS)
 			continue;
-		if (n == cap) {
-			int *p = realloc(ids, (cap ? cap * 2 : 16) * sizeof(*ids));
-
-			if (!p) {
-				free(ids);
-				closedir(dir);
-				return -ENOMEM;
-			}
-			ids = p;
-			cap = cap ? cap * 2 : 16;
+		if (schedstat_array_reserve((void **)&ids, &cap, (size_t)n + 1,
+					    sizeof(*ids))) {
+			free(ids);
+			closedir(dir);
+			return -ENOMEM;
 		}
 		ids[n++] = id;
 	}

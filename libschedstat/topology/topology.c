@@ -38,15 +38,9 @@ int topo_add_cluster(struct schedstat_topology *topo,
 	struct cluster *c;
 
 	/* Each cluster holds a CPU: SCHEDSTAT_MAX_CPUS bounds the growth. */
-	if (topo->nr_clusters == topo->max_clusters) {
-		int max = topo->max_clusters ? topo->max_clusters * 2 : 4;
-
-		c = realloc(topo->clusters, max * sizeof(*c));
-		if (!c)
-			return -ENOMEM;
-		topo->clusters = c;
-		topo->max_clusters = max;
-	}
+	if (schedstat_array_reserve((void **)&topo->clusters, &topo->max_clusters,
+				    (size_t)topo->nr_clusters + 1, sizeof(*c)))
+		return -ENOMEM;
 	c = &topo->clusters[topo->nr_clusters++];
 	memset(c, 0, sizeof(*c));
 	if (name)

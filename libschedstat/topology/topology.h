@@ -30,7 +30,7 @@ struct schedstat_topology {
 	enum schedstat_topology_origin origin;
 	int nr_cpus;		/* highest CPU in a cluster + 1 */
 	int nr_clusters;
-	int max_clusters;	/* allocated */
+	size_t max_clusters;	/* allocated */
 	struct cluster *clusters;
 	int16_t cpu_cluster[SCHEDSTAT_MAX_CPUS];	/* -1: in no cluster */
 	unsigned int cpu_capacity[SCHEDSTAT_MAX_CPUS];	/* 0: in no cluster */

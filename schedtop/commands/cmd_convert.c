@@ -125,15 +125,9 @@ static struct last_task *task_slot(struct conv *cv, int32_t pid)
 		return NULL;
 	if (!schedstat_hash_get(cv->task_index, (uint32_t)pid, &i))
 		return &cv->tasks[i];
-	if (cv->nr == cv->cap) {
-		size_t cap = cv->cap ? 2 * cv->cap : 1024;
-		void *grown = realloc(cv->tasks, cap * sizeof(*cv->tasks));
-
-		if (!grown)
-			return NULL;
-		cv->tasks = grown;
-		cv->cap = cap;
-	}
+	if (schedstat_array_reserve((void **)&cv->tasks, &cv->cap, cv->nr + 1,
+				    sizeof(*cv->tasks)))
+		return NULL;
 	if (schedstat_hash_put(cv->task_index, (uint32_t)pid, cv->nr))
 		return NULL;
 	cv->tasks[cv->nr] = (struct last_task){ .pid = pid, .util = UINT32_MAX,

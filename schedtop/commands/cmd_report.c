@@ -91,15 +91,9 @@ static struct task_sum *task_sum(struct report *r, int32_t pid)
 		return NULL;
 	if (!schedstat_hash_get(r->task_index, (uint32_t)pid, &i))
 		return &r->tasks[i];
-	if (r->nr_tasks == r->cap_tasks) {
-		size_t cap = r->cap_tasks ? r->cap_tasks * 2 : 1024;
-		void *grown = realloc(r->tasks, cap * sizeof(*r->tasks));
-
-		if (!grown)
-			return NULL;
-		r->tasks = grown;
-		r->cap_tasks = cap;
-	}
+	if (schedstat_array_reserve((void **)&r->tasks, &r->cap_tasks,
+				    r->nr_tasks + 1, sizeof(*r->tasks)))
+		return NULL;
 	if (schedstat_hash_put(r->task_index, (uint32_t)pid, r->nr_tasks))
 		return NULL;
 	r->tasks[r->nr_tasks] = (struct task_sum){ .pid = pid };
@@ -176,15 +170,9 @@ static int add_clusters(struct report *r, const struct schedstat_snapshot *snap)
 		 */
 		if (!(cl[i].avail & SCHEDSTAT_AVAIL_CFS) || !isfinite(cl[i].util_pct))
 			continue;
-		if (cs->n == cs->cap) {
-			size_t cap = cs->cap ? 2 * cs->cap : 1024;
-			double *p = realloc(cs->util, cap * sizeof(*p));
-
-			if (!p)
-				return -ENOMEM;
-			cs->util = p;
-			cs->cap = cap;
-		}
+		if (schedstat_array_reserve((void **)&cs->util, &cs->cap, cs->n + 1,
+					    sizeof(*cs->util)))
+			return -ENOMEM;
 		cs->util[cs->n++] = cl[i].util_pct;
 	}
 	if (n && cl[0].avail & SCHEDSTAT_AVAIL_OVERUTILIZED_NS) {
@@ -211,15 +199,9 @@ static int add_hotplug(struct report *r, const struct schedstat_snapshot *snap)
 				h->ns = c[i].hotplug_ns;
 			continue;
 		}
-		if (r->nr_hotplug == r->cap_hotplug) {
-			size_t cap = r->cap_hotplug ? 2 * r->cap_hotplug : 16;
-			struct hotplug_op *p = realloc(r->hotplug, cap * sizeof(*p));
-
-			if (!p)
-				return -ENOMEM;
-			r->hotplug = p;
-			r->cap_hotplug = cap;
-		}
+		if (schedstat_array_reserve((void **)&r->hotplug, &r->cap_hotplug,
+					    r->nr_hotplug + 1, sizeof(*r->hotplug)))
+			return -ENOMEM;
 		h = &r->hotplug[r->nr_hotplug++];
 		*h = (struct hotplug_op){
 			.ts_ns = schedstat_snapshot_ts_ns(snap), .cpu = c[i].cpu,

@@ -62,8 +62,7 @@ static bool hist_stale(const struct view *v, const struct task_hist *e)
  */
 static int hist_reserve(struct view *v, size_t want)
 {
-	size_t keep = 0, cap;
-	void *grown;
+	size_t keep = 0;
 
 	if (!v->hist_index && schedstat_hash_new(&v->hist_index))
 		return -ENOMEM;
@@ -77,16 +76,8 @@ static int hist_reserve(struct view *v, size_t want)
 	for (size_t i = 0; i < keep; i++)
 		if (schedstat_hash_put(v->hist_index, (uint32_t)v->hist[i].pid, i))
 			return -ENOMEM;
-	if (keep + want <= v->hist_cap)
-		return 0;
-	for (cap = v->hist_cap ? v->hist_cap : 256; cap < keep + want; cap *= 2)
-		;
-	grown = realloc(v->hist, cap * sizeof(*v->hist));
-	if (!grown)
-		return -ENOMEM;
-	v->hist = grown;
-	v->hist_cap = cap;
-	return 0;
+	return schedstat_array_reserve((void **)&v->hist, &v->hist_cap, keep + want,
+				       sizeof(*v->hist));
 }
 
 const struct task_hist *view_hist(const struct view *v, int32_t pid)
@@ -138,22 +129,14 @@ static int hist_add(struct view *v, const struct schedstat_task *t)
 static int keep_exited(struct view *v, const struct schedstat_task *t,
 		       uint64_t until)
 {
-	size_t n = v->nr_exited + 1;
+	size_t n = v->nr_exited + 1, cap = v->cap_exited;
 
-	if (n > v->cap_exited) {
-		size_t cap = v->cap_exited ? v->cap_exited * 2 : 64;
-		void *a = realloc(v->exited, cap * sizeof(*v->exited));
-		void *b;
-
-		if (!a)
-			return -ENOMEM;
-		v->exited = a;
-		b = realloc(v->exited_until, cap * sizeof(*v->exited_until));
-		if (!b)
-			return -ENOMEM;
-		v->exited_until = b;
-		v->cap_exited = cap;
-	}
+	/* Two arrays of one length: the second grows to the first's size. */
+	if (schedstat_array_reserve((void **)&v->exited, &v->cap_exited, n,
+				    sizeof(*v->exited)) ||
+	    schedstat_array_reserve((void **)&v->exited_until, &cap, v->cap_exited,
+				    sizeof(*v->exited_until)))
+		return -ENOMEM;
 	v->exited[v->nr_exited] = *t;
 	v->exited_until[v->nr_exited++] = until;
 	return 0;
@@ -246,15 +229,9 @@ static int add_row(struct view *v, const struct schedstat_task *t, bool dimmed)
 {
 	if (!row_matches(v, t))
 		return 0;
-	if (v->nr_rows == v->cap_rows) {
-		size_t cap = v->cap_rows ? v->cap_rows * 2 : 256;
-		void *p = realloc(v->rows, cap * sizeof(*v->rows));
-
-		if (!p)
-			return -ENOMEM;
-		v->rows = p;
-		v->cap_rows = cap;
-	}
+	if (schedstat_array_reserve((void **)&v->rows, &v->cap_rows, v->nr_rows + 1,
+				    sizeof(*v->rows)))
+		return -ENOMEM;
 	v->rows[v->nr_rows].task = t;
 	v->rows[v->nr_rows++].dimmed = dimmed;
 	return 0;
