@@ -34,10 +34,10 @@ struct field {
 #define CTYPE_F64	double
 #define CTYPE_STR	char *
 
-#define FIELD(st, member, type)						\
-	{ SCHEDSTAT_FIELD_##type, offsetof(st, member),			\
-	  sizeof(((st *)0)->member) +					\
-	  0 * sizeof(_Generic(((st *)0)->member, CTYPE_##type: 0)) },
+#define FIELD(st, m, t)							\
+	{ .type = SCHEDSTAT_FIELD_##t, .off = offsetof(st, m),		\
+	  .size = sizeof(((st *)0)->m) +				\
+		  0 * sizeof(_Generic(((st *)0)->m, CTYPE_##t: 0)) },
 /* Derived fields are not stored (model_fill_derived() computes them). */
 #define NOT_STORED(name, member, type)
 
@@ -69,25 +69,26 @@ struct row_kind {
 };
 
 #define SNAP_ARRAY(member, nr) \
-	offsetof(struct schedstat_snapshot, member), \
-	offsetof(struct schedstat_snapshot, nr)
+	.arr_off = offsetof(struct schedstat_snapshot, member), \
+	.nr_off = offsetof(struct schedstat_snapshot, nr)
 
 /* The tables of a sample, in the order the format stores them. */
 static const struct row_kind row_kinds[] = {
-	{ task_fields, ARRAY_SIZE(task_fields), sizeof(struct schedstat_task),
-	  true, SNAP_ARRAY(tasks, nr_tasks) },
-	{ cpu_fields, ARRAY_SIZE(cpu_fields), sizeof(struct schedstat_cpu),
-	  false, SNAP_ARRAY(cpus, nr_cpus) },
-	{ cluster_fields, ARRAY_SIZE(cluster_fields),
-	  sizeof(struct schedstat_cluster), false,
+	{ .fields = task_fields, .nr_fields = ARRAY_SIZE(task_fields),
+	  .size = sizeof(struct schedstat_task), .by_pid = true,
+	  SNAP_ARRAY(tasks, nr_tasks) },
+	{ .fields = cpu_fields, .nr_fields = ARRAY_SIZE(cpu_fields),
+	  .size = sizeof(struct schedstat_cpu), SNAP_ARRAY(cpus, nr_cpus) },
+	{ .fields = cluster_fields, .nr_fields = ARRAY_SIZE(cluster_fields),
+	  .size = sizeof(struct schedstat_cluster),
 	  SNAP_ARRAY(clusters, nr_clusters) },
-	{ group_fields, ARRAY_SIZE(group_fields), sizeof(struct schedstat_group),
-	  false, SNAP_ARRAY(groups, nr_groups) },
-	{ migration_fields, ARRAY_SIZE(migration_fields),
-	  sizeof(struct schedstat_migration), false,
+	{ .fields = group_fields, .nr_fields = ARRAY_SIZE(group_fields),
+	  .size = sizeof(struct schedstat_group), SNAP_ARRAY(groups, nr_groups) },
+	{ .fields = migration_fields, .nr_fields = ARRAY_SIZE(migration_fields),
+	  .size = sizeof(struct schedstat_migration),
 	  SNAP_ARRAY(migrations, nr_migrations) },
-	{ freq_fields, ARRAY_SIZE(freq_fields),
-	  sizeof(struct schedstat_freq_residency), false,
+	{ .fields = freq_fields, .nr_fields = ARRAY_SIZE(freq_fields),
+	  .size = sizeof(struct schedstat_freq_residency),
 	  SNAP_ARRAY(freqs, nr_freqs) },
 };
 

@@ -102,9 +102,11 @@ struct sched_events {
 static uint64_t state_letter_bits(const char *s)
 {
 	static const struct { const char *letter; uint64_t bits; } map[] = {
-		{ "S", 0x1 }, { "D", 0x2 }, { "T", 0x4 }, { "t", 0x8 },
-		{ "X", 0x10 }, { "Z", 0x20 }, { "P", 0x40 }, { "I", 0x80 },
-		{ "x", MODEL_STATE_DEAD },
+		{ .letter = "S", .bits = 0x1 }, { .letter = "D", .bits = 0x2 },
+		{ .letter = "T", .bits = 0x4 }, { .letter = "t", .bits = 0x8 },
+		{ .letter = "X", .bits = 0x10 }, { .letter = "Z", .bits = 0x20 },
+		{ .letter = "P", .bits = 0x40 }, { .letter = "I", .bits = 0x80 },
+		{ .letter = "x", .bits = MODEL_STATE_DEAD },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(map); i++)

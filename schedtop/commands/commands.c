@@ -8,15 +8,15 @@
 #include "cli.h"
 
 const struct cli_command cli_commands[] = {
-	{ "csv", cmd_csv, csv_long_opts },
-	{ "topology", cmd_topology, topology_long_opts },
-	{ "record", cmd_record, record_long_opts },
-	{ "report", cmd_report, report_long_opts },
-	{ "convert", cmd_convert, convert_long_opts },
-	{ "replay", cmd_replay, replay_long_opts },
-	{ "hotplug", cmd_hotplug, hotplug_long_opts },
-	{ "emulate", cmd_emulate, emulate_long_opts },
-	{ "energy", cmd_energy, energy_long_opts },
-	{ "workload", cmd_workload, workload_long_opts },
+	{ .name = "csv", .fn = cmd_csv, .opts = csv_long_opts },
+	{ .name = "topology", .fn = cmd_topology, .opts = topology_long_opts },
+	{ .name = "record", .fn = cmd_record, .opts = record_long_opts },
+	{ .name = "report", .fn = cmd_report, .opts = report_long_opts },
+	{ .name = "convert", .fn = cmd_convert, .opts = convert_long_opts },
+	{ .name = "replay", .fn = cmd_replay, .opts = replay_long_opts },
+	{ .name = "hotplug", .fn = cmd_hotplug, .opts = hotplug_long_opts },
+	{ .name = "emulate", .fn = cmd_emulate, .opts = emulate_long_opts },
+	{ .name = "energy", .fn = cmd_energy, .opts = energy_long_opts },
+	{ .name = "workload", .fn = cmd_workload, .opts = workload_long_opts },
 };
 const size_t cli_nr_commands = ARRAY_SIZE(cli_commands);

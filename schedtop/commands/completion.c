@@ -28,14 +28,14 @@ static const struct {
 	const char *name;
 	enum arg_kind kind;
 } arg_kinds[] = {
-	{ "output", ARG_FILE },
-	{ "from", ARG_FILE },
-	{ "record", ARG_FILE },
-	{ "trace", ARG_FILE },
-	{ "sysfs-root", ARG_DIR },
-	{ "table", ARG_TABLE },
-	{ "source", ARG_SOURCE },
-	{ "pelt-scheme", ARG_PELT_SCHEME },
+	{ .name = "output", .kind = ARG_FILE },
+	{ .name = "from", .kind = ARG_FILE },
+	{ .name = "record", .kind = ARG_FILE },
+	{ .name = "trace", .kind = ARG_FILE },
+	{ .name = "sysfs-root", .kind = ARG_DIR },
+	{ .name = "table", .kind = ARG_TABLE },
+	{ .name = "source", .kind = ARG_SOURCE },
+	{ .name = "pelt-scheme", .kind = ARG_PELT_SCHEME },
 };
 
 static enum arg_kind arg_kind(const char *name)

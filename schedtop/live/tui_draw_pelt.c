@@ -70,9 +70,9 @@ int tui_draw_pelt_task(int y, const struct pelt_task *pt, uint64_t now_ns,
 		       int w, const struct tui_style *st)
 {
 	const struct pelt_line lines[] = {
-		{ "util  (all)", pt, PELT_UTIL },
-		{ "runn  (all)", pt, PELT_RUNNABLE },
-		{ "u_est (all)", pt, PELT_UTIL_EST },
+		{ .name = "util  (all)", .t = pt, .sig = PELT_UTIL },
+		{ .name = "runn  (all)", .t = pt, .sig = PELT_RUNNABLE },
+		{ .name = "u_est (all)", .t = pt, .sig = PELT_UTIL_EST },
 	};
 
 	return draw_lines(y, lines, ARRAY_SIZE(lines), "", now_ns, w, st);
@@ -86,12 +86,12 @@ int tui_draw_pelt_cpu(int y, int last, const struct tui_pelt *tp, int cpu,
 		enum schedstat_pelt_entity entity;
 		enum pelt_signal sig;
 	} all[] = {
-		{ "cfs util", SCHEDSTAT_PELT_CFS, PELT_UTIL },
-		{ "cfs runn", SCHEDSTAT_PELT_CFS, PELT_RUNNABLE },
-		{ "cfs u_est", SCHEDSTAT_PELT_CFS, PELT_UTIL_EST },
-		{ "rt  util", SCHEDSTAT_PELT_RT, PELT_UTIL },
-		{ "dl  util", SCHEDSTAT_PELT_DL, PELT_UTIL },
-		{ "irq util", SCHEDSTAT_PELT_IRQ, PELT_UTIL },
+		{ .name = "cfs util", .entity = SCHEDSTAT_PELT_CFS, .sig = PELT_UTIL },
+		{ .name = "cfs runn", .entity = SCHEDSTAT_PELT_CFS, .sig = PELT_RUNNABLE },
+		{ .name = "cfs u_est", .entity = SCHEDSTAT_PELT_CFS, .sig = PELT_UTIL_EST },
+		{ .name = "rt  util", .entity = SCHEDSTAT_PELT_RT, .sig = PELT_UTIL },
+		{ .name = "dl  util", .entity = SCHEDSTAT_PELT_DL, .sig = PELT_UTIL },
+		{ .name = "irq util", .entity = SCHEDSTAT_PELT_IRQ, .sig = PELT_UTIL },
 	};
 	struct pelt_line lines[ARRAY_SIZE(all)];
 	char whose[32], title[64];
