@@ -878,6 +878,111 @@ const struct schedstat_group *
 schedstat_snapshot_groups(const struct schedstat_snapshot *snap, size_t *nr);
 
 /* ------------------------------------------------------------------ */
+/* Emulation: big.LITTLE on a symmetric machine (docs/emulation.md)    */
+
+/*
+ * A spec is a --topology spec whose capacities are percentages, e.g.
+ * "LITTLE:0@50%,big:1": it gives the clusters (capacity N% of 1024), and
+ * each CPU of a cluster below 100% is slowed to N% of itself until stopped:
+ * by SCHED_FIFO "stealer" threads of this process that burn (100 - N)% of
+ * every 2 ms, or by capping the slowed CPUs' cpufreq limits (and flooring
+ * the others'), put back on stop and, after a SIGKILL, at the next start.
+ */
+struct schedstat_emulation;
+
+enum schedstat_emulate_method {
+	SCHEDSTAT_EMULATE_AUTO,		/* cpufreq where every CPU has it, else stealer */
+	SCHEDSTAT_EMULATE_STEALER,
+	SCHEDSTAT_EMULATE_CPUFREQ,
+};
+
+/* The burn period of a stealer: short against PELT's 1 ms segments x 32. */
+#define SCHEDSTAT_EMULATE_PERIOD_NS	2000000ULL
+/* The stealer threads' name prefix (views mark threads named so). */
+#define SCHEDSTAT_EMULATE_THREAD_PREFIX	"emul-steal/"
+
+/* cpufreq limits a killed schedtop had changed and a start put back. */
+struct schedstat_emulation_recovery {
+	unsigned int restored;	/* how many limits */
+	char owner[64];		/* "pid N" of the schedtop that changed them, or "" */
+};
+
+/**
+ * schedstat_emulation_new - an emulation of @spec, not started
+ * @out: set to the emulation (free with schedstat_emulation_free())
+ * @spec: e.g. "LITTLE:0@50%,big:1"
+ * @sysfs_root: where CPUs and cpufreq are looked up, NULL for /sys; it must
+ *		outlive the emulation
+ * @why: on -EINVAL, the one line saying what is wrong with @spec
+ *
+ * Returns 0, -EINVAL (a bad spec) or -ENOMEM.
+ */
+int schedstat_emulation_new(struct schedstat_emulation **out, const char *spec,
+			    const char *sysfs_root, char *why, size_t why_size);
+/*
+ * Slows the CPUs by @method (AUTO picks), having put back what a killed
+ * schedtop left (schedstat_emulation_recovered()). 0, or a negative errno
+ * with schedstat_emulation_error() saying why, having undone what it did.
+ * Signals this process means to handle must be blocked before: the
+ * stealer threads inherit the mask.
+ */
+int schedstat_emulation_start(struct schedstat_emulation *e,
+			      enum schedstat_emulate_method method);
+/* Undoes the slowing (idempotent); 0 or -errno (schedstat_emulation_error()). */
+int schedstat_emulation_stop(struct schedstat_emulation *e);
+/* schedstat_emulation_stop() and frees it; NULL is fine. */
+void schedstat_emulation_free(struct schedstat_emulation *e);
+/* The one line saying why the last call on @e failed. */
+const char *schedstat_emulation_error(const struct schedstat_emulation *e);
+/* What the last start put back of a killed schedtop's cpufreq limits. */
+const struct schedstat_emulation_recovery *
+schedstat_emulation_recovered(const struct schedstat_emulation *e);
+
+/* The spec as given, and as a --topology spec (capacities out of 1024). */
+const char *schedstat_emulation_spec(const struct schedstat_emulation *e);
+const char *schedstat_emulation_topology_spec(const struct schedstat_emulation *e);
+/* The method in use once started. */
+enum schedstat_emulate_method
+schedstat_emulation_method(const struct schedstat_emulation *e);
+/* One past the highest CPU of the spec; the percentage @cpu runs at (0: none). */
+int schedstat_emulation_nr_cpus(const struct schedstat_emulation *e);
+unsigned int schedstat_emulation_cpu_pct(const struct schedstat_emulation *e, int cpu);
+/* "SPEC by METHOD": for recordings' metadata, the CSV and status lines. */
+const char *schedstat_emulation_describe(const struct schedstat_emulation *e,
+					 char *buf, size_t size);
+/* Whether task @tid of this process is a stealer thread (@e may be NULL). */
+bool schedstat_emulation_is_stealer(const struct schedstat_emulation *e, int tid);
+/* Whether @e (may be NULL) has a stealer on @cpu. */
+bool schedstat_emulation_stealer_cpu(const struct schedstat_emulation *e, int cpu);
+/*
+ * The share of its CPU each stealer took since the start, from its
+ * schedstat: @pct[i] for stealer i on CPU @cpu[i]. Returns how many.
+ */
+int schedstat_emulation_measure(const struct schedstat_emulation *e, int *cpu,
+				double *pct, int max);
+
+/* "auto", "stealer", "cpufreq" to a method; -EINVAL for anything else. */
+int schedstat_emulate_method_parse(const char *arg, enum schedstat_emulate_method *out);
+const char *schedstat_emulate_method_name(enum schedstat_emulate_method m);
+/*
+ * The method of a recording's "emulation" metadata ("SPEC by METHOD"), as
+ * schedstat_emulate_method_name() spells it; NULL for NULL or unknown.
+ */
+const char *schedstat_emulation_recorded_method(const char *desc);
+/*
+ * schedstat_emulation_recover - put back the cpufreq limits a killed
+ * schedtop left changed (its state file, schedstat_emulation_state_path())
+ * @busy_is_error: fail with -EWOULDBLOCK when another schedtop is
+ *		   emulating by cpufreq (else leave it alone, 0)
+ * @r: what was put back
+ * @why: on failure, the one line saying what went wrong
+ */
+int schedstat_emulation_recover(bool busy_is_error,
+				struct schedstat_emulation_recovery *r,
+				char *why, size_t why_size);
+const char *schedstat_emulation_state_path(void);
+
+/* ------------------------------------------------------------------ */
 /* Energy model and estimate (docs/signals.md, "Energy")               */
 
 struct schedstat_energy_model;

@@ -17,9 +17,8 @@
 #include "cli.h"
 #include "columns.h"
 #include "csv_format.h"
-#include "emulate.h"
-#include "energy_opt.h"
 #include "recording.h"
+#include "run.h"
 #include "sample_loop.h"
 
 struct csv_opts {
@@ -340,15 +339,11 @@ struct csv_run {
 	struct csv_opts *o;
 	const struct schedstat_topology *topo;
 	FILE *f;
-	struct recording_out rec;
+	struct run run;		/* session, energy model, --emulate, --record */
 	int write_err;
-	struct schedstat_session *s;
 	unsigned long nr_pelt;
 	/* Updates the session delivers while opening come before the run. */
 	bool started;
-	struct emulation emul;		/* --emulate */
-	char emul_desc[256];		/* the recording's "emulation" */
-	struct schedstat_energy_model *em;
 };
 
 /* The session's on_pelt: the row, and the recording's copy. */
@@ -360,7 +355,7 @@ static void on_pelt(const struct schedstat_pelt_update *u, void *ctx)
 		return;
 	r->nr_pelt++;
 	if (r->o->record)
-		recording_out_pelt(u, &r->rec);
+		recording_out_pelt(u, &r->run.rec);
 	if (r->o->table == &pelt_table && !r->write_err)
 		r->write_err = write_pelt(r->f, u);
 }
@@ -372,9 +367,9 @@ static int on_sample(const struct schedstat_snapshot *snap, void *ctx)
 
 	if (r->o->record) {
 		if (r->o->pelt.trace)
-			recording_out_pelt_dropped(&r->rec,
-						   schedstat_session_pelt_dropped(r->s));
-		err = recording_out_sample(&r->rec, snap);
+			recording_out_pelt_dropped(&r->run.rec,
+						   schedstat_session_pelt_dropped(r->run.session));
+		err = recording_out_sample(&r->run.rec, snap);
 		if (err)
 			return err;
 	}
@@ -419,7 +414,7 @@ static int run_live(struct csv_run *r, struct schedstat_session *s)
 		if (!r->write_err && fflush(r->f))
 			r->write_err = -errno;
 		if (r->o->record)
-			recording_out_pelt_dropped(&r->rec, schedstat_session_pelt_dropped(s));
+			recording_out_pelt_dropped(&r->run.rec, schedstat_session_pelt_dropped(s));
 		pelt_summary(r->nr_pelt, schedstat_session_pelt_dropped(s));
 	}
 	if (r->write_err)
@@ -486,7 +481,7 @@ static int run_from(struct csv_run *r)
 		return EXIT_FAIL;
 	schedstat_recording_info(rec, &info);
 	recording_warn_lost(r->o->from, &info);
-	r->o->emulation = emulation_recorded_method(
+	r->o->emulation = schedstat_emulation_recorded_method(
 		schedstat_recording_meta(rec, "emulation"));
 	r->topo = schedstat_recording_topology(rec);
 	r->write_err = csv_write_header(r->f, r->o->table);
@@ -523,66 +518,42 @@ cleanup:
 }
 
 /*
- * The session on the live kernel or --trace's file, with --emulate started,
- * the energy model loaded and --record's file open. An exit code.
+ * The run on the live kernel or --trace's file (run.h: the energy model,
+ * --emulate started, the session, --record's file). An exit code.
  */
-static int open_session(struct csv_run *r, struct schedstat_session_opts *sopts,
-			int argc, char **argv)
+static int open_run(struct csv_run *r, int argc, char **argv)
 {
 	struct csv_opts *o = r->o;
-	int err;
+	struct schedstat_session_opts *sopts = &r->run.sopts;
+	int ret;
 
-	if (o->session.emulate) {
-		int ret = emulation_open(&r->emul, o->session.emulate,
-					 o->session.sysfs_root, sopts);
-
-		if (ret != EXIT_OK)
-			return ret;
-		r->rec.emulation = emulation_describe(&r->emul, r->emul_desc,
-						      sizeof(r->emul_desc));
-		/* The CSV stays pandas' plain table: the method is said here. */
-		emulation_print_start(&r->emul);
-		o->emulation = emulation_method_name(r->emul.method);
-	}
-	if (energy_opt_load(o->session.energy_model, &r->em))
-		return EXIT_USAGE;
-	sopts->energy_model = r->em;
-	r->rec.em = r->em;
 	sopts->trace_file = o->trace_file;
 	sopts->trace_interval_ns = o->interval_ms * 1000000ULL;
 	sopts->pelt_scheme = o->input.pelt_scheme;
-	if (o->record) {
-		sopts->on_event = recording_out_event;
-		sopts->event_ctx = &r->rec;
-	}
 	cli_pelt_args_apply(&o->pelt, sopts, on_pelt, r);
-	err = cli_session_open(&r->s, sopts);
-	if (err && o->trace_file) {
-		cli_error("%s: %s", o->trace_file, schedstat_strerror(err));
-		return EXIT_FAIL;
-	}
-	if (err) {
-		cli_error("%s", schedstat_strerror(err));
-		return EXIT_FAIL;
-	}
+	/* The CSV stays pandas' plain table: the method is said on stderr. */
+	ret = run_open(&r->run, &(struct run_opts){
+		.cmd = "csv", .args = &o->session, .record = o->record,
+		.interval_ms = o->interval_ms, .argc = argc, .argv = argv,
+		.say_emulation = true,
+	});
+	if (ret != EXIT_OK)
+		return ret;
+	if (r->run.emul)
+		o->emulation = schedstat_emulate_method_name(
+			schedstat_emulation_method(r->run.emul));
 	if (o->trace_file && !o->session.sysfs_root)
-		trace_topology_note(o->trace_file, r->s);
+		trace_topology_note(o->trace_file, r->run.session);
 	if (o->trace_file)
-		trace_pelt_note(o->trace_file, r->s);
-	if (o->record && recording_out_open(&r->rec, o->record,
-					    schedstat_session_topology(r->s),
-					    o->interval_ms, argc, argv))
-		return EXIT_FAIL;
+		trace_pelt_note(o->trace_file, r->run.session);
 	return EXIT_OK;
 }
 
 int cmd_csv(int argc, char **argv)
 {
 	struct csv_opts o = {};
-	struct schedstat_session_opts sopts = {};
-	struct csv_run run = { .rec = { .fd = -1 } };
+	struct csv_run run = { .run = RUN_INIT };
 	FILE *f = stdout;
-	char *spec = NULL;
 	int ret;
 
 	ret = parse_csv_opts(argc, argv, &o);
@@ -603,32 +574,27 @@ int cmd_csv(int argc, char **argv)
 			goto cleanup;
 		}
 	}
-	if (cli_session_args_apply("csv", &o.session, &sopts, &spec)) {
-		ret = EXIT_USAGE;
-		goto cleanup;
-	}
 	run.o = &o;
 	run.f = f;
 	if (o.from) {
-		ret = run_from(&run);
+		/* The shared options checked alike; a recording has its session. */
+		if (cli_session_args_apply("csv", &o.session, &run.run.sopts,
+					   &run.run.topology_spec))
+			ret = EXIT_USAGE;
+		else
+			ret = run_from(&run);
 		goto cleanup;
 	}
-	ret = open_session(&run, &sopts, argc, argv);
+	ret = open_run(&run, argc, argv);
 	if (ret == EXIT_OK)
-		ret = run_live(&run, run.s);
+		ret = run_live(&run, run.run.session);
 cleanup:
-	schedstat_session_close(run.s);
-	if (recording_out_close(&run.rec))
+	if (run_close(&run.run) != EXIT_OK)
 		ret = EXIT_FAIL;
 	if (f && f != stdout && fclose(f) && ret == EXIT_OK) {
 		cli_error("writing %s: %s", o.output, strerror(errno));
 		ret = EXIT_FAIL;
 	}
-	if (emulation_stop(&run.emul))
-		ret = EXIT_FAIL;
-	emulation_free(&run.emul);
-	schedstat_energy_model_free(run.em);
 	free(o.pelt.pids);
-	free(spec);
 	return ret;
 }

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * schedtop emulate SPEC: this machine made to behave like the big.LITTLE
- * one in SPEC until -d runs out or a signal ends it (emulate.h,
- * docs/emulation.md). Other commands take --emulate SPEC for their length.
+ * one in SPEC until -d runs out or a signal ends it (schedstat_emulation_*,
+ * docs/emulation.md). Other commands take --emulate SPEC for their length
+ * (run.c).
  */
+#include <errno.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -11,8 +13,8 @@
 #include <string.h>
 
 #include "cli.h"
-#include "emulate.h"
 #include "loop.h"
+#include "run.h"
 
 static const char emulate_usage[] =
 "Usage: schedtop emulate SPEC [OPTIONS]\n"
@@ -91,23 +93,38 @@ static int wait_for_end(double seconds)
 }
 
 /* What the stealers really took, from their schedstat: the user's check. */
-static void print_summary(const struct emulation *e)
+static void print_summary(const struct schedstat_emulation *e)
 {
 	int cpus[64];
 	double pct[64];
-	int n = emulation_measure(e, cpus, pct, 64);
+	int n = schedstat_emulation_measure(e, cpus, pct, 64);
 
 	for (int i = 0; i < n; i++)
 		fprintf(stderr, "schedtop: cpu%d: the stealer ran %.1f%% of the time (wanted %u%%)\n",
-			cpus[i], pct[i], 100 - e->pct[cpus[i]]);
+			cpus[i], pct[i], 100 - schedstat_emulation_cpu_pct(e, cpus[i]));
+}
+
+/* --restore: a killed schedtop's cpufreq limits put back. An exit code. */
+static int restore(void)
+{
+	struct schedstat_emulation_recovery rc;
+	char why[320];
+
+	if (schedstat_emulation_recover(true, &rc, why, sizeof(why))) {
+		cli_error("%s", why);
+		return EXIT_FAIL;
+	}
+	run_say_recovered(&rc);
+	return EXIT_OK;
 }
 
 int cmd_emulate(int argc, char **argv)
 {
-	enum emulate_method method = EMULATE_AUTO;
+	enum schedstat_emulate_method method = SCHEDSTAT_EMULATE_AUTO;
 	struct cli_session_args a = {};
-	struct emulation e = {};
-	bool quiet = false, restore = false;
+	struct schedstat_emulation *e = NULL;
+	bool quiet = false, restore_only = false;
+	char why[320];
 	double seconds = 0;
 	int c, err, ret = EXIT_FAIL;
 
@@ -121,11 +138,11 @@ int cmd_emulate(int argc, char **argv)
 				return cli_usage_error("emulate", "bad duration '%s': seconds, more than 0", optarg);
 			break;
 		case 'm':
-			if (emulation_parse_method(optarg, &method))
+			if (schedstat_emulate_method_parse(optarg, &method))
 				return cli_usage_error("emulate", "unknown method '%s': auto, stealer or cpufreq", optarg);
 			break;
 		case OPT_RESTORE:
-			restore = true;
+			restore_only = true;
 			break;
 		case 'q':
 			quiet = true;
@@ -142,29 +159,41 @@ int cmd_emulate(int argc, char **argv)
 			break;
 		}
 	}
-	if (restore) {
+	if (restore_only) {
 		if (optind < argc)
 			return cli_usage_error("emulate", "--restore takes no SPEC");
-		return cpufreq_emul_recover(true) ? EXIT_FAIL : EXIT_OK;
+		return restore();
 	}
 	if (optind >= argc)
 		return cli_usage_error("emulate", "SPEC is missing, e.g. schedtop emulate 'LITTLE:0@50%%,big:1' -d 10");
 	if (optind + 1 < argc)
 		return cli_usage_error("emulate", "unexpected argument '%s'", argv[optind + 1]);
-	if (emulation_parse(&e, argv[optind], a.sysfs_root))
-		return EXIT_USAGE;
-	err = emulation_start(&e, method);
-	if (err)
+	err = schedstat_emulation_new(&e, argv[optind], a.sysfs_root, why, sizeof(why));
+	if (err) {
+		cli_error("%s", err == -EINVAL ? why : strerror(-err));
+		return err == -EINVAL ? EXIT_USAGE : EXIT_FAIL;
+	}
+	/* Ended by the loop's signalfd, never halfway through a start. */
+	cli_block_ending_signals();
+	err = schedstat_emulation_start(e, method);
+	run_say_recovered(schedstat_emulation_recovered(e));
+	if (err) {
+		cli_error("%s", schedstat_emulation_error(e));
 		goto cleanup;
+	}
 	if (!quiet)
-		emulation_print_start(&e);
+		run_say_emulation(e);
 	err = wait_for_end(seconds);
 	if (!quiet)
-		print_summary(&e);
-	if (emulation_stop(&e) || err)
+		print_summary(e);
+	if (schedstat_emulation_stop(e)) {
+		cli_error("%s", schedstat_emulation_error(e));
+		goto cleanup;
+	}
+	if (err)
 		goto cleanup;
 	ret = EXIT_OK;
 cleanup:
-	emulation_free(&e);
+	schedstat_emulation_free(e);
 	return ret;
 }

@@ -15,10 +15,9 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "emulate.h"
-#include "energy_opt.h"
 #include "loop.h"
 #include "recording.h"
+#include "run.h"
 #include "terminal.h"
 #include "tui_draw.h"
 #include "tui_loop.h"
@@ -47,13 +46,12 @@ const struct option live_long_opts[] = {
 #define FIRST_SAMPLE_MS	100
 
 struct live {
-	struct schedstat_session *session;
+	struct run run;			/* session, energy model, --emulate, --record */
 	struct schedstat_snapshot *snap;	/* shown; kept while paused */
 	struct view view;
 	struct tui_style style;
 	struct loop loop;
-	struct recording_out rec;	/* --record, while it works */
-	bool recording;
+	bool recording;			/* --record, while it works */
 	struct tui_pelt pelt;		/* --pelt-trace: the tasks' updates */
 	int pelt_err;			/* the first failure to keep one */
 };
@@ -67,7 +65,7 @@ static void on_pelt(const struct schedstat_pelt_update *u, void *ctx)
 	if (err && !lv->pelt_err)
 		lv->pelt_err = err;
 	if (lv->recording)
-		recording_out_pelt(u, &lv->rec);
+		recording_out_pelt(u, &lv->run.rec);
 }
 
 static void redraw(void *ctx)
@@ -76,7 +74,7 @@ static void redraw(void *ctx)
 
 	if (lv->snap)
 		view_rows(&lv->view, lv->snap, schedstat_snapshot_ts_ns(lv->snap));
-	tui_draw(&lv->view, lv->snap, schedstat_session_topology(lv->session),
+	tui_draw(&lv->view, lv->snap, schedstat_session_topology(lv->run.session),
 		 &lv->style);
 }
 
@@ -84,7 +82,7 @@ static int sample(void *ctx)
 {
 	struct live *lv = ctx;
 	struct schedstat_snapshot *snap;
-	int err = schedstat_session_sample(lv->session, &snap);
+	int err = schedstat_session_sample(lv->run.session, &snap);
 
 	if (err)
 		return err;
@@ -93,14 +91,14 @@ static int sample(void *ctx)
 		return lv->pelt_err;
 	}
 	if (lv->view.pelt) {
-		lv->view.pelt_lost = schedstat_session_pelt_dropped(lv->session);
+		lv->view.pelt_lost = schedstat_session_pelt_dropped(lv->run.session);
 		if (lv->recording)
-			recording_out_pelt_dropped(&lv->rec, lv->view.pelt_lost);
+			recording_out_pelt_dropped(&lv->run.rec, lv->view.pelt_lost);
 	}
 	/* A recording that fails stops; the view goes on and says why. */
-	if (lv->recording && recording_out_sample(&lv->rec, snap)) {
+	if (lv->recording && recording_out_sample(&lv->run.rec, snap)) {
 		lv->recording = false;
-		lv->view.message = lv->rec.error;
+		lv->view.message = lv->run.rec.error;
 	}
 	/* Paused: keep sampling so deltas stay per interval, show the old. */
 	if (lv->view.paused) {
@@ -116,12 +114,12 @@ static int sample(void *ctx)
 static int poll_events(void *ctx)
 {
 	struct live *lv = ctx;
-	int err = schedstat_session_poll(lv->session);
+	int err = schedstat_session_poll(lv->run.session);
 
 	return err < 0 ? err : 0;
 }
 
-/* Returns 1 to quit. */
+/* LOOP_STOP to quit (loop.h). */
 static int keys(void *ctx)
 {
 	struct live *lv = ctx;
@@ -137,7 +135,7 @@ static int keys(void *ctx)
 		}
 		a = view_key(&lv->view, key, lv->snap ? tui_draw_page(lv->snap) : 0);
 		if (a == ACT_QUIT)
-			return 1;
+			return LOOP_STOP;
 		if (a == ACT_INTERVAL)
 			loop_set_interval(&lv->loop, lv->view.interval_ms);
 		dirty |= a != ACT_NONE;
@@ -147,7 +145,7 @@ static int keys(void *ctx)
 	return 0;
 }
 
-static int run(struct live *lv)
+static int run_view(struct live *lv)
 {
 	static const struct tui_loop_ops ops = {
 		.tick = sample, .keys = keys, .other = poll_events, .redraw = redraw,
@@ -159,7 +157,7 @@ static int run(struct live *lv)
 	 * A person waits for the first frame: take the first sample soon
 	 * (its deltas cover less than an interval; percentages still hold).
 	 */
-	err = tui_loop_open(&lv->loop, schedstat_session_event_fd(lv->session),
+	err = tui_loop_open(&lv->loop, schedstat_session_event_fd(lv->run.session),
 			    interval > FIRST_SAMPLE_MS ? FIRST_SAMPLE_MS : interval,
 			    interval);
 	return err ? err : tui_loop_run(&lv->loop, &ops, lv);
@@ -227,98 +225,66 @@ static int parse_live_opts(int argc, char **argv, struct live_opts *o)
 }
 
 /*
- * The terminal taken and the loading message shown; libbpf must not scribble
- * over the screen, so with -v (its debug output) the screen is left again.
+ * Between the emulation and the session (run.h): the terminal taken and the
+ * loading message shown; libbpf must not scribble over the screen, so with
+ * -v (its debug output) the screen is left again. An exit code.
  */
-static int open_view(struct live *lv, const struct live_opts *o,
-		     enum schedstat_source source)
+static int open_view(void *ctx)
 {
+	struct live *lv = ctx;
+
 	setlocale(LC_ALL, "");
-	view_init(&lv->view, o->interval_ms);
-	if (o->filter)
-		strcpy(lv->view.filter, o->filter);
 	if (open_terminal(&lv->style))
-		return -1;
-	mvaddstr(0, 0, source == SCHEDSTAT_SOURCE_TRACEFS ?
+		return EXIT_FAIL;
+	mvaddstr(0, 0, lv->run.sopts.source == SCHEDSTAT_SOURCE_TRACEFS ?
 		 "schedtop: starting tracefs..." : "schedtop: loading BPF programs...");
 	refresh();
 	if (global_opts.verbose)
 		endwin();
-	return 0;
+	return EXIT_OK;
 }
 
-/* The session with --pelt-trace and --record wired in; -1 once said. */
-static int open_session(struct live *lv, const struct live_opts *o,
-			struct schedstat_session_opts *sopts, int argc, char **argv)
+static void leave_view(void *ctx)
 {
-	int err;
-
-	cli_pelt_args_apply(&o->pelt, sopts, on_pelt, lv);
-	if (o->pelt.trace)
-		lv->view.pelt = &lv->pelt;
-	if (o->record) {
-		lv->rec.defer_errors = true;
-		sopts->on_event = recording_out_event;
-		sopts->event_ctx = &lv->rec;
-	}
-	err = cli_session_open(&lv->session, sopts);
-	if (err) {
-		restore_terminal();
-		cli_error("%s", schedstat_strerror(err));
-		return -1;
-	}
-	if (o->record) {
-		if (recording_out_open(&lv->rec, o->record,
-				       schedstat_session_topology(lv->session),
-				       o->interval_ms, argc, argv))
-			return -1;
-		lv->recording = true;
-	}
-	return 0;
+	restore_terminal();
 }
 
 int cmd_live(int argc, char **argv)
 {
-	struct schedstat_session_opts sopts = {};
-	struct live lv = { .loop = LOOP_INIT, .rec = { .fd = -1 } };
+	struct live lv = { .run = RUN_INIT, .loop = LOOP_INIT };
 	struct live_opts o = {};
-	struct emulation emul = {};
-	struct schedstat_energy_model *em = NULL;
-	char desc[256];
-	char *spec = NULL;
 	int err, ret;
 
 	ret = parse_live_opts(argc, argv, &o);
 	if (ret != EXIT_OK || o.done)
 		goto cleanup;
-	ret = EXIT_USAGE;
-	if (cli_session_args_apply(NULL, &o.session, &sopts, &spec))
+	view_init(&lv.view, o.interval_ms);
+	if (o.filter)
+		strcpy(lv.view.filter, o.filter);
+	cli_pelt_args_apply(&o.pelt, &lv.run.sopts, on_pelt, &lv);
+	if (o.pelt.trace)
+		lv.view.pelt = &lv.pelt;
+	/* A full-screen view cannot print: the recording keeps its failures. */
+	lv.run.rec.defer_errors = true;
+	ret = run_open(&lv.run, &(struct run_opts){
+		.args = &o.session, .record = o.record,
+		.interval_ms = o.interval_ms, .argc = argc, .argv = argv,
+		.before_session = open_view, .leave_screen = leave_view, .ctx = &lv,
+	});
+	if (ret != EXIT_OK)
 		goto cleanup;
-	/* Before the terminal is taken: its errors are plain lines. */
-	if (energy_opt_load(o.session.energy_model, &em))
-		goto cleanup;
-	sopts.energy_model = em;
-	lv.rec.em = em;
-	if (o.session.emulate) {
-		ret = emulation_open(&emul, o.session.emulate, sopts.sysfs_root,
-				     &sopts);
-		if (ret != EXIT_OK)
-			goto cleanup;
-		lv.rec.emulation = emulation_describe(&emul, desc, sizeof(desc));
-	}
+	lv.recording = o.record != NULL;
+	lv.view.emul = lv.run.emul;
 	ret = EXIT_FAIL;
-	if (open_view(&lv, &o, sopts.source) ||
-	    open_session(&lv, &o, &sopts, argc, argv))
-		goto cleanup;
-	err = run(&lv);
+	err = run_view(&lv);
 	/* The updates held back for ordering go in before the file ends. */
 	if (lv.recording && lv.view.pelt) {
-		int ferr = schedstat_session_flush(lv.session);
+		int ferr = schedstat_session_flush(lv.run.session);
 
 		if (!err)
 			err = ferr;
-		recording_out_pelt_dropped(&lv.rec,
-					   schedstat_session_pelt_dropped(lv.session));
+		recording_out_pelt_dropped(&lv.run.rec,
+					   schedstat_session_pelt_dropped(lv.run.session));
 	}
 	restore_terminal();
 	if (err)
@@ -329,20 +295,12 @@ cleanup:
 	restore_terminal();
 	loop_close(&lv.loop);
 	schedstat_snapshot_free(lv.snap);
-	schedstat_session_close(lv.session);
 	/* Said once the terminal is back: the view could only show it. */
-	if (recording_out_close(&lv.rec) || lv.rec.error[0]) {
-		cli_error("%s", lv.rec.error);
+	if (run_close(&lv.run) != EXIT_OK)
 		ret = EXIT_FAIL;
-	}
 	view_free(&lv.view);
 	tui_pelt_free(&lv.pelt);
 	free(o.pelt.pids);
-	free(spec);
 	close_terminal();
-	if (emulation_stop(&emul))
-		ret = EXIT_FAIL;
-	emulation_free(&emul);
-	schedstat_energy_model_free(em);
 	return ret;
 }

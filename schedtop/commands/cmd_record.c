@@ -13,9 +13,8 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "emulate.h"
-#include "energy_opt.h"
 #include "recording.h"
+#include "run.h"
 #include "sample_loop.h"
 
 static const char record_usage[] =
@@ -60,8 +59,7 @@ const struct option record_long_opts[] = {
 };
 
 struct record_run {
-	struct recording_out out;
-	struct schedstat_session *s;
+	struct run run;
 	bool pelt_trace;
 	unsigned long nr_pelt;
 };
@@ -71,8 +69,9 @@ static int on_sample(const struct schedstat_snapshot *snap, void *ctx)
 	struct record_run *r = ctx;
 
 	if (r->pelt_trace)
-		recording_out_pelt_dropped(&r->out, schedstat_session_pelt_dropped(r->s));
-	return recording_out_sample(&r->out, snap);
+		recording_out_pelt_dropped(&r->run.rec,
+					   schedstat_session_pelt_dropped(r->run.session));
+	return recording_out_sample(&r->run.rec, snap);
 }
 
 static void on_pelt(const struct schedstat_pelt_update *u, void *ctx)
@@ -80,10 +79,10 @@ static void on_pelt(const struct schedstat_pelt_update *u, void *ctx)
 	struct record_run *r = ctx;
 
 	/* Before the file is open: the session's start, not the recording. */
-	if (!r->out.rec)
+	if (!r->run.rec.rec)
 		return;
 	r->nr_pelt++;
-	recording_out_pelt(u, &r->out);
+	recording_out_pelt(u, &r->run.rec);
 }
 
 /*
@@ -92,15 +91,16 @@ static void on_pelt(const struct schedstat_pelt_update *u, void *ctx)
  */
 static int end_pelt(struct record_run *r, bool quiet, int err)
 {
-	int ferr = schedstat_session_flush(r->s);
+	struct schedstat_session *s = r->run.session;
+	int ferr = schedstat_session_flush(s);
 
 	if (ferr && !err) {
 		cli_error("reading PELT updates: %s", schedstat_strerror(ferr));
 		err = ferr;
 	}
-	recording_out_pelt_dropped(&r->out, schedstat_session_pelt_dropped(r->s));
+	recording_out_pelt_dropped(&r->run.rec, schedstat_session_pelt_dropped(s));
 	if (!quiet)
-		pelt_summary(r->nr_pelt, schedstat_session_pelt_dropped(r->s));
+		pelt_summary(r->nr_pelt, schedstat_session_pelt_dropped(s));
 	return err;
 }
 
@@ -174,76 +174,41 @@ static int parse_record_opts(int argc, char **argv, struct record_opts *o)
 
 int cmd_record(int argc, char **argv)
 {
-	struct schedstat_session_opts sopts = {};
-	struct schedstat_session *s = NULL;
-	struct record_run run = { .out = { .fd = -1 } };
-	struct recording_out *out = &run.out;
+	struct record_run r = { .run = RUN_INIT };
+	struct recording_out *out = &r.run.rec;
 	struct record_opts o = {};
-	struct emulation emul = {};
-	struct schedstat_energy_model *em = NULL;
-	char desc[256];
-	char *spec = NULL;
+	bool sampled = false;
 	int err, ret;
 
 	ret = parse_record_opts(argc, argv, &o);
 	if (ret != EXIT_OK || o.done)
 		goto cleanup;
-	ret = EXIT_USAGE;
-	if (cli_session_args_apply("record", &o.session, &sopts, &spec))
-		goto cleanup;
-	ret = EXIT_FAIL;
-	run.pelt_trace = o.pelt.trace;
-	cli_pelt_args_apply(&o.pelt, &sopts, on_pelt, &run);
+	r.pelt_trace = o.pelt.trace;
+	cli_pelt_args_apply(&o.pelt, &r.run.sopts, on_pelt, &r);
 	/* A closed pipe (adb went away) must be an error we see, not a kill. */
 	signal(SIGPIPE, SIG_IGN);
-	if (o.session.emulate) {
-		ret = emulation_open(&emul, o.session.emulate, sopts.sysfs_root,
-				     &sopts);
-		if (ret != EXIT_OK)
-			goto cleanup;
-		ret = EXIT_FAIL;
-		out->emulation = emulation_describe(&emul, desc, sizeof(desc));
-		if (!o.quiet)
-			emulation_print_start(&emul);
-	}
-	/* Stored in the recording: report and csv --from derive the same power. */
-	if (energy_opt_load(o.session.energy_model, &em)) {
-		ret = EXIT_USAGE;
+	/* The energy model is stored: report and csv --from derive the same power. */
+	ret = run_open(&r.run, &(struct run_opts){
+		.cmd = "record", .args = &o.session, .record = o.path,
+		.interval_ms = o.interval_ms, .argc = argc, .argv = argv,
+		.say_emulation = !o.quiet,
+	});
+	if (ret != EXIT_OK)
 		goto cleanup;
-	}
-	sopts.energy_model = em;
-	out->em = em;
-	sopts.on_event = recording_out_event;
-	sopts.event_ctx = out;
-	err = cli_session_open(&s, &sopts);
-	if (err) {
-		cli_error("%s", schedstat_strerror(err));
-		goto cleanup;
-	}
-	run.s = s;
-	if (recording_out_open(out, o.path, schedstat_session_topology(s), o.interval_ms,
-			       argc, argv))
-		goto cleanup;
-	err = sample_loop(s, o.interval_ms, o.samples, on_sample, &run);
+	sampled = true;
+	err = sample_loop(r.run.session, o.interval_ms, o.samples, on_sample, &r);
 	if (o.pelt.trace)
-		err = end_pelt(&run, o.quiet, err);
+		err = end_pelt(&r, o.quiet, err);
 	/* Every failure was reported where it happened. */
 	ret = err ? EXIT_FAIL : EXIT_OK;
 cleanup:
-	/* Detach first: the file's end marker is the last thing written. */
-	schedstat_session_close(s);
-	if (recording_out_close(out))
+	if (run_close(&r.run) != EXIT_OK)
 		ret = EXIT_FAIL;
-	else if (ret == EXIT_OK && !o.quiet && run.s && out->bytes)
+	else if (ret == EXIT_OK && !o.quiet && sampled && out->bytes)
 		fprintf(stderr, "schedtop: recorded %lu samples, %" PRIu64 " bytes, to %s\n",
 			out->nr_samples, out->bytes, o.path);
-	else if (ret == EXIT_OK && !o.quiet && run.s)
+	else if (ret == EXIT_OK && !o.quiet && sampled)
 		fprintf(stderr, "schedtop: recorded %lu samples\n", out->nr_samples);
-	if (emulation_stop(&emul))
-		ret = EXIT_FAIL;
-	emulation_free(&emul);
-	schedstat_energy_model_free(em);
-	free(spec);
 	free(o.pelt.pids);
 	return ret;
 }

@@ -228,7 +228,7 @@ static int act(struct replay *rp, enum view_action a)
 	}
 }
 
-/* Returns 1 to quit, or an error. */
+/* LOOP_STOP to quit (loop.h), or an error. */
 static int keys(void *ctx)
 {
 	struct replay *rp = ctx;
@@ -245,7 +245,7 @@ static int keys(void *ctx)
 		rp->view.message = NULL;
 		a = view_key(&rp->view, key, tui_draw_page(rp->snap));
 		if (a == ACT_QUIT)
-			return 1;
+			return LOOP_STOP;
 		err = act(rp, a);
 		if (err)
 			return err;
@@ -268,7 +268,7 @@ static int tick(void *ctx)
 	int err;
 
 	if (rp->view.paused)
-		return 1;
+		return LOOP_UNCHANGED;
 	clock = rp->play_ts + TICK_MS * 1000000ULL * rp->view.speed_x4 / 4;
 	/*
 	 * Every sample passed, not just the last: the sparklines must miss
@@ -291,7 +291,7 @@ static int tick(void *ctx)
 		rp->view.message = "end of the recording: { start, [ back, q quit";
 		return 0;
 	}
-	return rp->idx == was;
+	return rp->idx == was ? LOOP_UNCHANGED : LOOP_GO_ON;
 }
 
 static int no_other(void *ctx)

@@ -15,9 +15,8 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "emulate.h"
-#include "energy_opt.h"
 #include "recording.h"
+#include "run.h"
 #include "sample_loop.h"
 #include "workload.h"
 
@@ -359,16 +358,13 @@ static int write_activations(const char *path, struct wl_run *run,
 }
 
 /*
- * The recording of --record: the workload, its scale, seed and CPUs kept
- * in its metadata, so that report judges the run as it ran.
+ * The recording's metadata: the workload, its scale, seed and CPUs, so
+ * that report judges the run as it ran. @scale and @seed hold the text.
  */
-static int open_workload_recording(struct recording_out *rec,
-				   const struct wl_opts *o,
-				   struct schedstat_session *s, int argc,
-				   char **argv)
+static void workload_meta(const struct wl_opts *o, char scale[32], char seed[32],
+			  const char *meta[9])
 {
-	char scale[32], seed[32];
-	const char *meta[] = {
+	const char *m[] = {
 		"workload", o->wl->name,
 		"workload_scale", scale,
 		"workload_seed", seed,
@@ -376,12 +372,9 @@ static int open_workload_recording(struct recording_out *rec,
 		NULL,
 	};
 
-	snprintf(scale, sizeof(scale), "%g", o->scale);
-	snprintf(seed, sizeof(seed), "%lu", o->seed);
-	rec->extra_meta = meta;
-	/* The recorder copies the metadata into the file's head here. */
-	return recording_out_open(rec, o->record, schedstat_session_topology(s),
-				  o->interval_ms, argc, argv);
+	snprintf(scale, 32, "%g", o->scale);
+	snprintf(seed, 32, "%lu", o->seed);
+	memcpy(meta, m, sizeof(m));
 }
 
 /* The workload's threads running: an exit code, or -1 when they are. */
@@ -466,16 +459,13 @@ static int finish_run(const struct wl_opts *o, struct wl_sampling *ws)
 int cmd_workload(int argc, char **argv)
 {
 	struct wl_opts o = {};
-	struct schedstat_session_opts sopts = {};
-	struct schedstat_session *s = NULL;
-	struct schedstat_energy_model *em = NULL;
-	struct recording_out rec = { .fd = -1 };
-	struct emulation emul = {};
+	struct run r = RUN_INIT;
 	struct wl_run *run = NULL;
 	struct wl_tally tally = {};
-	struct wl_sampling ws = { .tally = &tally, .rec = &rec };
+	struct wl_sampling ws = { .tally = &tally, .rec = &r.rec };
 	double units_per_ms;
-	char *spec = NULL, desc[256];
+	char scale[32], seed[32];
+	const char *meta[9];
 	int ret, err;
 
 	ret = parse_opts(argc, argv, &o);
@@ -484,42 +474,23 @@ int cmd_workload(int argc, char **argv)
 	ret = EXIT_FAIL;
 	if (calibration(&o, &units_per_ms))
 		goto cleanup;
-	ret = EXIT_USAGE;
-	if (energy_opt_load(o.session.energy_model, &em) ||
-	    cli_session_args_apply("workload", &o.session, &sopts, &spec))
+	workload_meta(&o, scale, seed, meta);
+	ret = run_open(&r, &(struct run_opts){
+		.cmd = "workload", .args = &o.session, .record = o.record,
+		.interval_ms = o.interval_ms, .argc = argc, .argv = argv,
+		.extra_meta = meta, .say_emulation = true,
+	});
+	if (ret != EXIT_OK)
 		goto cleanup;
-	if (o.session.emulate) {
-		ret = emulation_open(&emul, o.session.emulate, NULL, &sopts);
-		if (ret != EXIT_OK)
-			goto cleanup;
-		rec.emulation = emulation_describe(&emul, desc, sizeof(desc));
-		emulation_print_start(&emul);
-	}
-	ret = EXIT_FAIL;
-	sopts.energy_model = em;
-	if (o.record) {
-		sopts.on_event = recording_out_event;
-		sopts.event_ctx = &rec;
-	}
-	err = cli_session_open(&s, &sopts);
-	if (err) {
-		cli_error("%s", schedstat_strerror(err));
-		goto cleanup;
-	}
-	if (o.record) {
-		rec.em = em;
-		if (open_workload_recording(&rec, &o, s, argc, argv))
-			goto cleanup;
-		ws.record = true;
-	}
+	ws.record = o.record != NULL;
 	ret = start_threads(&o, units_per_ms, &run);
 	if (ret >= 0)
 		goto cleanup;
 	ret = EXIT_FAIL;
 	ws.run = run;
 	ws.wl = o.wl;
-	tally.em = em;
-	err = sample_loop(s, o.interval_ms, samples_for(o.seconds, o.interval_ms),
+	tally.em = r.em;
+	err = sample_loop(r.session, o.interval_ms, samples_for(o.seconds, o.interval_ms),
 			  on_sample, &ws);
 	wl_run_stop(run);
 	if (!err)
@@ -528,13 +499,7 @@ cleanup:
 	wl_run_stop(run);
 	wl_run_free(run);
 	wl_tally_free(&tally);
-	schedstat_session_close(s);
-	if (recording_out_close(&rec))
+	if (run_close(&r) != EXIT_OK)
 		ret = EXIT_FAIL;
-	if (emulation_stop(&emul))
-		ret = EXIT_FAIL;
-	emulation_free(&emul);
-	schedstat_energy_model_free(em);
-	free(spec);
 	return ret;
 }

@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "array_size.h"
-#include "emulate.h"
 #include "tui_draw_local.h"
 
 _Static_assert(VK_DOWN == KEY_DOWN && VK_NPAGE == KEY_NPAGE &&
@@ -58,12 +57,12 @@ static void draw_title(const struct view *v, const struct schedstat_snapshot *sn
 		 SCHEDTOP_VERSION, nu, nc, v->interval_ms);
 	tui_put(0, 0, C_TITLE, s);
 	/* A slowed machine must not be read as the real one. */
-	if (emulation_current && COLS > (int)strlen(s) + 20) {
+	if (v->emul && COLS > (int)strlen(s) + 20) {
 		char e[128], d[96];
 
 		snprintf(e, sizeof(e), "  EMULATED %s%s",
-			 emulation_describe(emulation_current, d, sizeof(d)),
-			 emulation_current->method == EMULATE_STEALER ?
+			 schedstat_emulation_describe(v->emul, d, sizeof(d)),
+			 schedstat_emulation_method(v->emul) == SCHEDSTAT_EMULATE_STEALER ?
 			 " (rt* is the stealer)" : "");
 		tui_put(0, strlen(s), C_ALERT, e);
 	}
@@ -71,7 +70,7 @@ static void draw_title(const struct view *v, const struct schedstat_snapshot *sn
 		tui_put(0, COLS - 8, C_ALERT, " PAUSED ");
 }
 
-static void draw_cpu(int y, const struct schedstat_cpu *c,
+static void draw_cpu(int y, const struct view *v, const struct schedstat_cpu *c,
 		     const struct tui_style *st)
 {
 	static const enum color colors[] = { C_CFS, C_RT, C_DL, C_IRQ };
@@ -89,13 +88,14 @@ static void draw_cpu(int y, const struct schedstat_cpu *c,
 	/* rt* : the emulation's stealer makes this RT pressure, not load. */
 	snprintf(s, sizeof(s), " util %4u rt%s%3u dl %3u irq %3u  runnable %4u  "
 		 "blocked %4u  nr %u", c->util_avg,
-		 emulation_stealer_cpu(emulation_current, c->cpu) ? "*" : " ",
+		 schedstat_emulation_stealer_cpu(v->emul, c->cpu) ? "*" : " ",
 		 c->rt_util, c->dl_util,
 		 c->irq_util, c->runnable_avg, c->blocked_util, c->nr_running);
 	tui_put(y, 8 + w, C_NORMAL, s);
 }
 
-static int draw_clusters(int y, const struct schedstat_snapshot *snap,
+static int draw_clusters(int y, const struct view *v,
+			 const struct schedstat_snapshot *snap,
 			 const struct tui_style *st)
 {
 	static const enum color cfs[] = { C_CFS };
@@ -148,7 +148,7 @@ static int draw_clusters(int y, const struct schedstat_snapshot *snap,
 		y++;
 		for (size_t i = 0; per_cpu && i < nu && y < LINES - 2; i++)
 			if (cpus[i].cluster == (int)k)
-				draw_cpu(y++, &cpus[i], st);
+				draw_cpu(y++, v, &cpus[i], st);
 	}
 	return y;
 }
@@ -251,7 +251,7 @@ static void draw_task_table(int y, struct view *v,
 		const struct view_row *row = &v->rows[r];
 		/* Exited, or the emulation's own stealer: not the user's load. */
 		enum color c = row->dimmed ||
-			emulation_is_stealer(emulation_current, row->task->pid) ?
+			schedstat_emulation_is_stealer(v->emul, row->task->pid) ?
 			C_DIM : C_NORMAL;
 
 		if (r == v->selected) {
@@ -483,7 +483,7 @@ void tui_draw(struct view *v, const struct schedstat_snapshot *snap,
 		break;
 	case SCREEN_MAIN:
 		draw_title(v, snap);
-		y = draw_clusters(1, snap, st);
+		y = draw_clusters(1, v, snap, st);
 		if (v->show_groups)
 			draw_group_table(y, snap, topo);
 		else

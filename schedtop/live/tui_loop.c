@@ -35,30 +35,26 @@ static int on_signal(void *ctx, int sig)
 	endwin();
 	refresh();
 	r->ops->redraw(r->ctx);
-	return 0;
+	return LOOP_GO_ON;
 }
 
 static int on_tick(void *ctx)
 {
 	const struct tui_run *r = ctx;
-	int err = r->ops->tick(r->ctx);
+	int ret = r->ops->tick(r->ctx);
 
-	if (err < 0)
-		return err;
-	if (!err)
+	if (ret == LOOP_GO_ON)
 		r->ops->redraw(r->ctx);
-	return 0;
+	return ret;
 }
 
 static int on_ready(void *ctx, int fd)
 {
 	const struct tui_run *r = ctx;
-	int err;
 
 	if (fd != STDIN_FILENO)
 		return r->ops->other(r->ctx);
-	err = r->ops->keys(r->ctx);
-	return err > 0 ? LOOP_STOP : err;
+	return r->ops->keys(r->ctx);
 }
 
 int tui_loop_run(struct loop *l, const struct tui_loop_ops *ops, void *ctx)

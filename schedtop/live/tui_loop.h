@@ -8,14 +8,15 @@
 
 #include "loop.h"
 
+/*
+ * Each returns an enum loop_result (loop.h) or a negative errno that ends
+ * the loop: LOOP_GO_ON, and the view is redrawn after a tick; LOOP_UNCHANGED,
+ * and it is not; LOOP_STOP ends the loop (a quitting key).
+ */
 struct tui_loop_ops {
-	/* The timer fired: 0 to redraw, 1 if nothing changed, or a negative
-	 * error that ends the loop. */
-	int (*tick)(void *ctx);
-	/* Keys are waiting: 0, 1 to quit, or a negative error. */
-	int (*keys)(void *ctx);
-	/* @other_fd is readable: 0 or a negative error. */
-	int (*other)(void *ctx);
+	int (*tick)(void *ctx);		/* the timer fired */
+	int (*keys)(void *ctx);		/* keys are waiting (they redraw) */
+	int (*other)(void *ctx);	/* @other_fd is readable */
 	void (*redraw)(void *ctx);
 };
 

@@ -93,6 +93,11 @@ struct view {
 	 */
 	const struct tui_pelt *pelt;
 	uint64_t pelt_lost;
+	/*
+	 * --emulate: the run's emulation (NULL: the machine as it is), so that
+	 * a slowed machine is never read as the real one.
+	 */
+	const struct schedstat_emulation *emul;
 
 	/* Rows of the current frame, sorted and filtered. */
 	struct view_row *rows;

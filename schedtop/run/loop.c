@@ -103,8 +103,10 @@ int loop_run(struct loop *l, const struct loop_ops *ops, void *ctx)
 			} else {
 				ret = ops->ready(ctx, fd);
 			}
-			if (ret)
-				return ret < 0 ? ret : 0;
+			if (ret < 0)
+				return ret;
+			if (ret == LOOP_STOP)
+				return 0;
 		}
 	}
 }

@@ -31,10 +31,17 @@ unsigned long loop_ticks(struct loop *l);
 void loop_close(struct loop *l);
 
 /*
- * What loop_run() calls. Each returns 0 to go on, LOOP_STOP to end the loop
- * normally, or a negative errno to end it with that error.
+ * What every handler of an event loop returns (loop_ops here, tui_loop_ops
+ * of the full-screen views): one of these, or a negative errno that ends
+ * the loop with that error.
  */
-#define LOOP_STOP 1
+enum loop_result {
+	LOOP_GO_ON = 0,		/* go on (a view redraws) */
+	LOOP_STOP = 1,		/* end the loop: its normal end (a signal, q) */
+	LOOP_UNCHANGED = 2,	/* go on: nothing changed, no redraw */
+};
+
+/* What loop_run() calls; each returns an enum loop_result or -errno. */
 struct loop_ops {
 	int (*signal)(void *ctx, int sig);	/* a watched signal arrived */
 	int (*tick)(void *ctx);			/* the timer fired */

@@ -20,7 +20,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli.h"
 #include "emulate.h"
 
 /* Above every CFS task, below every RT task that matters (they use 50+). */
@@ -57,7 +56,7 @@ static void *steal(void *arg)
 	char name[16];
 	uint64_t next;
 
-	snprintf(name, sizeof(name), EMULATE_THREAD_PREFIX "%d", st->cpu);
+	snprintf(name, sizeof(name), SCHEDSTAT_EMULATE_THREAD_PREFIX "%d", st->cpu);
 	pthread_setname_np(pthread_self(), name);
 	st->tid = syscall(SYS_gettid);
 	/* Placed by the attributes; say so if the kernel put us elsewhere. */
@@ -78,10 +77,10 @@ static void *steal(void *arg)
 
 		while (now < end)
 			now = mono_ns();
-		next += EMULATE_PERIOD_NS;
+		next += SCHEDSTAT_EMULATE_PERIOD_NS;
 		/* Held off for a whole period (a stop-class task): start over. */
 		if (next < now)
-			next = now + EMULATE_PERIOD_NS - st->burn_ns;
+			next = now + SCHEDSTAT_EMULATE_PERIOD_NS - st->burn_ns;
 		ts = ns_ts(next);
 		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
 			;
@@ -123,7 +122,7 @@ static long read_long(const char *path, long dflt)
  * sched_rt_period_us on each CPU; a stealer needing more would be cut off
  * at the end of each RT period and give CFS a burst it should not have.
  */
-static int check_rt_throttling(const struct emulation *e)
+static int check_rt_throttling(struct schedstat_emulation *e)
 {
 	long runtime = read_long("/proc/sys/kernel/sched_rt_runtime_us", -1);
 	long period = read_long("/proc/sys/kernel/sched_rt_period_us", 1000000);
@@ -134,7 +133,7 @@ static int check_rt_throttling(const struct emulation *e)
 		if (!e->pct[cpu] || e->pct[cpu] >= 100)
 			continue;
 		if ((100 - e->pct[cpu]) * period > 100 * runtime) {
-			cli_error("cpu%d at %u%% needs RT tasks to run %u%% of the time, but sched_rt_runtime_us allows %ld of %ld us: give it a higher percentage",
+			emul_error(e, "cpu%d at %u%% needs RT tasks to run %u%% of the time, but sched_rt_runtime_us allows %ld of %ld us: give it a higher percentage",
 				  cpu, e->pct[cpu], 100 - e->pct[cpu], runtime, period);
 			return -EINVAL;
 		}
@@ -142,7 +141,7 @@ static int check_rt_throttling(const struct emulation *e)
 	return 0;
 }
 
-static int start_one(struct emulate_stealer *st)
+static int start_one(struct schedstat_emulation *e, struct emulate_stealer *st)
 {
 	struct sched_param sp = { .sched_priority = STEALER_PRIO };
 	pthread_attr_t attr;
@@ -169,23 +168,23 @@ static int start_one(struct emulate_stealer *st)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	pthread_attr_destroy(&attr);
 	if (err == -EPERM) {
-		cli_error("a SCHED_FIFO stealer thread needs root (or CAP_SYS_NICE): run as root, or use --method cpufreq");
+		emul_error(e, "a SCHED_FIFO stealer thread needs root (or CAP_SYS_NICE): run as root, or use --method cpufreq");
 		return err;
 	}
 	if (err == -EINVAL) {
-		cli_error("cannot pin a stealer to cpu%d: is it online and allowed to this process (taskset, cpuset)?",
+		emul_error(e, "cannot pin a stealer to cpu%d: is it online and allowed to this process (taskset, cpuset)?",
 			  st->cpu);
 		return err;
 	}
 	if (err) {
-		cli_error("cannot start a stealer thread for cpu%d: %s", st->cpu, strerror(-err));
+		emul_error(e, "cannot start a stealer thread for cpu%d: %s", st->cpu, strerror(-err));
 		return err;
 	}
 	st->running = true;
 	while (sem_wait(&st->ready) && errno == EINTR)
 		;
 	if (st->err) {
-		cli_error("the stealer for cpu%d did not run there: is it online?", st->cpu);
+		emul_error(e, "the stealer for cpu%d did not run there: is it online?", st->cpu);
 		return st->err;
 	}
 	st->mono0_ns = mono_ns();
@@ -194,7 +193,7 @@ static int start_one(struct emulate_stealer *st)
 	return 0;
 }
 
-int stealer_start(struct emulation *e)
+int stealer_start(struct schedstat_emulation *e)
 {
 	int n = 0, err;
 
@@ -205,7 +204,7 @@ int stealer_start(struct emulation *e)
 		n += e->pct[cpu] && e->pct[cpu] < 100;
 	e->stealers = calloc(n, sizeof(*e->stealers));
 	if (!e->stealers) {
-		cli_error("out of memory");
+		emul_error(e, "out of memory");
 		return -ENOMEM;
 	}
 	e->nr_stealers = 0;
@@ -216,8 +215,8 @@ int stealer_start(struct emulation *e)
 			continue;
 		st = &e->stealers[e->nr_stealers++];
 		st->cpu = cpu;
-		st->burn_ns = EMULATE_PERIOD_NS * (100 - e->pct[cpu]) / 100;
-		err = start_one(st);
+		st->burn_ns = SCHEDSTAT_EMULATE_PERIOD_NS * (100 - e->pct[cpu]) / 100;
+		err = start_one(e, st);
 		if (err) {
 			stealer_stop(e);
 			return err;
@@ -226,7 +225,7 @@ int stealer_start(struct emulation *e)
 	return 0;
 }
 
-void stealer_stop(struct emulation *e)
+void stealer_stop(struct schedstat_emulation *e)
 {
 	for (int i = 0; i < e->nr_stealers; i++)
 		atomic_store(&e->stealers[i].stop, true);
@@ -243,7 +242,7 @@ void stealer_stop(struct emulation *e)
 	e->nr_stealers = 0;
 }
 
-bool stealer_is(const struct emulation *e, int tid)
+bool stealer_is(const struct schedstat_emulation *e, int tid)
 {
 	for (int i = 0; i < e->nr_stealers; i++)
 		if (e->stealers[i].tid == tid)
@@ -251,7 +250,7 @@ bool stealer_is(const struct emulation *e, int tid)
 	return false;
 }
 
-int stealer_measure(const struct emulation *e, int *cpu, double *pct, int max)
+int stealer_measure(const struct schedstat_emulation *e, int *cpu, double *pct, int max)
 {
 	int n = 0;
 

@@ -11,6 +11,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,8 +19,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "array_size.h"
-#include "cli.h"
 #include "emulate.h"
 
 #define STATE_DIR	"/run/schedtop"
@@ -35,6 +34,7 @@ struct saved {
 };
 
 struct emulate_cpufreq {
+	struct schedstat_emulation *e;	/* whose error says what failed */
 	int state_fd;
 	struct saved *saved;
 	int nr_saved;
@@ -48,9 +48,23 @@ struct policy {
 	bool in_spec;
 };
 
-static const char *root_of(const struct emulation *e)
+static const char *root_of(const struct schedstat_emulation *e)
 {
 	return e->sysfs_root ? e->sysfs_root : "/sys";
+}
+
+/* The one line saying what failed, into @why. */
+static void say(char *why, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void say(char *why, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!why || !size)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(why, size, fmt, ap);
+	va_end(ap);
 }
 
 static int read_ulong(const char *path, unsigned long *v)
@@ -85,7 +99,7 @@ static int write_ulong(const char *path, unsigned long v)
  * The policies that hold the spec's CPUs, from each policyN/related_cpus
  * (blank-separated CPU numbers). Returns how many, or -errno.
  */
-static int find_policies(const struct emulation *e, struct policy *pol, int max)
+static int find_policies(const struct schedstat_emulation *e, struct policy *pol, int max)
 {
 	char dir[PATH_LEN - 300];
 	struct dirent *de;
@@ -148,7 +162,7 @@ static bool has_limits(const struct policy *p)
 	return true;
 }
 
-bool cpufreq_emul_available(const struct emulation *e)
+bool cpufreq_emul_available(const struct schedstat_emulation *e)
 {
 	struct policy *pol = calloc(MAX_POLICIES, sizeof(*pol));
 	int n, covered = 0, want = 0;
@@ -216,29 +230,30 @@ static int save_and_write(struct emulate_cpufreq *cf, const char *dir,
 	snprintf(s->path, sizeof(s->path), "%s/%s", dir, file);
 	err = read_ulong(s->path, &s->old);
 	if (err) {
-		cli_error("cannot read %s: %s", s->path, strerror(-err));
+		emul_error(cf->e, "cannot read %s: %s", s->path, strerror(-err));
 		return err;
 	}
 	/* On disk before the change: a kill right after still restores. */
 	len = snprintf(line, sizeof(line), "%s %lu\n", s->path, s->old);
 	if (write(cf->state_fd, line, len) != len || fsync(cf->state_fd)) {
 		err = -errno;
-		cli_error("cannot write %s: %s", cpufreq_emul_state_path, strerror(-err));
+		emul_error(cf->e, "cannot write %s: %s", cpufreq_emul_state_path,
+			   strerror(-err));
 		return err;
 	}
 	cf->nr_saved++;
 	err = write_ulong(s->path, v);
 	if (err)
-		cli_error("cannot write %lu to %s: %s", v, s->path, strerror(-err));
+		emul_error(cf->e, "cannot write %lu to %s: %s", v, s->path, strerror(-err));
 	return err;
 }
 
 /*
  * Writes every saved value back. Limits constrain each other (a max below
  * the min is refused on some kernels), so a second pass retries what the
- * first could not write; only its failures count.
+ * first could not write; only its failures count, the first said in @why.
  */
-static int restore_list(const struct saved *saved, int n)
+static int restore_list(const struct saved *saved, int n, char *why, size_t size)
 {
 	int err = 0;
 
@@ -247,9 +262,9 @@ static int restore_list(const struct saved *saved, int n)
 		for (int i = n - 1; i >= 0; i--) {
 			int e = write_ulong(saved[i].path, saved[i].old);
 
-			if (e && pass)
-				cli_error("cannot restore %s to %lu: %s", saved[i].path,
-					  saved[i].old, strerror(-e));
+			if (e && pass && !err)
+				say(why, size, "cannot restore %s to %lu: %s",
+				    saved[i].path, saved[i].old, strerror(-e));
 			if (e && !err)
 				err = e;
 		}
@@ -260,14 +275,14 @@ static int restore_list(const struct saved *saved, int n)
 }
 
 /* The state file, locked: -EWOULDBLOCK when another schedtop holds it. */
-static int open_state(bool create, int *fdp)
+static int open_state(bool create, int *fdp, char *why, size_t size)
 {
 	int fd;
 
 	if (create && mkdir(STATE_DIR, 0755) && errno != EEXIST) {
 		int err = -errno;
 
-		cli_error("cannot create %s: %s", STATE_DIR, strerror(-err));
+		say(why, size, "cannot create %s: %s", STATE_DIR, strerror(-err));
 		return err;
 	}
 	fd = open(cpufreq_emul_state_path, O_RDWR | O_CLOEXEC | (create ? O_CREAT : 0), 0644);
@@ -283,7 +298,7 @@ static int open_state(bool create, int *fdp)
 	return 0;
 }
 
-static void busy_error(void)
+static void busy_error(char *why, size_t size)
 {
 	char line[64] = "";
 	FILE *f = fopen(cpufreq_emul_state_path, "r");
@@ -294,28 +309,31 @@ static void busy_error(void)
 		fclose(f);
 	}
 	line[strcspn(line, "\n")] = '\0';
-	cli_error("another schedtop is emulating by cpufreq (%s, %s): stop it first",
-		  *line ? line : "pid unknown", cpufreq_emul_state_path);
+	say(why, size, "another schedtop is emulating by cpufreq (%s, %s): stop it first",
+	    *line ? line : "pid unknown", cpufreq_emul_state_path);
 }
 
-int cpufreq_emul_recover(bool busy_is_error)
+int cpufreq_emul_recover(bool busy_is_error, struct schedstat_emulation_recovery *r,
+			 char *why, size_t why_size)
 {
 	struct saved *saved = NULL;
-	char line[PATH_LEN + 32], owner[64] = "";
+	char line[PATH_LEN + 32], owner[64] = "", failed[PATH_LEN + 96] = "";
 	int fd, n = 0, err;
 	FILE *f;
 
-	err = open_state(false, &fd);
+	memset(r, 0, sizeof(*r));
+	err = open_state(false, &fd, why, why_size);
 	if (err == -ENOENT)
 		return 0;
 	if (err == -EWOULDBLOCK) {
 		if (!busy_is_error)
 			return 0;
-		busy_error();
+		busy_error(why, why_size);
 		return err;
 	}
 	if (err) {
-		cli_error("cannot open %s: %s", cpufreq_emul_state_path, strerror(-err));
+		say(why, why_size, "cannot open %s: %s", cpufreq_emul_state_path,
+		    strerror(-err));
 		return err;
 	}
 	f = fdopen(dup(fd), "r");
@@ -346,15 +364,15 @@ int cpufreq_emul_recover(bool busy_is_error)
 	}
 	fclose(f);
 	if (!err)
-		err = restore_list(saved, n);
+		err = restore_list(saved, n, failed, sizeof(failed));
 	if (err) {
-		cli_error("could not restore the cpufreq limits in %s; fix them by hand, then remove it",
-			  cpufreq_emul_state_path);
+		say(why, why_size, "could not restore the cpufreq limits in %s%s%s%s; fix them by hand, then remove it",
+		    cpufreq_emul_state_path, *failed ? " (" : "", failed,
+		    *failed ? ")" : "");
 		goto cleanup;
 	}
-	if (n)
-		fprintf(stderr, "schedtop: restored %d cpufreq limits that a killed schedtop (%s) had changed\n",
-			n, *owner ? owner : "pid unknown");
+	r->restored = n;
+	snprintf(r->owner, sizeof(r->owner), "%s", owner);
 	unlink(cpufreq_emul_state_path);
 cleanup:
 	free(saved);
@@ -379,7 +397,7 @@ static int cap_policy(struct emulate_cpufreq *cf, const struct policy *p)
 		err = read_ulong(path, &cmax);
 	}
 	if (err) {
-		cli_error("cannot read %s: %s", path, strerror(-err));
+		emul_error(cf->e, "cannot read %s: %s", path, strerror(-err));
 		return err;
 	}
 	if (p->pct >= 100) {
@@ -391,8 +409,8 @@ static int cap_policy(struct emulate_cpufreq *cf, const struct policy *p)
 	}
 	target = cmax * p->pct / 100;
 	if (target < cmin) {
-		cli_error("cpu%d cannot run at %u%%: %lu kHz is below its cpuinfo_min_freq %lu kHz; give a higher percentage or use --method stealer",
-			  p->first_cpu, p->pct, target, cmin);
+		emul_error(cf->e, "cpu%d cannot run at %u%%: %lu kHz is below its cpuinfo_min_freq %lu kHz; give a higher percentage or use --method stealer",
+			   p->first_cpu, p->pct, target, cmin);
 		return -EINVAL;
 	}
 	target = pick_freq(p, target);
@@ -402,7 +420,7 @@ static int cap_policy(struct emulate_cpufreq *cf, const struct policy *p)
 	return err;
 }
 
-int cpufreq_emul_start(struct emulation *e)
+int cpufreq_emul_start(struct schedstat_emulation *e)
 {
 	struct policy *pol = calloc(MAX_POLICIES, sizeof(*pol));
 	struct emulate_cpufreq *cf = calloc(1, sizeof(*cf));
@@ -412,40 +430,41 @@ int cpufreq_emul_start(struct emulation *e)
 	if (!pol || !cf) {
 		free(pol);
 		free(cf);
-		cli_error("out of memory");
+		emul_error(e, "out of memory");
 		return -ENOMEM;
 	}
+	cf->e = e;
 	cf->state_fd = -1;
 	e->cpufreq = cf;
 	n = find_policies(e, pol, MAX_POLICIES);
 	err = n < 0 ? n : 0;
 	for (int i = 0; i < n && !err; i++) {
 		if (pol[i].mixed) {
-			cli_error("the CPUs of %s share one clock but not one percentage in '%s': give them one, or use --method stealer",
-				  pol[i].dir, e->spec);
+			emul_error(e, "the CPUs of %s share one clock but not one percentage in '%s': give them one, or use --method stealer",
+				   pol[i].dir, e->spec);
 			err = -EINVAL;
 		}
 	}
 	cf->saved = calloc(2 * (n > 0 ? n : 1), sizeof(*cf->saved));
 	if (!err && !cf->saved) {
-		cli_error("out of memory");
+		emul_error(e, "out of memory");
 		err = -ENOMEM;
 	}
 	if (err)
 		goto cleanup;
-	err = open_state(true, &cf->state_fd);
+	err = open_state(true, &cf->state_fd, e->error, sizeof(e->error));
 	if (err == -EWOULDBLOCK) {
-		busy_error();
+		busy_error(e->error, sizeof(e->error));
 		goto cleanup;
 	}
-	if (err) {
-		cli_error("cannot open %s: %s", cpufreq_emul_state_path, strerror(-err));
+	if (err && !e->error[0])
+		emul_error(e, "cannot open %s: %s", cpufreq_emul_state_path, strerror(-err));
+	if (err)
 		goto cleanup;
-	}
 	len = snprintf(line, sizeof(line), "pid %d\n", (int)getpid());
 	if (ftruncate(cf->state_fd, 0) || write(cf->state_fd, line, len) != len) {
 		err = -errno;
-		cli_error("cannot write %s: %s", cpufreq_emul_state_path, strerror(-err));
+		emul_error(e, "cannot write %s: %s", cpufreq_emul_state_path, strerror(-err));
 		goto cleanup;
 	}
 	for (int i = 0; i < n && !err; i++)
@@ -457,7 +476,7 @@ cleanup:
 	return err;
 }
 
-int cpufreq_emul_stop(struct emulation *e)
+int cpufreq_emul_stop(struct schedstat_emulation *e)
 {
 	struct emulate_cpufreq *cf = e->cpufreq;
 	int err = 0;
@@ -465,7 +484,7 @@ int cpufreq_emul_stop(struct emulation *e)
 	if (!cf)
 		return 0;
 	if (cf->saved)
-		err = restore_list(cf->saved, cf->nr_saved);
+		err = restore_list(cf->saved, cf->nr_saved, e->error, sizeof(e->error));
 	if (cf->state_fd >= 0) {
 		/* Restored: nothing for the next start to do. */
 		if (!err)
