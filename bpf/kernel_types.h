@@ -123,6 +123,7 @@ struct rq {
 	struct sched_avg avg_dl;
 	struct sched_avg avg_irq;
 	unsigned long cpu_capacity;
+	unsigned long misfit_task_load;	/* 4.20+, update_misfit_status() */
 	u64 clock;			/* sched_clock at update_rq_clock() */
 	u64 clock_pelt;
 	u64 lost_idle_time;

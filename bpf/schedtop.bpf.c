@@ -445,6 +445,10 @@ static __always_inline void read_cpu(__u32 cpu, __u64 now, __u64 sched_now,
 		seen |= ST_SEEN_HW;
 	}
 	c->capacity = BPF_CORE_READ(rq, cpu_capacity);
+	if (bpf_core_field_exists(rq->misfit_task_load)) {
+		c->misfit_task_load = BPF_CORE_READ(rq, misfit_task_load);
+		seen |= ST_SEEN_MISFIT;
+	}
 	c->nr_running = BPF_CORE_READ(rq, nr_running);
 	c->nr_switches = BPF_CORE_READ(rq, nr_switches);
 	ou = rq_overutilized(rq);

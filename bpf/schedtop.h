@@ -31,6 +31,7 @@ enum st_seen {
 	ST_SEEN_OVERUTILIZED	= 1 << 9,	/* root_domain.overutilized */
 	ST_SEEN_PREEMPT		= 1 << 10,	/* sched_switch (--exact-wakeups) */
 	ST_SEEN_RQ		= 1 << 11,	/* nr_running, util_est read */
+	ST_SEEN_MISFIT		= 1 << 12,	/* rq->misfit_task_load */
 };
 
 /*
@@ -86,7 +87,7 @@ struct st_cpu_state {
 	 */
 	__u32 cfs_removed_util;
 	__u32 cfs_removed_load;
-	__u64 pad;		/* one slot = three cache lines */
+	__u64 misfit_task_load;	/* rq's; one slot = three cache lines */
 };
 
 /*

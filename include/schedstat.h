@@ -216,6 +216,8 @@ enum schedstat_avail {
 	SCHEDSTAT_AVAIL_PELT_TASK	= 1u << 16,
 	/* An energy model was given: power_mw, eas_power_mw, energy_uj. */
 	SCHEDSTAT_AVAIL_ENERGY		= 1u << 17,
+	/* The runqueue's misfit_task_load, read at the sample. */
+	SCHEDSTAT_AVAIL_MISFIT_LOAD	= 1u << 18,
 };
 
 /* Who reads a tracepoint (struct schedstat_tracepoint.flags). */
@@ -417,6 +419,12 @@ struct schedstat_cpu {
 	 */
 	double power_mw;
 	double eas_power_mw;
+	/*
+	 * rq->misfit_task_load: the load balancer's word that the fair task
+	 * running here does not fit this CPU while a bigger one could take it
+	 * (its h_load, at least 1), 0 if it fits; set at each tick and pick.
+	 */
+	uint64_t misfit_task_load;
 };
 
 /*
@@ -549,6 +557,7 @@ enum schedstat_field_type {
 	X(idle3_ns, idle_state_ns[SCHEDSTAT_IDLE_STATES - 1], U64)	\
 	X(avail, avail, U32) X(pelt_estimated, pelt_estimated, BOOL)	\
 	X(hotplug_to, hotplug_to, STR)					\
+	X(misfit_task_load, misfit_task_load, U64)			\
 	D(power_mw, power_mw, F64) D(eas_power_mw, eas_power_mw, F64)
 
 #define SCHEDSTAT_CLUSTER_FIELDS(X, D)					\
@@ -1149,7 +1158,7 @@ struct schedstat_recording;
  * added is skipped: say so.
  */
 #define SCHEDSTAT_RECORDING_VERSION_MAJOR	1
-#define SCHEDSTAT_RECORDING_VERSION_MINOR	2
+#define SCHEDSTAT_RECORDING_VERSION_MINOR	3
 
 struct schedstat_recording_info {
 	unsigned int version_major, version_minor;

@@ -176,6 +176,16 @@ static const struct schedstat_signal signals[] = {
 		.config = "`ENERGY_MODEL` for the kernel's",
 		.versions = "every kernel",
 		.missing = "empty without an energy model (debugfs energy_model/ or --energy-model FILE) for the cluster, or when the CPUs' busy time is unknown",
+	}, {
+		.name = "misfit",
+		.avail = SCHEDSTAT_AVAIL_MISFIT_LOAD,
+		.seen = ST_SEEN_MISFIT,
+		.flags = SCHEDSTAT_SIGNAL_RUNQUEUE,
+		.cpu_fields = { SLOT(misfit_task_load, misfit_task_load) },
+		.kernel = "`rq->misfit_task_load`, read at the sample: `update_misfit_status()` sets it at each tick and pick to the running fair task's h_load (at least 1) when the task does not fit the CPU and may run on a bigger one, else 0",
+		.config = "`SMP`",
+		.versions = "every kernel since 4.20; 0 on every CPU where capacities are all equal (`sched_asym_cpucap_active()` false)",
+		.missing = "empty if the CPU's runqueue could not be read; the event sources do not compute it",
 	},
 };
 

@@ -167,6 +167,11 @@ static const struct column cpu_cols[] = {
 		.desc = "This CPU's part of its cluster's eas_power_mw: its util over the performance of the OPP EAS chose for the cluster, times that OPP's power, mW",
 		.sort_desc = true,
 		.avail = SCHEDSTAT_AVAIL_ENERGY,
+	}, {
+		CPU(misfit_task_load), .title = "MISFIT", .width = 6,
+		.desc = "The kernel's misfit load of this CPU (rq->misfit_task_load), read at the sample: the h_load (at least 1) of the fair task running here when, at the last tick or pick, it did not fit the CPU with the 20% margin and may run on a CPU of more capacity; 0 when it fits, and always where capacities are all equal. The load balancer moves such a task up",
+		.sort_desc = true,
+		.avail = SCHEDSTAT_AVAIL_MISFIT_LOAD,
 	},
 	EMULATION_COLUMN,
 };

@@ -575,6 +575,99 @@ def check_misfit(p, s, caps, asymmetric):
             p.add("misfit of %s compared in no row" % name)
 
 
+def check_misfit_load(p, s, caps, asymmetric):
+    """The cpu rows' misfit_task_load, the kernel's rq->misfit_task_load,
+    which no file of the kernel prints: what it is made of is what the
+    reads give. update_misfit_status() sets it at each tick and pick to 0,
+    or, when the fair task it was called for is misfit (check_misfit()'s
+    rule, on that task's /proc/PID/sched and status), to task_h_load() of
+    it, at least 1; in the root task group task_h_load() is the task's
+    se.avg.load_avg times L / (L + 1), L the root cfs_rq's load_avg: the
+    load_avg /proc/PID/sched prints, less at most 1. Compared where the
+    debug dump shows the flat-out task A running on the CPU before and
+    after the sample: 0 where the rule says A fits; where it says A is
+    misfit, A's load_avg within PELT's drift, or 0 when another task was
+    picked there last (schedtop's own reader, say), counted; the CPU of B,
+    allowed on one CPU only, 0. Symmetric CPUs (sched_asym_cpucapacity
+    off): 0 everywhere."""
+    rows = csv_rows(s["CPUCSV"])
+    truth = parse_truth(s["CPUTRUTH"])
+    dbg = s["DEBUGFILE"][0]
+    a, b = [int(x) for x in s["PIDS"][0].split()[:2]]
+    sched, status = "/proc/%d/sched" % a, "/proc/%d/status" % a
+    version = kernel_version(s)
+    loads = 0
+    for r in rows:
+        if r["online"] != "1":
+            continue
+        cpu, ts = int(r["cpu"]), int(r["ts_ns"])
+        where = "cpu %d at %d" % (cpu, ts)
+        if r["misfit_task_load"] == "":
+            p.add_empty("cpu", "misfit_task_load", cpu,
+                        "every kernel since 4.20 keeps rq->misfit_task_load")
+            continue
+        v = int(r["misfit_task_load"])
+        if not asymmetric:
+            if v:
+                p.add("%s: misfit_task_load %d on symmetric CPUs" % (where, v))
+            else:
+                p.count("misfit_task_load 0 on symmetric CPUs")
+            continue
+        if ts not in truth:
+            continue
+        b0, _, _, a1, before, after = truth[ts]
+        db, da = debug_cpus(before[dbg]), debug_cpus(after[dbg])
+        curr = {db.get(cpu, {}).get("rq.curr->pid"),
+                da.get(cpu, {}).get("rq.curr->pid")}
+        if curr == {b}:
+            if v:
+                p.add("%s: misfit_task_load %d running B, allowed on one "
+                      "CPU only" % (where, v))
+            else:
+                p.count("misfit_task_load 0 running B (one allowed CPU)")
+            continue
+        if curr != {a}:
+            continue
+        verdicts = []
+        for d in (before, after):
+            allowed = allowed_cpus(d.get(status, []))
+            verdict = None
+            if allowed is not None:
+                verdict = kernel_affinity_misfit(allowed, cpu, caps, version)
+                if verdict is None:
+                    verdict = kernel_misfit(keyvals(d[sched]), caps[cpu], version)
+            verdicts.append(verdict)
+        if verdicts[0] is None or verdicts[0] != verdicts[1]:
+            p.count("misfit_task_load not compared (the reads do not decide)")
+            continue
+        if not verdicts[0]:
+            if v:
+                p.add("%s: misfit_task_load %d running A, which the kernel's "
+                      "rule says fits" % (where, v))
+            else:
+                p.count("misfit_task_load 0 running A, which fits (rule)")
+            continue
+        if not v:
+            p.count("misfit_task_load 0 running misfit A: another task "
+                    "picked there last")
+            continue
+        if db.get(cpu, {}).get("groups") or da.get(cpu, {}).get("groups"):
+            p.count("misfit_task_load not compared with A's load (task "
+                    "groups on the CPU: h_load is a share)")
+            continue
+        lb = keyvals(before[sched])["se.avg.load_avg"]
+        la = keyvals(after[sched])["se.avg.load_avg"]
+        tb, ta = tolerances(ts, b0, a1, max(1024, lb, la))
+        # The tick that set it was up to a tick before the read.
+        if close(p, "%s misfit_task_load (A's load_avg)" % where, v, lb, la,
+                 tb + drift(4000000, 1024) + 1, ta + drift(4000000, 1024) + 1):
+            loads += 1
+            p.count("misfit_task_load = A's load_avg within drift")
+    if asymmetric and version < (6, 10) and loads < 3:
+        p.add("misfit_task_load compared with A's load_avg in %d rows, "
+              "want at least 3" % loads)
+
+
 def check_upmigration(p, s, caps):
     rows = csv_rows(s["UPCSV"])
     check(s["UPERR"][-1] == "status 0", "csv for the up-migration: %s" % s["UPERR"])
@@ -837,6 +930,7 @@ def verify(gen, out):
     check_tasks(p, s)
     check_cpus(p, s, caps, keeps)
     check_misfit(p, s, caps, asymmetric)
+    check_misfit_load(p, s, caps, asymmetric)
     unmoved = None
     if asymmetric:
         unmoved = check_upmigration(p, s, caps)

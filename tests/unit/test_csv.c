@@ -30,7 +30,7 @@
 #define CPU_EXTRA "capacity_cfs,util_est,hw_pressure,busy_ns,nr_switches," \
 	"nr_preempt,dropped,hotplug_ops,hotplug_ns,hotplug_to,freq_khz,freq_avg_khz," \
 	"idle0_ns,idle1_ns,idle2_ns,idle3_ns,pelt_estimated,power_mw,eas_power_mw," \
-	"emulation"
+	"misfit_task_load,emulation"
 #define CLUSTER_HEADER "ts_ns,cluster,cpus,capacity,util_pct,nr_running," \
 	"overutilized"
 #define CLUSTER_EXTRA "nr_online,overutilized_ns,busy_pct,misfit_tasks,up_migrations,down_migrations,freq_khz,freq_avg_khz,power_mw,eas_power_mw,energy_uj,emulation"
@@ -363,19 +363,19 @@ static void cpu_rows(void **state)
 	assert_row(&cpu_table, ALL_AVAIL, &c,
 		   "123456789012,6,big,1,1024,501,640,2100,120,300,11,2,9,3,"
 		   "980,520,30,812345678,4000,250,0,2,4100000,offline,1800000,1500000,"
-		   "1000,20000000,0,5,0,,,\r\n");
+		   "1000,20000000,0,5,0,,,,\r\n");
 
 	/* Only the root cfs_rq and busy time: every other signal is empty. */
 	c.online = false;
 	c.cluster = 0;
 	assert_row(&cpu_table, SCHEDSTAT_AVAIL_CFS | SCHEDSTAT_AVAIL_BUSY, &c,
 		   "123456789012,6,LITTLE,0,1024,501,640,2100,120,300,,,,3,"
-		   ",,,812345678,4000,,0,,,,,,,,,,0,,,\r\n");
+		   ",,,812345678,4000,,0,,,,,,,,,,0,,,,\r\n");
 
 	/* And without them: those go too, the kernel's counters stay. */
 	assert_row(&cpu_table, 0, &c,
 		   "123456789012,6,LITTLE,0,1024,,,,,,,,,3,"
-		   ",,,,4000,,0,,,,,,,,,,0,,,\r\n");
+		   ",,,,4000,,0,,,,,,,,,,0,,,,\r\n");
 }
 
 static const struct schedstat_cluster cluster_row = {

@@ -89,7 +89,8 @@ echo '===TASKTRUTH==='
 cat "$T/task.truth"
 
 run_csv cpu -t cpu -i 200 -n 6
-"$KT" "$T/cpu.csv" "$dbg" >"$T/cpu.truth"
+# A's own numbers too: what rq->misfit_task_load is made of (test_vm_matrix).
+"$KT" "$T/cpu.csv" "$dbg" /proc/$A/sched /proc/$A/status >"$T/cpu.truth"
 show_csv cpu CPU
 echo '===CPUTRUTH==='
 cat "$T/cpu.truth"
