@@ -508,6 +508,19 @@ def kernel_affinity_misfit(allowed, cpu, caps, version):
     return None
 
 
+def rule_verdict(d, pid, cpu, caps, version):
+    """update_misfit_status()'s verdict on task @pid on @cpu, from one
+    ktruth pass @d of its /proc/PID/status and sched: True misfit, False
+    fits, None when the read cannot say."""
+    allowed = allowed_cpus(d.get("/proc/%d/status" % pid, []))
+    if allowed is None:
+        return None
+    v = kernel_affinity_misfit(allowed, cpu, caps, version)
+    if v is None:
+        v = kernel_misfit(keyvals(d["/proc/%d/sched" % pid]), caps[cpu], version)
+    return v
+
+
 def check_misfit(p, s, caps, asymmetric):
     """The flat-out tasks A (allowed on CPUs 0-1) and B (on one CPU) against
     the kernel's rule applied to the kernel's own numbers in the reads just
@@ -541,17 +554,8 @@ def check_misfit(p, s, caps, asymmetric):
         sched, status = "/proc/%d/sched" % pid, "/proc/%d/status" % pid
         cpu = int(r["cpu"])
         cap = caps[cpu]
-        verdicts = []
-        for d in (before, after):
-            allowed = allowed_cpus(d.get(status, []))
-            if allowed is None:
-                verdicts.append(None)
-                continue
-            v = kernel_affinity_misfit(allowed, cpu, caps, version)
-            if v is None:
-                v = kernel_misfit(keyvals(d[sched]), cap, version)
-            verdicts.append(v)
-        vb, va = verdicts
+        vb, va = [rule_verdict(d, pid, cpu, caps, version)
+                  for d in (before, after)]
         if vb is None or vb != va:
             p.count("misfit of %s not compared (the reads do not decide: "
                     "%s, %s)" % (name, vb, va))
@@ -586,7 +590,7 @@ def check_misfit_load(p, s, caps, asymmetric):
     load_avg /proc/PID/sched prints, less at most 1. Compared where the
     debug dump shows the flat-out task A running on the CPU before and
     after the sample: 0 where the rule says A fits; where it says A is
-    misfit, A's load_avg within PELT's drift, or 0 when another task was
+    misfit, A's load_avg within the divider's rounding, or 0 when another task was
     picked there last (schedtop's own reader, say), counted; the CPU of B,
     allowed on one CPU only, 0. Symmetric CPUs (sched_asym_cpucapacity
     off): 0 everywhere."""
@@ -594,7 +598,7 @@ def check_misfit_load(p, s, caps, asymmetric):
     truth = parse_truth(s["CPUTRUTH"])
     dbg = s["DEBUGFILE"][0]
     a, b = [int(x) for x in s["PIDS"][0].split()[:2]]
-    sched, status = "/proc/%d/sched" % a, "/proc/%d/status" % a
+    sched = "/proc/%d/sched" % a
     version = kernel_version(s)
     loads = 0
     for r in rows:
@@ -615,7 +619,7 @@ def check_misfit_load(p, s, caps, asymmetric):
             continue
         if ts not in truth:
             continue
-        b0, _, _, a1, before, after = truth[ts]
+        _, _, _, _, before, after = truth[ts]
         db, da = debug_cpus(before[dbg]), debug_cpus(after[dbg])
         curr = {db.get(cpu, {}).get("rq.curr->pid"),
                 da.get(cpu, {}).get("rq.curr->pid")}
@@ -628,15 +632,8 @@ def check_misfit_load(p, s, caps, asymmetric):
             continue
         if curr != {a}:
             continue
-        verdicts = []
-        for d in (before, after):
-            allowed = allowed_cpus(d.get(status, []))
-            verdict = None
-            if allowed is not None:
-                verdict = kernel_affinity_misfit(allowed, cpu, caps, version)
-                if verdict is None:
-                    verdict = kernel_misfit(keyvals(d[sched]), caps[cpu], version)
-            verdicts.append(verdict)
+        verdicts = [rule_verdict(d, a, cpu, caps, version)
+                    for d in (before, after)]
         if verdicts[0] is None or verdicts[0] != verdicts[1]:
             p.count("misfit_task_load not compared (the reads do not decide)")
             continue
@@ -657,12 +654,19 @@ def check_misfit_load(p, s, caps, asymmetric):
             continue
         lb = keyvals(before[sched])["se.avg.load_avg"]
         la = keyvals(after[sched])["se.avg.load_avg"]
-        tb, ta = tolerances(ts, b0, a1, max(1024, lb, la))
-        # The tick that set it was up to a tick before the read.
-        if close(p, "%s misfit_task_load (A's load_avg)" % where, v, lb, la,
-                 tb + drift(4000000, 1024) + 1, ta + drift(4000000, 1024) + 1):
+        # A has run flat out for seconds: its load_avg stands at the top,
+        # and between the tick that set the value and the reads only the
+        # divider's rounding (divider_wiggle()) moves it; h_load's
+        # L / (L + 1) takes off at most 1 more.
+        lo = min(lb, la) - divider_wiggle(min(lb, la)) - 1
+        hi = max(lb, la) + divider_wiggle(max(lb, la))
+        if lo <= v <= hi:
             loads += 1
-            p.count("misfit_task_load = A's load_avg within drift")
+            p.count("misfit_task_load = A's load_avg (within the divider's "
+                    "rounding)")
+        else:
+            p.add("%s misfit_task_load %d; A's load_avg %d before, %d after "
+                  "(want %d..%d)" % (where, v, lb, la, lo, hi))
     if asymmetric and version < (6, 10) and loads < 3:
         p.add("misfit_task_load compared with A's load_avg in %d rows, "
               "want at least 3" % loads)
