@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The readers of outside trace files, and the one place that tells a file's
+ * format by its content (never by its name): every command that reads a
+ * file asks here.
+ */
+#include <string.h>
+#include <unistd.h>
+
+#include "trace_reader.h"
+
+/*
+ * In probe order: formats with a magic number first, then those told by
+ * their structure, then text.
+ */
+const struct trace_reader_ops *const trace_readers[] = {
+	NULL,
+};
+
+const struct trace_reader_ops *trace_reader_detect(int fd)
+{
+	uint8_t head[4096];
+	ssize_t n = pread(fd, head, sizeof(head), 0);
+
+	if (n <= 0)
+		return NULL;
+	for (size_t i = 0; trace_readers[i]; i++)
+		if (trace_readers[i]->probe(fd, head, n))
+			return trace_readers[i];
+	return NULL;
+}
+
+/*
+ * The letters of sched_switch's prev_state as the kernel prints them
+ * (__print_flags() of TASK_REPORT, "+" for TASK_REPORT_MAX, "|" between
+ * several): 4.14 and later, whose bits the engine uses. Older kernels'
+ * extra letters: x is TASK_DEAD, K (wakekill), W (waking) and N (noload)
+ * carry no state of their own.
+ */
+uint64_t trace_state_from_letters(const char *s)
+{
+	static const char letters[] = "SDTtXZPI";
+	uint64_t state = 0;
+
+	for (; *s && *s != ' '; s++) {
+		const char *l = strchr(letters, *s);
+
+		if (*s == '+')
+			state |= TRACE_STATE_PREEMPTED;
+		else if (*s == 'x')
+			state |= TRACE_STATE_DEAD;
+		else if (l && *s)
+			state |= 1u << (l - letters);
+	}
+	return state;
+}
