@@ -86,10 +86,11 @@ endif
 ifeq ($(TRACECMD),1)
 TRACECMD_INC := $(shell $(PKG_CONFIG) --cflags libtracecmd)
 LIB_INC += -DHAVE_TRACECMD $(TRACECMD_INC)
-# trace_file_check.c inflates compressed trace.dat sections as libtracecmd does.
-LDLIBS += -ltracecmd -lzstd
+LDLIBS += -ltracecmd
 endif
-LDLIBS += -ltracefs -ltraceevent -lbpf -lelf -lz $(NCURSES_LIBS) -ldl
+# zlib and zstd: compressed trace.dat sections (trace_file_check.c inflates
+# them as libtracecmd does) and Perfetto's compressed packets.
+LDLIBS += -ltracefs -ltraceevent -lbpf -lelf -lzstd -lz $(NCURSES_LIBS) -ldl
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -Ibpf \
 	      -idirafter /usr/include/$(HOST_MULTIARCH) -Wall -Wno-unused-function
 
@@ -131,7 +132,7 @@ PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 INSTALL ?= install
 # What the library's code calls, as pkg-config names (libschedstat.pc.in).
-PC_REQUIRES := libbpf libtracefs libtraceevent zlib$(if $(filter 1,$(TRACECMD)), libtracecmd)
+PC_REQUIRES := libbpf libtracefs libtraceevent libzstd zlib$(if $(filter 1,$(TRACECMD)), libtracecmd)
 # The completion is written by the binary itself; a cross-built one runs
 # under qemu-user.
 RUN_TARGET := $(if $(CROSS),qemu-aarch64-static)
@@ -253,7 +254,9 @@ fuzz: $(OUT)/fuzz/fuzz_recording
 
 # The trace-file source under libFuzzer: libtracecmd and libtraceevent are
 # the system's (not instrumented), schedtop's code from the sources is.
-FUZZ_TRACE_SRCS := $(filter $(addprefix %/,trace_file_source.c trace_file_check.c \
+FUZZ_TRACE_SRCS := $(filter $(addprefix %/,trace_source.c trace_dat_reader.c \
+	trace_readers.c trace_merge.c trace_apply.c perfetto_reader.c proto_reader.c \
+	trace_file_check.c \
 	trace_file_formats.c trace_file_pages.c trace_format_check.c tracepoints.c \
 	sched_events.c pelt.c hash.c snapshot.c util.c errors.c comm.c),$(LIB_SRCS)) \
 	$(wildcard libschedstat/engine/*.c libschedstat/model/model*.c \

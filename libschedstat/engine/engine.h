@@ -98,6 +98,13 @@ int engine_switch(struct engine *e, uint64_t ts, int cpu,
  * switch the trace lacks is made up if the engine thought otherwise.
  */
 int engine_current(struct engine *e, uint64_t ts, int cpu, int32_t pid);
+/*
+ * @pid (0: idle) is on @cpu from @ts, with no switch seen: what a trace's
+ * first switch on a CPU names as its previous task ran from the trace's
+ * start (traces/, the head of the window). Not a switch: counts nothing.
+ */
+int engine_set_running(struct engine *e, uint64_t ts, int cpu, int32_t pid,
+		       int32_t prio, const char *comm);
 /* sched_waking: counted as a wakeup. */
 int engine_waking(struct engine *e, uint64_t ts, int32_t pid);
 /* sched_wakeup(_new): the task is enqueued on @cpu. */

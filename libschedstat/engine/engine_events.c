@@ -195,6 +195,36 @@ int engine_switch(struct engine *e, uint64_t ts, int cpu,
 			 prev_state, prev_comm, next_pid, next_prio, next_comm);
 }
 
+int engine_set_running(struct engine *e, uint64_t ts, int cpu, int32_t pid,
+		       int32_t prio, const char *comm)
+{
+	struct ecpu *c = engine_cpu_at(e, cpu);
+	struct etask *t = NULL;
+
+	if (!c || pid < 0)
+		return 0;
+	ts = engine_check_time(e, ts);
+	engine_update_cpu(c, ts);
+	if (pid > 0) {
+		t = engine_task_get(e, pid, prio, comm, ts);
+		if (!t)
+			return -ENOMEM;
+		t->rec.prio = prio;
+		t->fair = prio_is_fair(prio);
+		switch_in(e, cpu, t, ts);
+	} else if (!c->st.idle_start) {
+		c->st.idle_start = ts;
+	}
+	c->curr = pid;
+	c->curr_prio = prio;
+	c->curr_since = ts;
+	c->curr_fair = t && t->fair;
+	c->idle_wake_ts = 0;
+	if (ts > c->seen_ts)
+		c->seen_ts = ts;
+	return 0;
+}
+
 int engine_current(struct engine *e, uint64_t ts, int cpu, int32_t pid)
 {
 	struct ecpu *c = engine_cpu_at(e, cpu);

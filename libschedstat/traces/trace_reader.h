@@ -163,6 +163,7 @@ struct trace_reader_info {
 	uint32_t avail;
 	/* Per CPU, from the file (Perfetto's cpu_info); 0: not given. */
 	uint32_t capacity[SCHEDSTAT_MAX_CPUS];
+	uint32_t max_khz[SCHEDSTAT_MAX_CPUS];
 	/* Events named by the reader's format, e.g. "perfetto (compact sched)". */
 	char format[48];
 	struct trace_damage damage;
@@ -200,6 +201,13 @@ struct trace_reader_ops {
  */
 extern const struct trace_reader_ops *const trace_readers[];
 const struct trace_reader_ops *trace_reader_detect(int fd);
+
+/*
+ * devlib's trace_marker line of a CPU's frequency (LISA reads them as
+ * cpu_frequency events): "cpu_frequency: state=KHZ cpu_id=CPU", later
+ * "cpu_frequency_devlib: ...". True with @cpu and @khz if @line is one.
+ */
+bool trace_marker_freq(const char *line, int32_t *cpu, int32_t *khz);
 
 /*
  * prev_state letters as the kernel prints them ("S", "R+", "D|K", "x"),

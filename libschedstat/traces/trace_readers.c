@@ -4,6 +4,7 @@
  * format by its content (never by its name): every command that reads a
  * file asks here.
  */
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -13,7 +14,14 @@
  * In probe order: formats with a magic number first, then those told by
  * their structure, then text.
  */
+extern const struct trace_reader_ops trace_dat_reader_ops;
+extern const struct trace_reader_ops perfetto_reader_ops;
+
 const struct trace_reader_ops *const trace_readers[] = {
+#ifdef HAVE_TRACECMD
+	&trace_dat_reader_ops,
+#endif
+	&perfetto_reader_ops,
 	NULL,
 };
 
@@ -53,4 +61,23 @@ uint64_t trace_state_from_letters(const char *s)
 			state |= 1u << (l - letters);
 	}
 	return state;
+}
+
+bool trace_marker_freq(const char *line, int32_t *cpu, int32_t *khz)
+{
+	unsigned int k, c;
+	const char *p;
+
+	if (strncmp(line, "cpu_frequency", 13))
+		return false;
+	p = line + 13;
+	if (!strncmp(p, "_devlib", 7))
+		p += 7;
+	if (*p != ':' || !(p = strstr(p, "state=")) ||
+	    sscanf(p, "state=%u cpu_id=%u", &k, &c) != 2 || c >= SCHEDSTAT_MAX_CPUS ||
+	    k > INT32_MAX)
+		return false;
+	*cpu = c;
+	*khz = k;
+	return true;
 }

@@ -349,6 +349,7 @@ struct csv_run {
 	struct emulation emul;		/* --emulate */
 	char emul_desc[256];		/* the recording's "emulation" */
 	struct schedstat_energy_model *em;
+	struct schedstat_trace_info ti;	/* --trace */
 };
 
 /* The session's on_pelt: the row, and the recording's copy. */
@@ -424,6 +425,12 @@ static int run_live(struct csv_run *r, struct schedstat_session *s)
 	}
 	if (r->write_err)
 		return write_result(r);
+	if (r->o->trace_file) {
+		trace_late_note(r->o->trace_file, &r->ti);
+		/* Read up to the damage, said at open: still a failure. */
+		if (r->ti.damage[0])
+			return EXIT_FAIL;
+	}
 	return err ? EXIT_FAIL : EXIT_OK;
 }
 
@@ -530,6 +537,7 @@ static int open_session(struct csv_run *r, struct schedstat_session_opts *sopts,
 			int argc, char **argv)
 {
 	struct csv_opts *o = r->o;
+	char text[512] = "";
 	int err;
 
 	if (o->session.emulate) {
@@ -549,6 +557,7 @@ static int open_session(struct csv_run *r, struct schedstat_session_opts *sopts,
 	sopts->energy_model = r->em;
 	r->rec.em = r->em;
 	sopts->trace_file = o->trace_file;
+	sopts->trace_info = &r->ti;
 	sopts->trace_interval_ns = o->interval_ms * 1000000ULL;
 	sopts->pelt_scheme = o->input.pelt_scheme;
 	if (o->record) {
@@ -557,18 +566,19 @@ static int open_session(struct csv_run *r, struct schedstat_session_opts *sopts,
 	}
 	cli_pelt_args_apply(&o->pelt, sopts, on_pelt, r);
 	err = cli_session_open(&r->s, sopts);
+	if (o->trace_file && trace_damage_text(o->trace_file, &r->ti, text, sizeof(text)))
+		cli_error("%s", text);
 	if (err && o->trace_file) {
-		cli_error("%s: %s", o->trace_file, schedstat_strerror(err));
+		if (!text[0])
+			cli_error("%s: %s", o->trace_file, schedstat_strerror(err));
 		return EXIT_FAIL;
 	}
 	if (err) {
 		cli_error("%s", schedstat_strerror(err));
 		return EXIT_FAIL;
 	}
-	if (o->trace_file && !o->session.sysfs_root)
-		trace_topology_note(o->trace_file, r->s);
 	if (o->trace_file)
-		trace_pelt_note(o->trace_file, r->s);
+		trace_notes(o->trace_file, r->s, &r->ti);
 	if (o->record && recording_out_open(&r->rec, o->record,
 					    schedstat_session_topology(r->s),
 					    o->interval_ms, argc, argv))

@@ -433,7 +433,8 @@ int cmd_replay(int argc, char **argv)
 	else if (err)
 		cli_error("%s: %s", argv[optind], schedstat_strerror(err));
 	else
-		ret = EXIT_OK;
+		/* A damaged trace shows up to the damage; said again here. */
+		ret = recording_input_damage();
 cleanup:
 	close_terminal();
 	loop_close(&rp.loop);

@@ -106,6 +106,25 @@ void trace_topology_note(const char *path, struct schedstat_session *s);
  */
 void trace_pelt_note(const char *path, struct schedstat_session *s);
 /*
+ * trace_notes.c. After a trace file's session opened: a note for each thing
+ * it had to assume (the clusters, the PELT scheme, what ran before each
+ * CPU's first switch, clocks before the first cpu_frequency, lost events).
+ */
+void trace_notes(const char *path, struct schedstat_session *s,
+		 const struct schedstat_trace_info *ti);
+/* After the last sample: events the per-CPU merge took out of order. */
+void trace_late_note(const char *path, const struct schedstat_trace_info *ti);
+/* "PATH: damaged at offset N: WHAT; read up to there (...)"; false if not damaged. */
+bool trace_damage_text(const char *path, const struct schedstat_trace_info *ti,
+		       char *buf, size_t size);
+/* "0,3-5" of the first 64 CPUs in @mask. */
+void trace_cpu_mask_text(uint64_t mask, char *buf, size_t size);
+/*
+ * After a full-screen view of what open_recording() read: the damage of
+ * its trace said once more; EXIT_FAIL if it had any, else EXIT_OK.
+ */
+int recording_input_damage(void);
+/*
  * A line on standard error when the recording is of a newer minor version
  * (what it added is skipped), and one when it is incomplete or damaged.
  */

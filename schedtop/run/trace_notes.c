@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What a trace file's session had to assume, one note each on standard
+ * error (schedstat_trace_info): the head of each CPU, the clock before its
+ * first cpu_frequency event, the clusters, lost events; and where a file
+ * stopped making sense.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "recording.h"
+
+/* "0,3-5" of the first 64 CPUs in @mask. */
+void trace_cpu_mask_text(uint64_t mask, char *buf, size_t size)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (int cpu = 0; cpu < 64 && len < size; cpu++) {
+		int last = cpu;
+
+		if (!(mask >> cpu & 1))
+			continue;
+		while (last < 63 && (mask >> (last + 1) & 1))
+			last++;
+		if (last > cpu)
+			len += snprintf(buf + len, size - len, "%s%d-%d",
+					len ? "," : "", cpu, last);
+		else
+			len += snprintf(buf + len, size - len, "%s%d",
+					len ? "," : "", cpu);
+		cpu = last;
+	}
+}
+
+static const char *cpus_word(uint64_t mask)
+{
+	return mask & (mask - 1) ? "CPUs" : "CPU";
+}
+
+/* Before each CPU's first switch: who ran, and who said so. */
+static void head_note(const char *path, const struct schedstat_trace_info *ti)
+{
+	char a[128], b[128], c[128], line[640];
+	size_t len;
+
+	if (!ti->head_max_ns && !ti->head_unknown)
+		return;
+	trace_cpu_mask_text(ti->head_switch, a, sizeof(a));
+	trace_cpu_mask_text(ti->head_event, b, sizeof(b));
+	trace_cpu_mask_text(ti->head_unknown, c, sizeof(c));
+	len = snprintf(line, sizeof(line), "the time before each CPU's first switch "
+		       "(up to %.1f ms) is charged to the task on it then", ti->head_max_ns / 1e6);
+	if (ti->head_switch)
+		len += snprintf(line + len, sizeof(line) - len, ", as the switch names it on %s %s",
+				cpus_word(ti->head_switch), a);
+	if (ti->head_event && len < sizeof(line))
+		len += snprintf(line + len, sizeof(line) - len, "%s as the events before it "
+				"name it on %s %s (the switch names none)",
+				ti->head_switch ? ", and" : ",", cpus_word(ti->head_event), b);
+	if (ti->head_unknown && len < sizeof(line))
+		snprintf(line + len, sizeof(line) - len, "; on %s %s nothing names it: "
+			 "taken as idle", cpus_word(ti->head_unknown), c);
+	fprintf(stderr, "schedtop: note: %s: %s\n", path, line);
+}
+
+/* Before a CPU's first cpu_frequency event its clock is not known. */
+static void freq_note(const char *path, const struct schedstat_trace_info *ti)
+{
+	uint64_t all = ti->nr_cpus >= 64 ? ~0ULL : (1ULL << ti->nr_cpus) - 1;
+	char cpus[128];
+
+	if (ti->freq_unknown) {
+		trace_cpu_mask_text(ti->freq_unknown, cpus, sizeof(cpus));
+		fprintf(stderr, "schedtop: note: %s: %s %s: clock not known until "
+			"the first cpu_frequency event (up to %.1f ms into the trace): "
+			"PELT takes the maximum frequency there, and frequency "
+			"residency starts at that event\n", path,
+			cpus_word(ti->freq_unknown), cpus, ti->freq_unknown_max_ns / 1e6);
+	}
+	if ((ti->freq_never & all) == all) {
+		fprintf(stderr, "schedtop: note: %s: no cpu_frequency events: no "
+			"frequency residency, and PELT not scaled by frequency (record "
+			"power/cpu_frequency too)\n", path);
+	} else if (ti->freq_never & all) {
+		trace_cpu_mask_text(ti->freq_never & all, cpus, sizeof(cpus));
+		fprintf(stderr, "schedtop: note: %s: %s %s: no cpu_frequency event: "
+			"no frequency residency, PELT not scaled by frequency there\n",
+			path, cpus_word(ti->freq_never & all), cpus);
+	}
+}
+
+static void lost_note(const char *path, const struct schedstat_trace_info *ti)
+{
+	char cpus[128];
+
+	if (!ti->lost_cpus)
+		return;
+	trace_cpu_mask_text(ti->lost_cpus, cpus, sizeof(cpus));
+	fprintf(stderr, "schedtop: note: %s: %s %s lost events in the trace (%" PRIu64
+		" counted, %" PRIu64 " times said without a count, each taken as one): "
+		"the CPU rows' dropped column has them\n", path,
+		cpus_word(ti->lost_cpus), cpus, ti->lost_events, ti->lost_uncounted);
+}
+
+void trace_notes(const char *path, struct schedstat_session *s,
+		 const struct schedstat_trace_info *ti)
+{
+	trace_topology_note(path, s);
+	if (ti->capacity_from_trace)
+		fprintf(stderr, "schedtop: note: %s: clusters from the CPU capacities "
+			"the trace gives (cpu_info); --topology gives others\n", path);
+	trace_pelt_note(path, s);
+	head_note(path, ti);
+	freq_note(path, ti);
+	lost_note(path, ti);
+}
+
+void trace_late_note(const char *path, const struct schedstat_trace_info *ti)
+{
+	if (ti->late_events)
+		fprintf(stderr, "schedtop: note: %s: %" PRIu64 " events came more than "
+			"2 s out of time order across CPUs: applied at the time reached\n",
+			path, ti->late_events);
+}
+
+bool trace_damage_text(const char *path, const struct schedstat_trace_info *ti,
+		       char *buf, size_t size)
+{
+	char where[48];
+
+	if (!ti->damage[0])
+		return false;
+	if (ti->damage_line)
+		snprintf(where, sizeof(where), "line %lu", ti->damage_line);
+	else
+		snprintf(where, sizeof(where), "offset %" PRIu64, ti->damage_offset);
+	snprintf(buf, size, "%s: damaged at %s: %s; read up to there (%.3f s of "
+		 "the trace, %" PRIu64 " events)", path, where, ti->damage,
+		 (ti->last_ns - ti->first_ns) / 1e9, ti->nr_events);
+	return true;
+}
