@@ -86,6 +86,11 @@ struct trace_source {
 	struct trace_merge merge;
 	bool seen_any;			/* first pass: an event with a CPU */
 	uint64_t pulled;		/* second pass */
+	/* The task each CPU runs, by its switches (second pass). */
+	int32_t *curr;
+	/* Exits held until the task's last switch (see hold_exit()). */
+	struct trace_ev exits[16];
+	int nr_exits;
 	uint64_t now, interval;
 	uint32_t avail;
 	bool all_in, done;
@@ -493,19 +498,78 @@ static int pull(struct trace_source *s)
 	return trace_merge_push(&s->merge, &ev);
 }
 
+static int engine_apply(struct trace_source *s, const struct trace_ev *ev)
+{
+	int err = trace_apply(&s->apply, ev);
+
+	return err ? err : engine_sink_take_error(&s->sink);
+}
+
+/*
+ * sched_process_exit comes from do_exit(), and the task runs on after it
+ * (releasing its memory and files, maybe blocking or preempted there) until
+ * its last switch, in state X or Z: its run time is all of its switches'.
+ * The exit is held until that switch and applied just before it. An exit
+ * whose task is still on its CPU at the trace's end stays held: it ran to
+ * the end.
+ */
+static int hold_exit(struct trace_source *s, const struct trace_ev *ev)
+{
+	int err;
+
+	if (ev->task.pid <= 0 || s->curr[ev->cpu] != ev->task.pid)
+		return engine_apply(s, ev);
+	if (s->nr_exits == (int)(sizeof(s->exits) / sizeof(s->exits[0]))) {
+		err = engine_apply(s, &s->exits[0]);
+		if (err)
+			return err;
+		memmove(s->exits, s->exits + 1, --s->nr_exits * sizeof(s->exits[0]));
+	}
+	s->exits[s->nr_exits++] = *ev;
+	return 0;
+}
+
+/* Before @sw: the held exit of its previous task, if it leaves for good. */
+static int release_exit(struct trace_source *s, const struct trace_ev *sw)
+{
+	const uint64_t gone = 0x10 | 0x20 | TRACE_STATE_DEAD;	/* X, Z, x */
+	struct trace_ev ev;
+
+	for (int i = 0; i < s->nr_exits; i++) {
+		if (s->exits[i].task.pid != sw->sw.prev_pid)
+			continue;
+		if (!(sw->sw.prev_state & gone))
+			return 0;
+		ev = s->exits[i];
+		memmove(s->exits + i, s->exits + i + 1,
+			(--s->nr_exits - i) * sizeof(s->exits[0]));
+		ev.ts = sw->ts;
+		ev.pid = -1;
+		return engine_apply(s, &ev);
+	}
+	return 0;
+}
+
 static int apply(struct trace_source *s, const struct trace_ev *ev)
 {
 	int err;
 
-	if (ev->kind == TRACE_EV_LOST) {
+	switch (ev->kind) {
+	case TRACE_EV_LOST: {
 		struct cpu_scan *c = &s->cpu[ev->cpu];
 
 		c->lost += ev->lost.count ? ev->lost.count : 1;
 		engine_set_dropped(s->engine, ev->cpu, c->lost);
 		return 0;
 	}
-	err = trace_apply(&s->apply, ev);
-	return err ? err : engine_sink_take_error(&s->sink);
+	case TRACE_EV_EXIT:
+		return hold_exit(s, ev);
+	case TRACE_EV_SWITCH:
+		err = s->nr_exits ? release_exit(s, ev) : 0;
+		s->curr[ev->cpu] = ev->sw.next_pid;
+		return err ? err : engine_apply(s, ev);
+	}
+	return engine_apply(s, ev);
 }
 
 /* Every event up to @until, in time order across CPUs. */
@@ -614,6 +678,7 @@ static void trace_close(void *src)
 	schedstat_hash_free(s->task_idx);
 	free(s->tasks);
 	free(s->cpu);
+	free(s->curr);
 	free(s);
 }
 
@@ -627,8 +692,8 @@ static int start_heads(struct trace_source *s)
 		/* Nothing names it: idle until its first switch says otherwise. */
 		if (c->head.from == HEAD_NONE && !c->switched)
 			continue;
-		err = engine_set_running(s->engine, s->ti.first_ns, cpu,
-					 c->head.from != HEAD_NONE ? c->head.pid : 0,
+		s->curr[cpu] = c->head.from != HEAD_NONE ? c->head.pid : 0;
+		err = engine_set_running(s->engine, s->ti.first_ns, cpu, s->curr[cpu],
 					 c->head.prio, c->head.comm);
 		if (err)
 			return err;
@@ -690,6 +755,10 @@ static int trace_open(void **out, const struct schedstat_session_opts *opts)
 		err = engine_new(&s->engine, s->topo, &hooks);
 	if (!err)
 		err = trace_merge_init(&s->merge, s->nr_cpus, s->info.sorted, NULL);
+	if (!err) {
+		s->curr = calloc(s->nr_cpus, sizeof(*s->curr));
+		err = s->curr ? 0 : -ENOMEM;
+	}
 	if (err)
 		goto cleanup;
 	/* Each CPU's total: the merge waits for no CPU that has no more. */
