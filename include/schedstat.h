@@ -747,6 +747,11 @@ struct schedstat_trace_info {
 	uint64_t lost_events, lost_uncounted;
 	/* Events that came out of the per-CPU merge late (time travel). */
 	uint64_t late_events;
+	/*
+	 * Switches out the trace lacks: a task switched in on one CPU while
+	 * its switches still had it on another, which is idle from then.
+	 */
+	uint64_t lost_switches;
 	/* Where the file stopped making sense ("" if it did not): read up to there. */
 	uint64_t damage_offset;
 	unsigned long damage_line;	/* text formats: the line, else 0 */

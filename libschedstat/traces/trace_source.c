@@ -63,6 +63,8 @@ struct cpu_scan {
 struct task_info {
 	int32_t pid, tgid, prio;
 	char comm[TRACE_COMM_LEN];
+	int32_t last_cpu;		/* second pass: where it last ran, -1 */
+	int32_t on_cpu;			/* ... where it runs now, -1 */
 };
 
 struct trace_source {
@@ -88,6 +90,8 @@ struct trace_source {
 	uint64_t pulled;		/* second pass */
 	/* The task each CPU runs, by its switches (second pass). */
 	int32_t *curr;
+	/* No sched_migrate_task in the file: moves are seen at switches. */
+	bool infer_moves;
 	/* Exits held until the task's last switch (see hold_exit()). */
 	struct trace_ev exits[16];
 	int nr_exits;
@@ -122,7 +126,8 @@ static int task_note(struct trace_source *s, int32_t pid, int32_t tgid,
 				       s->nr_tasks + 1, sizeof(*s->tasks)))
 			return -ENOMEM;
 		t = &s->tasks[s->nr_tasks];
-		*t = (struct task_info){ .pid = pid, .prio = -1 };
+		*t = (struct task_info){ .pid = pid, .prio = -1, .last_cpu = -1,
+					 .on_cpu = -1 };
 		if (schedstat_hash_put(s->task_idx, (uint32_t)pid, s->nr_tasks))
 			return -ENOMEM;
 		s->nr_tasks++;
@@ -498,10 +503,14 @@ static int pull(struct trace_source *s)
 	return trace_merge_push(&s->merge, &ev);
 }
 
+static void forget_cpu(struct trace_source *s, int32_t pid);
+
 static int engine_apply(struct trace_source *s, const struct trace_ev *ev)
 {
 	int err = trace_apply(&s->apply, ev);
 
+	if (ev->kind == TRACE_EV_EXIT && s->infer_moves)
+		forget_cpu(s, ev->task.pid);
 	return err ? err : engine_sink_take_error(&s->sink);
 }
 
@@ -529,6 +538,40 @@ static int hold_exit(struct trace_source *s, const struct trace_ev *ev)
 	return 0;
 }
 
+/*
+ * A task switched in on one CPU while its switches still have it on another:
+ * its switch out there is not in the trace (lost, or cut off by an excerpt).
+ * It left that CPU then, which is idle from then until its next switch
+ * (what engine_current() assumes of a task that left unseen).
+ */
+static int lost_switch_out(struct trace_source *s, const struct trace_ev *sw)
+{
+	struct task_info *t = sw->sw.next_pid > 0 ? task_find(s, sw->sw.next_pid) : NULL;
+	struct trace_ev out;
+	int from;
+
+	if (!t)
+		return 0;
+	from = t->on_cpu;
+	t->on_cpu = sw->cpu;
+	if (from < 0 || from == sw->cpu || s->curr[from] != t->pid)
+		return 0;
+	memset(&out, 0, sizeof(out));
+	out.ts = sw->ts;
+	out.cpu = from;
+	out.pid = -1;
+	out.kind = TRACE_EV_SWITCH;
+	out.sw.prev_pid = t->pid;
+	out.sw.prev_prio = t->prio >= 0 ? t->prio : DEFAULT_PRIO;
+	out.sw.prev_state = 0x1;	/* asleep: woken later, it is queued again */
+	memcpy(out.sw.prev_comm, sw->sw.next_comm, sizeof(out.sw.prev_comm));
+	out.sw.next_pid = 0;
+	out.sw.next_prio = DEFAULT_PRIO;
+	s->curr[from] = 0;
+	s->ti.lost_switches++;
+	return engine_apply(s, &out);
+}
+
 /* Before @sw: the held exit of its previous task, if it leaves for good. */
 static int release_exit(struct trace_source *s, const struct trace_ev *sw)
 {
@@ -550,6 +593,45 @@ static int release_exit(struct trace_source *s, const struct trace_ev *sw)
 	return 0;
 }
 
+/*
+ * Without sched_migrate_task (Perfetto's usual configs record none), a task
+ * switched in on another CPU than the one it last ran on moved there: the
+ * move is dated at that switch, from that CPU (docs/signals.md).
+ */
+static int infer_move(struct trace_source *s, const struct trace_ev *sw)
+{
+	struct task_info *t = sw->sw.next_pid > 0 ? task_find(s, sw->sw.next_pid) : NULL;
+	struct trace_ev mv;
+	int32_t from;
+
+	if (!t)
+		return 0;
+	from = t->last_cpu;
+	t->last_cpu = sw->cpu;
+	if (from < 0 || from == sw->cpu)
+		return 0;
+	memset(&mv, 0, sizeof(mv));
+	mv.ts = sw->ts;
+	mv.cpu = sw->cpu;
+	mv.pid = -1;
+	mv.kind = TRACE_EV_MIGRATE;
+	mv.migrate.pid = t->pid;
+	mv.migrate.prio = sw->sw.next_prio;
+	mv.migrate.orig_cpu = from;
+	mv.migrate.dest_cpu = sw->cpu;
+	memcpy(mv.migrate.comm, sw->sw.next_comm, sizeof(mv.migrate.comm));
+	return engine_apply(s, &mv);
+}
+
+/* A pid that exits or starts anew has run nowhere yet. */
+static void forget_cpu(struct trace_source *s, int32_t pid)
+{
+	struct task_info *t = pid > 0 ? task_find(s, pid) : NULL;
+
+	if (t)
+		t->last_cpu = -1;
+}
+
 static int apply(struct trace_source *s, const struct trace_ev *ev)
 {
 	int err;
@@ -566,8 +648,16 @@ static int apply(struct trace_source *s, const struct trace_ev *ev)
 		return hold_exit(s, ev);
 	case TRACE_EV_SWITCH:
 		err = s->nr_exits ? release_exit(s, ev) : 0;
+		if (!err)
+			err = lost_switch_out(s, ev);
 		s->curr[ev->cpu] = ev->sw.next_pid;
-		return err ? err : engine_apply(s, ev);
+		if (!err)
+			err = engine_apply(s, ev);
+		return err || !s->infer_moves ? err : infer_move(s, ev);
+	case TRACE_EV_WAKEUP_NEW:
+		if (s->infer_moves)
+			forget_cpu(s, ev->wake.pid);
+		break;
 	}
 	return engine_apply(s, ev);
 }
@@ -693,6 +783,10 @@ static int start_heads(struct trace_source *s)
 		if (c->head.from == HEAD_NONE && !c->switched)
 			continue;
 		s->curr[cpu] = c->head.from != HEAD_NONE ? c->head.pid : 0;
+		if (s->curr[cpu] > 0 && task_find(s, s->curr[cpu])) {
+			task_find(s, s->curr[cpu])->last_cpu = cpu;
+			task_find(s, s->curr[cpu])->on_cpu = cpu;
+		}
 		err = engine_set_running(s->engine, s->ti.first_ns, cpu, s->curr[cpu],
 					 c->head.prio, c->head.comm);
 		if (err)
@@ -771,6 +865,7 @@ static int trace_open(void **out, const struct schedstat_session_opts *opts)
 		.have_waking = s->kinds & 1u << TRACE_EV_WAKING,
 	};
 	s->avail = s->info.avail | avail_of(s->kinds);
+	s->infer_moves = !(s->kinds & 1u << TRACE_EV_MIGRATE);
 	pick_pelt_scheme(s, opts->pelt_scheme);
 	set_max_freqs(s);
 	err = s->ops->rewind(s->r);

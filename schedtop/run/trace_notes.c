@@ -120,6 +120,11 @@ void trace_notes(const char *path, struct schedstat_session *s,
 
 void trace_late_note(const char *path, const struct schedstat_trace_info *ti)
 {
+	if (ti->lost_switches)
+		fprintf(stderr, "schedtop: note: %s: %" PRIu64 " switches out missing "
+			"from the trace (a task switched in on one CPU while still on "
+			"another): each such CPU is taken as idle from then\n", path,
+			ti->lost_switches);
 	if (ti->late_events)
 		fprintf(stderr, "schedtop: note: %s: %" PRIu64 " events came more than "
 			"2 s out of time order across CPUs: applied at the time reached\n",

@@ -21,6 +21,8 @@ From the decoded events the truths are plain sums:
 """
 import collections
 import os
+
+from switch_truth import Window
 import subprocess
 import tempfile
 
@@ -151,45 +153,7 @@ def decode(path):
     return ev
 
 
-class Truth:
-    """The sums of @ev (decode()'s): .first, .last, .busy[cpu],
-    .run[pid], .freq[cpu][khz], .head[cpu] (pid or None: idle assumed)."""
-
-    def __init__(self, ev):
-        stamps = [t for t, _, _, _ in ev["switch"]] + [t for t, _, _ in ev["event"]]
-        self.first, self.last = min(stamps), max(stamps)
-        self.nr_switches = len(ev["switch"])
-        by_cpu = collections.defaultdict(list)
-        for s in ev["switch"]:
-            by_cpu[s[1]].append(s)
-        events = collections.defaultdict(list)
-        for t, cpu, pid in ev["event"]:
-            if pid is not None:
-                events[cpu].append((t, pid))
-        self.busy = collections.Counter()
-        self.run = collections.Counter()
-        self.head = {}
-        for cpu, sws in by_cpu.items():
-            sws.sort(key=lambda s: s[0])
-            t0, _, prev, _ = sws[0]
-            if prev is None:
-                # The common pid of the CPU's last full event before it.
-                before = [p for t, p in sorted(events[cpu]) if t <= t0]
-                prev = before[-1] if before else 0
-            self.head[cpu] = prev
-            spans = [(self.first, t0, prev)]
-            for a, b in zip(sws, sws[1:]):
-                spans.append((a[0], b[0], a[3]))
-            spans.append((sws[-1][0], self.last, sws[-1][3]))
-            for start, end, pid in spans:
-                if pid:
-                    self.busy[cpu] += end - start
-                    self.run[pid] += end - start
-        self.freq = collections.defaultdict(collections.Counter)
-        by_id = collections.defaultdict(list)
-        for t, cpu, khz in ev["freq"]:
-            by_id[cpu].append((t, khz))
-        for cpu, fs in by_id.items():
-            fs.sort()
-            for (t, khz), (t2, _) in zip(fs, fs[1:] + [(self.last, 0)]):
-                self.freq[cpu][khz] += t2 - t
+def truth(path):
+    """decode(@path) and its Window (switch_truth.py), compact heads included."""
+    ev = decode(path)
+    return ev, Window(ev["switch"], ev["event"], ev["freq"])
