@@ -142,8 +142,12 @@ bool trace_damage_text(const char *path, const struct schedstat_trace_info *ti,
 		snprintf(where, sizeof(where), "line %lu", ti->damage_line);
 	else
 		snprintf(where, sizeof(where), "offset %" PRIu64, ti->damage_offset);
-	snprintf(buf, size, "%s: damaged at %s: %s; read up to there (%.3f s of "
-		 "the trace, %" PRIu64 " events)", path, where, ti->damage,
-		 (ti->last_ns - ti->first_ns) / 1e9, ti->nr_events);
+	if (!ti->nr_events)
+		snprintf(buf, size, "%s: damaged at %s: %s; no event before it",
+			 path, where, ti->damage);
+	else
+		snprintf(buf, size, "%s: damaged at %s: %s; read up to there (%.3f s "
+			 "of the trace, %" PRIu64 " events)", path, where, ti->damage,
+			 (ti->last_ns - ti->first_ns) / 1e9, ti->nr_events);
 	return true;
 }

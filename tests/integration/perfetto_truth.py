@@ -34,7 +34,25 @@ message Trace { repeated Packet packet = 1; }
 // trace_packet.proto
 message Packet {
   optional Bundle ftrace_events = 1;
+  optional ProcessTree process_tree = 2;
+  optional uint32 trusted_packet_sequence_id = 10;
+  optional SystemInfo system_info = 45;
   optional bytes compressed_packets = 50;
+}
+// ps/process_tree.proto
+message ProcessTree {
+  repeated Process processes = 1;
+  repeated Thread threads = 2;
+}
+message Process { optional int32 pid = 1; optional int32 ppid = 2; repeated string cmdline = 3; }
+message Thread { optional int32 tid = 1; optional string name = 2; optional int32 tgid = 3; }
+// common/system_info.proto
+message SystemInfo { optional Utsname utsname = 1; }
+message Utsname {
+  optional string sysname = 1;
+  optional string version = 2;
+  optional string release = 3;
+  optional string machine = 4;
 }
 // ftrace/ftrace_event_bundle.proto
 message Bundle {
@@ -63,6 +81,15 @@ message Event {
   optional Switch sched_switch = 4;
   optional Power cpu_frequency = 11;
   optional Power cpu_idle = 13;
+  optional Wake sched_waking = 20;
+}
+// ftrace/sched.proto: SchedWakingFtraceEvent
+message Wake {
+  optional string comm = 1;
+  optional int32 pid = 2;
+  optional int32 prio = 3;
+  optional int32 success = 4;
+  optional int32 target_cpu = 5;
 }
 // ftrace/sched.proto: SchedSwitchFtraceEvent
 message Switch {
@@ -108,22 +135,33 @@ def _int(node, name, default=None):
     return int(v[0]) if v else default
 
 
-def decode(path):
-    """protoc's decoding of @path: a dict of lists of events, and counts."""
+def protoc(mode, data):
+    """protoc --decode or --encode of truth.Trace (the schema above)."""
     with tempfile.TemporaryDirectory() as d:
         with open(os.path.join(d, "truth.proto"), "w") as f:
             f.write(SCHEMA)
-        with open(path, "rb") as f:
-            r = subprocess.run(["protoc", "-I", d, "--decode=truth.Trace",
-                                "truth.proto"], stdin=f, capture_output=True,
-                               timeout=120)
+        r = subprocess.run(["protoc", "-I", d, "--%s=truth.Trace" % mode,
+                            "truth.proto"], input=data, capture_output=True,
+                           timeout=120)
     if r.returncode:
-        raise AssertionError("protoc --decode: %s" % r.stderr.decode()[-300:])
-    tree = _parse(r.stdout.decode("utf-8", "replace"))
+        raise AssertionError("protoc --%s: %s" % (mode, r.stderr.decode()[-300:]))
+    return r.stdout
+
+
+def decode(path):
+    """protoc's decoding of @path: a dict of lists of events, the threads'
+    processes (tgid), and the decoded tree."""
+    with open(path, "rb") as f:
+        tree = _parse(protoc("decode", f.read()).decode("utf-8", "replace"))
     ev = {"switch": [], "event": [], "freq": [], "waking": 0,
-          "compressed": 0}
+          "compressed": 0, "tgid": {}, "tree": tree}
     for packet in _get(tree, "packet"):
         ev["compressed"] += len(_get(packet, "compressed_packets"))
+        for pt in _get(packet, "process_tree"):
+            for th in _get(pt, "threads"):
+                ev["tgid"][_int(th, "tid")] = _int(th, "tgid")
+            for pr in _get(pt, "processes"):
+                ev["tgid"].setdefault(_int(pr, "pid"), _int(pr, "pid"))
         for b in _get(packet, "ftrace_events"):
             cpu = _int(b, "cpu", 0)
             for e in _get(b, "event"):
