@@ -4,7 +4,6 @@
  * format by its content (never by its name): every command that reads a
  * file asks here.
  */
-#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -36,48 +35,4 @@ const struct trace_reader_ops *trace_reader_detect(int fd)
 		if (trace_readers[i]->probe(fd, head, n))
 			return trace_readers[i];
 	return NULL;
-}
-
-/*
- * The letters of sched_switch's prev_state as the kernel prints them
- * (__print_flags() of TASK_REPORT, "+" for TASK_REPORT_MAX, "|" between
- * several): 4.14 and later, whose bits the engine uses. Older kernels'
- * extra letters: x is TASK_DEAD, K (wakekill), W (waking) and N (noload)
- * carry no state of their own.
- */
-uint64_t trace_state_from_letters(const char *s)
-{
-	static const char letters[] = "SDTtXZPI";
-	uint64_t state = 0;
-
-	for (; *s && *s != ' '; s++) {
-		const char *l = strchr(letters, *s);
-
-		if (*s == '+')
-			state |= TRACE_STATE_PREEMPTED;
-		else if (*s == 'x')
-			state |= TRACE_STATE_DEAD;
-		else if (l && *s)
-			state |= 1u << (l - letters);
-	}
-	return state;
-}
-
-bool trace_marker_freq(const char *line, int32_t *cpu, int32_t *khz)
-{
-	unsigned int k, c;
-	const char *p;
-
-	if (strncmp(line, "cpu_frequency", 13))
-		return false;
-	p = line + 13;
-	if (!strncmp(p, "_devlib", 7))
-		p += 7;
-	if (*p != ':' || !(p = strstr(p, "state=")) ||
-	    sscanf(p, "state=%u cpu_id=%u", &k, &c) != 2 || c >= SCHEDSTAT_MAX_CPUS ||
-	    k > INT32_MAX)
-		return false;
-	*cpu = c;
-	*khz = k;
-	return true;
 }

@@ -95,17 +95,6 @@ int input_opt(const char *cmd, int c, const char *arg, struct input_opts *o);
 int open_recording(const char *path, unsigned long trace_interval_ms,
 		   const struct input_opts *in, struct schedstat_recording **rec);
 /*
- * After a trace-file session opened without a topology: one line on stderr
- * saying that its CPUs form one cluster and how to give the real ones.
- */
-void trace_topology_note(const char *path, struct schedstat_session *s);
-/*
- * After a trace-file session opened: a line on stderr when the PELT scheme
- * was assumed (the file names no kernel), and one when maximum frequencies
- * come from the trace.
- */
-void trace_pelt_note(const char *path, struct schedstat_session *s);
-/*
  * trace_notes.c. After a trace file's session opened: a note for each thing
  * it had to assume (the clusters, the PELT scheme, what ran before each
  * CPU's first switch, clocks before the first cpu_frequency, lost events).

@@ -40,6 +40,62 @@ static const char *cpus_word(uint64_t mask)
 	return mask & (mask - 1) ? "CPUs" : "CPU";
 }
 
+/* When the PELT scheme was assumed, and when maximum frequencies come from the trace. */
+static void trace_pelt_note(const char *path, struct schedstat_session *s)
+{
+	struct schedstat_pelt_info info;
+	char cpus[128], why[256] = "";
+	bool assumed;
+
+	if (schedstat_session_pelt_info(s, &info))
+		return;
+	assumed = !info.chosen && !info.release[0];
+	if (!assumed && !info.max_freq_from_trace)
+		return;
+	if (assumed && info.evidence[0])
+		snprintf(why, sizeof(why), "as kernels before 5.1 computed it "
+			 "(the trace names no kernel, but holds the format of "
+			 "%s, an EAS 4.x event; for a newer kernel give "
+			 "--pelt-scheme 5.0)", info.evidence);
+	else if (assumed)
+		snprintf(why, sizeof(why), "as kernels from 5.1 compute it "
+			 "(the trace names no kernel; for an older one give "
+			 "--pelt-scheme 4.x)");
+	trace_cpu_mask_text(info.max_freq_from_trace, cpus, sizeof(cpus));
+	/* One line for both: what was assumed about the kernel's PELT. */
+	fprintf(stderr, "schedtop: note: %s: PELT estimated %s%s%s%s\n", path,
+		why, assumed && info.max_freq_from_trace ? ", " : "",
+		info.max_freq_from_trace ? "with each CPU's maximum frequency "
+					   "the highest the trace shows, on CPUs " : "",
+		cpus);
+}
+
+static void cpu_range(char *buf, size_t size, int first, int last)
+{
+	if (first == last)
+		snprintf(buf, size, "%d", first);
+	else
+		snprintf(buf, size, "%d-%d", first, last);
+}
+
+/* A session without a topology: its CPUs are one cluster; how to give the real ones. */
+static void trace_topology_note(const char *path, struct schedstat_session *s)
+{
+	const struct schedstat_topology *topo = schedstat_session_topology(s);
+	int n = schedstat_topology_nr_cpus(topo);
+	char little[24], big[24];
+
+	if (schedstat_topology_origin(topo) != SCHEDSTAT_TOPO_SINGLE)
+		return;
+	/* The example splits the trace's CPUs in two halves: "0", "1-3". */
+	cpu_range(little, sizeof(little), 0, n > 1 ? n / 2 - 1 : 0);
+	cpu_range(big, sizeof(big), n > 1 ? n / 2 : 0, n - 1);
+	fprintf(stderr, "schedtop: note: %s: its %d CPUs shown as one cluster, of "
+		"capacity 1024 each (a trace does not say its clusters): give them with --topology "
+		"NAME:CPULIST[@CAPACITY],..., e.g. 'LITTLE:%s@446,big:%s@1024'\n",
+		path, n, little, big);
+}
+
 /* Before each CPU's first switch: who ran, and who said so. */
 static void head_note(const char *path, const struct schedstat_trace_info *ti)
 {

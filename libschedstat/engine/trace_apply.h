@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * A neutral trace event (trace_reader.h) into the engine: the one place
+ * A neutral trace event (trace_event.h) into the engine: the one place
  * where every event source's sched and power events meet the engine (the
  * tracefs source's too, through sched_events.c).
  */
@@ -8,7 +8,7 @@
 #define SCHEDSTAT_TRACE_APPLY_H
 
 #include "engine.h"
-#include "trace_reader.h"
+#include "trace_event.h"
 
 struct trace_apply {
 	struct engine *engine;
