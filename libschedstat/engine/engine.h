@@ -99,6 +99,12 @@ int engine_switch(struct engine *e, uint64_t ts, int cpu,
  */
 int engine_current(struct engine *e, uint64_t ts, int cpu, int32_t pid);
 /*
+ * The task on @cpu left it at @ts without a switch in the trace (its
+ * switch out lost: it was just switched in on another CPU). Its run ends
+ * there and @cpu is idle until its next switch; no switch is counted.
+ */
+int engine_left_unseen(struct engine *e, uint64_t ts, int cpu);
+/*
  * @pid (0: idle) is on @cpu from @ts, with no switch seen: what a trace's
  * first switch on a CPU names as its previous task ran from the trace's
  * start (traces/, the head of the window). Not a switch: counts nothing.

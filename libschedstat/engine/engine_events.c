@@ -195,6 +195,35 @@ int engine_switch(struct engine *e, uint64_t ts, int cpu,
 			 prev_state, prev_comm, next_pid, next_prio, next_comm);
 }
 
+int engine_left_unseen(struct engine *e, uint64_t ts, int cpu)
+{
+	struct ecpu *c = engine_cpu_at(e, cpu);
+	struct etask *t;
+
+	if (!c || c->curr <= 0)
+		return 0;
+	ts = engine_check_time(e, ts);
+	engine_update_cpu(c, ts);
+	t = engine_task_find(e, c->curr);
+	if (t && !t->dead && t->rec.on_cpu && t->rec.cpu == (uint32_t)cpu) {
+		engine_update_task(e, t, ts);
+		if (ts > t->on_cpu_since)
+			t->rec.sum_exec_runtime += ts - t->on_cpu_since;
+		t->on_cpu_since = ts;
+		t->rec.on_cpu = 0;
+		t->clock_unsure = true;
+	}
+	e->implicit_switches++;
+	c->curr = 0;
+	c->curr_prio = DEFAULT_PRIO;
+	c->curr_since = ts;
+	c->curr_fair = false;
+	c->idle_wake_ts = 0;
+	if (!c->st.idle_start)
+		c->st.idle_start = ts;
+	return 0;
+}
+
 int engine_set_running(struct engine *e, uint64_t ts, int cpu, int32_t pid,
 		       int32_t prio, const char *comm)
 {

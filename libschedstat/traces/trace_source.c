@@ -547,7 +547,6 @@ static int hold_exit(struct trace_source *s, const struct trace_ev *ev)
 static int lost_switch_out(struct trace_source *s, const struct trace_ev *sw)
 {
 	struct task_info *t = sw->sw.next_pid > 0 ? task_find(s, sw->sw.next_pid) : NULL;
-	struct trace_ev out;
 	int from;
 
 	if (!t)
@@ -556,20 +555,9 @@ static int lost_switch_out(struct trace_source *s, const struct trace_ev *sw)
 	t->on_cpu = sw->cpu;
 	if (from < 0 || from == sw->cpu || s->curr[from] != t->pid)
 		return 0;
-	memset(&out, 0, sizeof(out));
-	out.ts = sw->ts;
-	out.cpu = from;
-	out.pid = -1;
-	out.kind = TRACE_EV_SWITCH;
-	out.sw.prev_pid = t->pid;
-	out.sw.prev_prio = t->prio >= 0 ? t->prio : DEFAULT_PRIO;
-	out.sw.prev_state = 0x1;	/* asleep: woken later, it is queued again */
-	memcpy(out.sw.prev_comm, sw->sw.next_comm, sizeof(out.sw.prev_comm));
-	out.sw.next_pid = 0;
-	out.sw.next_prio = DEFAULT_PRIO;
 	s->curr[from] = 0;
 	s->ti.lost_switches++;
-	return engine_apply(s, &out);
+	return engine_left_unseen(s->engine, sw->ts, from);
 }
 
 /* Before @sw: the held exit of its previous task, if it leaves for good. */
