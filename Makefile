@@ -6,9 +6,10 @@
 #   make docs       regenerate the column sections of docs/ from the tables
 #   make V=1        show full commands
 #   make install    schedtop, its man page and bash completion, libschedstat.a,
-#                   include/schedstat.h and libschedstat.pc under DESTDIR/PREFIX
+#                   include/schedstat.h, libschedstat.pc and the Perfetto
+#                   config share/perfetto-sched.pbtx under DESTDIR/PREFIX
 #                   (PREFIX=/usr/local; BINDIR, LIBDIR, INCLUDEDIR, MANDIR,
-#                   PKGCONFIGDIR, BASHCOMPDIR override one place each)
+#                   PKGCONFIGDIR, BASHCOMPDIR, DATADIR override one place each)
 #   make uninstall  removes exactly those files
 #   make ARCH=arm64 one static aarch64 binary in build-arm64/ (for phones and
 #                   the arm64 test guest; needs gcc-aarch64-linux-gnu and the
@@ -130,6 +131,8 @@ INCLUDEDIR ?= $(PREFIX)/include
 MANDIR ?= $(PREFIX)/share/man
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+# Data: schedtop's Perfetto capture config (scripts/schedtop-adb perfetto).
+DATADIR ?= $(PREFIX)/share/schedtop
 INSTALL ?= install
 # What the library's code calls, as pkg-config names (libschedstat.pc.in).
 PC_REQUIRES := libbpf libtracefs libtraceevent libzstd zlib$(if $(filter 1,$(TRACECMD)), libtracecmd)
@@ -292,20 +295,22 @@ install: all $(OUT)/libschedstat.pc $(OUT)/schedtop.bash
 	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
 	$(Q)$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
 		$(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) \
-		$(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(BASHCOMPDIR)
+		$(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(DATADIR)
 	$(Q)$(INSTALL) -m 755 $(OUT)/schedtop $(DESTDIR)$(BINDIR)/schedtop
 	$(Q)$(INSTALL) -m 644 docs/schedtop.1 $(DESTDIR)$(MANDIR)/man1/schedtop.1
 	$(Q)$(INSTALL) -m 644 $(OUT)/libschedstat.a $(DESTDIR)$(LIBDIR)/libschedstat.a
 	$(Q)$(INSTALL) -m 644 include/schedstat.h $(DESTDIR)$(INCLUDEDIR)/schedstat.h
 	$(Q)$(INSTALL) -m 644 $(OUT)/libschedstat.pc $(DESTDIR)$(PKGCONFIGDIR)/libschedstat.pc
 	$(Q)$(INSTALL) -m 644 $(OUT)/schedtop.bash $(DESTDIR)$(BASHCOMPDIR)/schedtop
+	$(Q)$(INSTALL) -m 644 share/perfetto-sched.pbtx $(DESTDIR)$(DATADIR)/perfetto-sched.pbtx
 
 # Files only: the directories may hold other packages' files.
 uninstall:
 	$(call msg,UNINST,$(DESTDIR)$(PREFIX))
 	$(Q)rm -f $(DESTDIR)$(BINDIR)/schedtop $(DESTDIR)$(MANDIR)/man1/schedtop.1 \
 		$(DESTDIR)$(LIBDIR)/libschedstat.a $(DESTDIR)$(INCLUDEDIR)/schedstat.h \
-		$(DESTDIR)$(PKGCONFIGDIR)/libschedstat.pc $(DESTDIR)$(BASHCOMPDIR)/schedtop
+		$(DESTDIR)$(PKGCONFIGDIR)/libschedstat.pc $(DESTDIR)$(BASHCOMPDIR)/schedtop \
+		$(DESTDIR)$(DATADIR)/perfetto-sched.pbtx
 
 $(OUT)/bpf $(OBJ)/schedtop $(OUT)/tests:
 	$(Q)mkdir -p $@

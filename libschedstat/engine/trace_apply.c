@@ -61,7 +61,11 @@ int trace_apply(const struct trace_apply *a, const struct trace_ev *ev)
 				     ev->sw.prev_state, ev->sw.prev_comm, ev->sw.next_pid,
 				     ev->sw.next_prio, ev->sw.next_comm);
 	case TRACE_EV_WAKING:
-		return engine_waking(e, ev->ts, ev->wake.pid);
+		err = engine_waking(e, ev->ts, ev->wake.pid);
+		if (!err && a->waking_enqueues)
+			err = engine_wakeup(e, ev->ts, ev->wake.pid, ev->wake.prio,
+					    ev->wake.target_cpu, ev->wake.comm, false);
+		return err;
 	case TRACE_EV_WAKEUP:
 	case TRACE_EV_WAKEUP_NEW:
 		err = engine_wakeup(e, ev->ts, ev->wake.pid, ev->wake.prio,

@@ -17,6 +17,12 @@ struct trace_apply {
 	 * again (every sched_waking is followed by one sched_wakeup).
 	 */
 	bool have_waking;
+	/*
+	 * The events hold no sched_wakeup (Perfetto records sched_waking
+	 * only, compact): a sched_waking is also the wakeup, the task queued
+	 * on its target CPU then (ttwu enqueues it microseconds later).
+	 */
+	bool waking_enqueues;
 	/* Every cpuhp step also goes here as SCHEDSTAT_EV_CPUHP (optional). */
 	schedstat_event_fn on_cpuhp;
 	void *cpuhp_ctx;

@@ -851,6 +851,7 @@ static int trace_open(void **out, const struct schedstat_session_opts *opts)
 	s->apply = (struct trace_apply){
 		.engine = s->engine,
 		.have_waking = s->kinds & 1u << TRACE_EV_WAKING,
+		.waking_enqueues = !(s->kinds & 1u << TRACE_EV_WAKEUP),
 	};
 	s->avail = s->info.avail | avail_of(s->kinds);
 	s->infer_moves = !(s->kinds & 1u << TRACE_EV_MIGRATE);
