@@ -255,10 +255,25 @@ $(OUT)/fuzz/fuzz_recording: tests/fuzz/fuzz_recording.c $(FUZZ_LIB_SRCS) $(LIB_H
 
 fuzz: $(OUT)/fuzz/fuzz_recording
 
+# Perfetto traces under libFuzzer: the reader and the trace driver over the
+# engine and the model, all instrumented; no libtracecmd (the trace.dat
+# reader is left out of the readers' table).
+FUZZ_PERFETTO_SRCS := $(filter $(addprefix %/,trace_source.c trace_readers.c \
+	trace_merge.c perfetto_reader.c proto_reader.c tracepoints.c hash.c util.c \
+	errors.c comm.c),$(LIB_SRCS)) \
+	$(wildcard libschedstat/engine/*.c libschedstat/model/*.c libschedstat/topology/*.c)
+
+$(OUT)/fuzz/fuzz_perfetto: tests/fuzz/fuzz_perfetto.c $(FUZZ_PERFETTO_SRCS) $(LIB_HDRS) $(wildcard include/*.h)
+	$(call msg,FUZZ,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_PERFETTO_SRCS) -lzstd -lz
+
+fuzz: $(OUT)/fuzz/fuzz_perfetto
+
 # The trace-file source under libFuzzer: libtracecmd and libtraceevent are
 # the system's (not instrumented), schedtop's code from the sources is.
 FUZZ_TRACE_SRCS := $(filter $(addprefix %/,trace_source.c trace_dat_reader.c \
-	trace_readers.c trace_merge.c trace_apply.c perfetto_reader.c proto_reader.c \
+	trace_readers.c trace_merge.c perfetto_reader.c proto_reader.c \
 	trace_file_check.c \
 	trace_file_formats.c trace_file_pages.c trace_format_check.c tracepoints.c \
 	sched_events.c pelt.c hash.c snapshot.c util.c errors.c comm.c),$(LIB_SRCS)) \

@@ -27,11 +27,18 @@
 #include "schedstat-local.h"
 #include "trace_reader.h"
 
+#define STR_(x)		#x
+#define STR(x)		STR_(x)
 #define PF_READ_CHUNK	(1u << 20)
 /* A packet bigger than this is refused: ftrace bundles are a few pages. */
 #define PF_MAX_PACKET	(256u << 20)
 /* What one compressed packet may inflate to (Perfetto's are ~1 MB): a bomb stops here. */
-#define PF_MAX_INFLATED	(64u << 20)
+#ifndef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+#define PF_MAX_INFLATED_MB	64
+#else
+#define PF_MAX_INFLATED_MB	4	/* the fuzzer's inputs are small: stay fast */
+#endif
+#define PF_MAX_INFLATED	((size_t)PF_MAX_INFLATED_MB << 20)
 
 enum pf_sub { SUB_NONE, SUB_BUNDLE, SUB_TREE, SUB_STATS };
 
@@ -769,8 +776,8 @@ static int grow_z(struct pf_reader *r)
 	uint8_t *z;
 
 	if (r->zcap >= PF_MAX_INFLATED)
-		return damage_at(r, r->z_field, "compressed packets that inflate past 64 MB "
-				 "(a deflate bomb, or not Perfetto's)");
+		return damage_at(r, r->z_field, "compressed packets that inflate past "
+				 STR(PF_MAX_INFLATED_MB) " MB (a deflate bomb, or not Perfetto's)");
 	if (n > PF_MAX_INFLATED)
 		n = PF_MAX_INFLATED;
 	z = realloc(r->z, n);
@@ -1066,7 +1073,8 @@ static int pf_rewind(void *rr)
 	r->buf_off = 0;
 	r->have_pkt = r->in_z = r->have_ipc = false;
 	r->sub = SUB_NONE;
-	memset(r->cpus, 0, r->nr_cpus * sizeof(*r->cpus));
+	if (r->cpus)
+		memset(r->cpus, 0, r->nr_cpus * sizeof(*r->cpus));
 	return 0;
 }
 
@@ -1101,7 +1109,8 @@ static int pf_open(void **out, int fd, const char *path, struct trace_reader_inf
 		return -errno;
 	}
 	r->size = st.st_size;
-	r->cap = PF_READ_CHUNK;
+	/* A chunk at a time; a small file, in a buffer its size. */
+	r->cap = r->size < PF_READ_CHUNK ? r->size + 16 : PF_READ_CHUNK;
 	r->buf = malloc(r->cap);
 	if (!r->buf) {
 		pf_close(r);
