@@ -57,13 +57,66 @@ struct proto_cursor {
 	const uint8_t *err_at;	/* where the faulty field or value starts */
 };
 
+/* The varint's slow path: two bytes and more, or a fault. */
+enum proto_err proto_varint_long(const uint8_t **p, const uint8_t *end, uint64_t *v);
+
+/*
+ * A varint at *@p, before @end: 0 and *@p moved past it, or
+ * PROTO_ERR_VARINT_END / _LONG. Inline: the one-byte case (tags, flags,
+ * small deltas) is most of a trace's varints.
+ */
+static inline enum proto_err proto_varint(const uint8_t **p, const uint8_t *end,
+					  uint64_t *v)
+{
+	const uint8_t *q = *p;
+
+	if (q < end && !(*q & 0x80)) {
+		*v = *q;
+		*p = q + 1;
+		return PROTO_OK;
+	}
+	return proto_varint_long(p, end, v);
+}
+
 /* A cursor over the message of @len bytes at @buf (the outermost). */
 void proto_cursor_init(struct proto_cursor *c, const uint8_t *buf, size_t len);
+/* proto_next()'s general path: long tags and values, faults. */
+bool proto_next_slow(struct proto_cursor *c, struct proto_field *f);
+
 /*
  * The next field of the message into @f: true, or false at its end or at a
  * fault (then c->err is set). A field's value is checked, not its meaning.
+ * Inline for varints and length-delimited fields that fit; fixed-size
+ * values and every fault go the general way.
  */
-bool proto_next(struct proto_cursor *c, struct proto_field *f);
+static inline bool proto_next(struct proto_cursor *c, struct proto_field *f)
+{
+	const uint8_t *p = c->p;
+	uint64_t tag, len;
+
+	if (p >= c->end || proto_varint(&p, c->end, &tag) || !(tag >> 3) ||
+	    (tag >> 3) > UINT32_MAX)
+		return proto_next_slow(c, f);
+	f->id = tag >> 3;
+	f->wire = tag & 7;
+	if (f->wire == PROTO_VARINT) {
+		if (proto_varint(&p, c->end, &f->value))
+			return proto_next_slow(c, f);
+		f->data = NULL;
+		f->len = 0;
+		c->p = p;
+		return true;
+	}
+	if (f->wire == PROTO_BYTES) {
+		if (proto_varint(&p, c->end, &len) || len > (uint64_t)(c->end - p))
+			return proto_next_slow(c, f);
+		f->value = f->len = len;
+		f->data = p;
+		c->p = p + len;
+		return true;
+	}
+	return proto_next_slow(c, f);
+}
 /*
  * @child walks @f's bytes as a message one level below @parent: false (and
  * @parent's error set) if @f is no length-delimited field or that would nest
@@ -75,11 +128,6 @@ bool proto_enter(struct proto_cursor *parent, const struct proto_field *f,
 enum proto_err proto_error(const struct proto_cursor *c, size_t *offset);
 const char *proto_strerror(enum proto_err err);
 
-/*
- * A varint at *@p, before @end: 0 and *@p moved past it, or
- * PROTO_ERR_VARINT_END / _LONG.
- */
-enum proto_err proto_varint(const uint8_t **p, const uint8_t *end, uint64_t *v);
 
 /*
  * A packed repeated varint field (packed = true), walked in place. A field
@@ -93,8 +141,19 @@ struct proto_packed {
 };
 
 void proto_packed_init(struct proto_packed *pk, const struct proto_field *f);
+bool proto_packed_fault(struct proto_packed *pk, const uint8_t *at);
+
 /* The next value: true, false at the end or at a fault (pk->err). */
-bool proto_packed_next(struct proto_packed *pk, uint64_t *v);
+static inline bool proto_packed_next(struct proto_packed *pk, uint64_t *v)
+{
+	const uint8_t *start = pk->p;
+
+	if (pk->p >= pk->end)
+		return false;
+	if (proto_varint(&pk->p, pk->end, v))
+		return proto_packed_fault(pk, start);
+	return true;
+}
 static inline bool proto_packed_more(const struct proto_packed *pk)
 {
 	return pk->p < pk->end;

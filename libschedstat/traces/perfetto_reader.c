@@ -327,7 +327,9 @@ static int event_decode(struct pf_reader *r, struct proto_cursor *parent,
 		ev->pid = -1;
 		break;
 	case PF_EV_PRINT:
-		if (!(m.has & 1u << PF_PRINT_BUF))
+		/* Most prints are atrace's: only "cpu_frequency..." is read. */
+		if (!(m.has & 1u << PF_PRINT_BUF) || m.f[PF_PRINT_BUF].len < 13 ||
+		    memcmp(m.f[PF_PRINT_BUF].data, "cpu_frequency", 13))
 			break;
 		proto_string(&m.f[PF_PRINT_BUF], line, sizeof(line));
 		if (trace_marker_freq(line, &ev->power.cpu, &ev->power.state)) {

@@ -671,9 +671,12 @@ static int feed_until(struct trace_source *s, uint64_t until)
 		}
 		if (s->all_in)
 			return 0;
-		err = pull(s);
-		if (err)
-			return err;
+		/* A few at a time: the merge holds nothing back for long. */
+		for (int i = 0; i < 32 && !s->all_in; i++) {
+			err = pull(s);
+			if (err)
+				return err;
+		}
 	}
 }
 
