@@ -67,11 +67,12 @@ CLI_USAGE_EMULATE
 CLI_USAGE_ENERGY_MODEL
 CLI_USAGE_EXACT_WAKEUPS
 "      --from FILE        read a recording (schedtop record) instead of the\n"
-"                         kernel: the rows the live run gave; a trace-cmd\n"
-"                         trace.dat is read as --trace FILE -i 100 would\n"
+"                         kernel: the rows the live run gave; a trace\n"
+"                         (trace.dat, Perfetto) is read as --trace FILE -i 100\n"
+"                         would\n"
 "      --record FILE      also make a recording of this run\n"
 CLI_USAGE_SOURCE
-"      --trace FILE       read a trace-cmd recording (trace-cmd record -e sched)\n"
+"      --trace FILE       read a trace (trace-cmd record -e sched, or Perfetto)\n"
 "                         instead of the live kernel; -i is in trace time\n"
 PELT_SCHEME_USAGE
 "      --list-columns[=markdown|man]\n"

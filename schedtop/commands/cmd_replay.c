@@ -381,7 +381,7 @@ static int parse_replay_opts(int argc, char **argv, struct replay_opts *o)
 		}
 	}
 	if (optind != argc - 1)
-		return cli_usage_error("replay", "give one file: a schedtop recording or a trace.dat");
+		return cli_usage_error("replay", "give one file: a schedtop recording or a trace (trace.dat, Perfetto)");
 	return -1;
 }
 

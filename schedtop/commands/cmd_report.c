@@ -20,8 +20,9 @@
 
 static const char report_usage[] =
 "Usage: schedtop report [-n N] [--topology SPEC] [--pelt-scheme S] FILE\n"
-"Summarize a recording or a trace.dat: clusters, overutilization, busiest tasks, migrations,\n"
-"hotplug per cpuhp state, dropped events and anything lost.\n"
+"Summarize a recording or a trace (trace.dat, Perfetto): clusters, overutilization,\n"
+"busiest tasks, migrations, hotplug per cpuhp state, dropped events and anything\n"
+"lost.\n"
 "\n"
 "  -n, --top N            tasks listed per ranking (default 10)\n"
 INPUT_OPTS_USAGE
@@ -570,7 +571,7 @@ int cmd_report(int argc, char **argv)
 		}
 	}
 	if (optind != argc - 1)
-		return cli_usage_error("report", "give one file: a schedtop recording or a trace.dat");
+		return cli_usage_error("report", "give one file: a schedtop recording or a trace (trace.dat, Perfetto)");
 	fd = open_recording(argv[optind], 0, &in, &rec);
 	if (fd < 0)
 		return EXIT_FAIL;

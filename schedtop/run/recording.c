@@ -443,7 +443,7 @@ int open_recording(const char *path, unsigned long trace_interval_ms,
 			return -1;
 	} else if (in && in->pelt_scheme_set) {
 		cli_error("%s: a schedtop recording keeps the PELT values it "
-			  "recorded: --pelt-scheme applies to trace.dat files", path);
+			  "recorded: --pelt-scheme applies to trace files", path);
 		close(fd);
 		return -1;
 	}

@@ -64,10 +64,10 @@ enum { OPT_INPUT_TOPOLOGY = 0x1000, OPT_INPUT_PELT_SCHEME };
 #define INPUT_OPTS_USAGE \
 "      --topology SPEC    the recording machine's clusters, as\n" \
 "                         NAME:CPULIST[@CAPACITY],... or @FILE: a trace.dat\n" \
-"                         does not hold them\n" \
+"                         does not hold them (a Perfetto trace may)\n" \
 PELT_SCHEME_USAGE
 #define PELT_SCHEME_USAGE \
-"      --pelt-scheme S    how a trace.dat's kernel computed PELT: 4.x\n" \
+"      --pelt-scheme S    how a trace's kernel computed PELT: 4.x\n" \
 "                         (contributions scaled by frequency and capacity;\n" \
 "                         kernels before 5.1), 5.0 (the scaled PELT clock;\n" \
 "                         5.1 on) or auto (by the kernel the file names)\n"
