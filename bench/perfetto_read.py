@@ -238,16 +238,15 @@ def dat_copies(events, period, copies, path):
 
 
 def measure(cmd):
-    """Wall seconds and peak RSS (KiB) of @cmd, run alone."""
-    start = time.monotonic()
-    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, ru = os.wait4(p.pid, 0)
-    wall = time.monotonic() - start
-    err = p.stderr.read().decode()
-    p.stderr.close()
-    if os.waitstatus_to_exitcode(status):
-        raise SystemExit("%s failed: %s" % (" ".join(cmd), err))
-    return wall, ru.ru_maxrss
+    """Wall seconds, CPU seconds and peak RSS (KiB) of @cmd, run alone, as
+    GNU time measures them (its own small process forks it: a fork of this
+    Python would count Python's pages in the peak)."""
+    r = subprocess.run(["/usr/bin/time", "-f", "TIME %e %U %S %M", *cmd],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    if r.returncode:
+        raise SystemExit("%s failed: %s" % (" ".join(cmd), r.stderr))
+    line = [l for l in r.stderr.splitlines() if l.startswith("TIME ")][-1].split()
+    return float(line[1]), float(line[2]) + float(line[3]), int(line[4])
 
 
 def main():
@@ -267,6 +266,7 @@ def main():
     files = {}
     try:
         for n in (1, args.copies):
+            print("# building %d cop%s" % (n, "y" if n == 1 else "ies"), file=sys.stderr)
             files[("perfetto", n)] = os.path.join(tmp, "pixel-x%d.perfetto-trace" % n)
             perfetto_copies(data, slots, period, n, files[("perfetto", n)])
             files[("trace.dat", n)] = os.path.join(tmp, "pixel-x%d.dat" % n)
@@ -281,7 +281,7 @@ def main():
                                      "100", "-o", os.devnull, "--topology", TOPO])):
                 best = min((measure(cmd) for _ in range(args.rounds)), key=lambda r: r[0])
                 rows.append((kind, n, os.path.getsize(path), nev, n * applied, what,
-                             best[0], best[1]))
+                             best[0], best[1], best[2]))
         print("### Reading Perfetto traces (bench/perfetto_read.py)\n")
         print("The Pixel 6a trace (%d ftrace events, %d of them sched_switch, "
               "sched_waking, cpu_frequency and cpu_idle, the events schedtop "
@@ -289,12 +289,12 @@ def main():
               "trace.dat of those %d events; each command alone, best of %d; RSS "
               "is the process's peak.\n" % (counts["ftrace events"], applied,
                                              args.copies, applied, args.rounds))
-        print("| file | copies | MB | events in it | command | s | events/s | "
-              "applied events/s | peak RSS MiB |")
-        print("|---|---|---|---|---|---|---|---|---|")
-        for kind, n, size, nev, napp, what, wall, rss in rows:
-            print("| %s | %d | %.1f | %d | %s | %.3f | %.2f M | %.2f M | %.1f |" % (
-                kind, n, size / 1e6, nev, what, wall, nev / wall / 1e6,
+        print("| file | copies | MB | events in it | command | wall s | CPU s | "
+              "events/s | applied events/s | peak RSS MiB |")
+        print("|---|---|---|---|---|---|---|---|---|---|")
+        for kind, n, size, nev, napp, what, wall, cpu, rss in rows:
+            print("| %s | %d | %.1f | %d | %s | %.2f | %.2f | %.2f M | %.2f M | %.1f |" % (
+                kind, n, size / 1e6, nev, what, wall, cpu, nev / wall / 1e6,
                 napp / wall / 1e6, rss / 1024))
         print()
     finally:
