@@ -67,6 +67,7 @@ enum schedstat_error {
 	SCHEDSTAT_ERR_NO_CPUHP_TP,	/* tracefs has no cpuhp events */
 	SCHEDSTAT_ERR_PELT_CGROUP,	/* --pelt-cgroup names no cgroup */
 	SCHEDSTAT_ERR_TRACE_FORMAT,	/* a file no trace reader takes */
+	SCHEDSTAT_ERR_TRACE_SPAN,	/* more samples than a trace may give */
 	SCHEDSTAT_ERR_END,
 };
 

@@ -90,6 +90,10 @@ static const char *const messages[SCHEDSTAT_ERR_END - SCHEDSTAT_ERR_START] = {
 		"not a trace file schedtop reads: it reads trace-cmd's trace.dat "
 		"('trace-cmd record -e sched -e power') and Perfetto traces "
 		"(docs/android.md)",
+	[SCHEDSTAT_ERR_TRACE_SPAN - SCHEDSTAT_ERR_START] =
+		"the trace's events span more than a million sample intervals: "
+		"give a longer interval (-i), or look at its timestamps (one far "
+		"from the others stretches it)",
 };
 
 /* Front ends may report errors from several threads; strerror() is not safe. */

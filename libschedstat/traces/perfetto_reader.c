@@ -71,6 +71,7 @@ struct pf_bundle {
 	struct proto_packed sw_ts, sw_state, sw_pid, sw_prio, sw_comm;
 	struct proto_packed wk_ts, wk_pid, wk_cpu, wk_prio, wk_comm;
 	uint64_t sw_acc, wk_acc;	/* timestamps are deltas */
+	const uint8_t *compact;		/* its CompactSched, for messages */
 };
 
 struct pf_reader {
@@ -83,6 +84,7 @@ struct pf_reader {
 	uint64_t buf_off;
 	/* The file's current packet. */
 	const uint8_t *pkt;
+	size_t pkt_len;
 	uint64_t pkt_off;
 	struct proto_cursor fpc;
 	bool have_pkt;
@@ -123,7 +125,10 @@ static int damage_at(struct pf_reader *r, const uint8_t *p, const char *what)
 		snprintf(d->what, sizeof(d->what), "in the packets compressed there, "
 			 "inflated byte %zu: %s", (size_t)(p - r->z), what);
 	} else {
-		d->offset = r->pkt_off + (p && r->pkt ? (uint64_t)(p - r->pkt) : 0);
+		/* Where in the packet, or the packet's start. */
+		d->offset = r->pkt_off;
+		if (p && r->pkt && p >= r->pkt && p <= r->pkt + r->pkt_len)
+			d->offset += p - r->pkt;
 		snprintf(d->what, sizeof(d->what), "%s", what);
 	}
 	return -SCHEDSTAT_ERR_TRACE_DAMAGED;
@@ -429,7 +434,7 @@ static int bundle_fill_switch(struct pf_reader *r)
 	if (!n)
 		return 0;
 	if (n != 5)
-		return damage_at(r, b->sw_ts.p, "compact sched switch arrays of different lengths");
+		return damage_at(r, b->compact, "compact sched switch arrays of different lengths");
 	b->sw_acc += d;
 	memset(ev, 0, sizeof(*ev));
 	ev->ts = b->sw_acc;
@@ -486,7 +491,7 @@ static int bundle_fill_waking(struct pf_reader *r)
 	if (!n)
 		return 0;
 	if (n != 5)
-		return damage_at(r, b->wk_ts.p, "compact sched waking arrays of different lengths");
+		return damage_at(r, b->compact, "compact sched waking arrays of different lengths");
 	b->wk_acc += d;
 	memset(ev, 0, sizeof(*ev));
 	ev->ts = b->wk_acc;
@@ -537,6 +542,7 @@ static int compact_start(struct pf_reader *r, struct proto_cursor *parent,
 
 	if (!proto_enter(parent, f, &c))
 		return damage_cursor(r, parent);
+	b->compact = f->data;
 	r->nr_intern = 0;
 	while (proto_next(&c, &g)) {
 		if (g.id == PF_CS_INTERN_TABLE && g.wire == PROTO_BYTES) {
@@ -958,6 +964,7 @@ static int file_packet(struct pf_reader *r)
 		if (tag >> 3 != PF_TRACE_PACKET || (tag & 7) != PROTO_BYTES)
 			continue;	/* not a packet: nothing Trace has today */
 		r->pkt = r->buf + r->pos - len;
+		r->pkt_len = len;
 		r->pkt_off = at + hdr;
 		proto_cursor_init(&r->fpc, r->pkt, len);
 		r->have_pkt = true;

@@ -104,20 +104,36 @@ static void dat_close(void *r)
 	free(d);
 }
 
-/* Read the first record of every CPU of @buffer; false if it has none. */
+/*
+ * Whether @buffer holds a sched_switch record (its CPUs read up to the
+ * first one), each CPU then back at its first record.
+ */
 static bool load_buffer(struct dat_reader *d, struct tracecmd_input *buffer)
 {
+	struct trace_ev ev;
+	bool found = false;
+
 	d->buffer = buffer;
+	for (int cpu = 0; cpu < d->nr_cpus && !found; cpu++) {
+		struct tep_record *rec;
+
+		for (rec = tracecmd_read_cpu_first(buffer, cpu); rec && !found;
+		     rec = tracecmd_read_data(buffer, cpu)) {
+			found = sched_events_decode(d->events, rec, &ev) == TRACE_EV_SWITCH;
+			tracecmd_free_record(rec);
+		}
+		tracecmd_free_record(rec);
+	}
 	for (int cpu = 0; cpu < d->nr_cpus; cpu++)
-		d->next[cpu] = tracecmd_read_data(buffer, cpu);
-	return earliest(d) >= 0;
+		d->next[cpu] = tracecmd_read_cpu_first(buffer, cpu);
+	return found;
 }
 
 /*
  * The top-level buffer, or else the first instance buffer that holds
- * events: "trace-cmd record -B NAME" and "trace-cmd extract -B NAME" (a
- * recording made with a private instance, as schedtop itself traces) put
- * them there.
+ * sched_switch records: "trace-cmd record -B NAME" and "trace-cmd extract
+ * -B NAME" (a recording made with a private instance, as schedtop itself
+ * traces) put them there, and the top level may hold other events then.
  */
 static int pick_buffer(struct dat_reader *d)
 {
@@ -125,6 +141,10 @@ static int pick_buffer(struct dat_reader *d)
 
 	if (load_buffer(d, d->handle))
 		return 0;
+	for (int cpu = 0; cpu < d->nr_cpus; cpu++) {
+		tracecmd_free_record(d->next[cpu]);
+		d->next[cpu] = NULL;
+	}
 	d->buffer = NULL;
 	for (int i = 0; i < n; i++) {
 		struct tracecmd_input *b = tracecmd_buffer_instance_handle(d->handle, i);
@@ -133,6 +153,10 @@ static int pick_buffer(struct dat_reader *d)
 			continue;
 		if (load_buffer(d, b))
 			return 0;
+		for (int cpu = 0; cpu < d->nr_cpus; cpu++) {
+			tracecmd_free_record(d->next[cpu]);
+			d->next[cpu] = NULL;
+		}
 		tracecmd_close(b);
 		d->buffer = NULL;
 	}

@@ -43,6 +43,9 @@
 
 enum head_from { HEAD_NONE, HEAD_SWITCH, HEAD_EVENT };
 
+/* A day of 100 ms samples, with room: a trace longer is refused. */
+#define TRACE_MAX_SAMPLES	1000000
+
 /* What the first pass learns of a CPU. */
 struct cpu_scan {
 	uint64_t nr_events;		/* those the merge will see */
@@ -291,6 +294,9 @@ static int scan(struct trace_source *s)
 		return ret;
 	if (!(s->kinds & 1u << TRACE_EV_SWITCH) || s->ti.last_ns <= s->ti.first_ns)
 		return -SCHEDSTAT_ERR_TRACE_FILE;
+	/* Samples cost rows whether or not events fill them: bounded. */
+	if ((s->ti.last_ns - s->ti.first_ns) / s->interval > TRACE_MAX_SAMPLES)
+		return -SCHEDSTAT_ERR_TRACE_SPAN;
 	if (s->info.nr_cpus > s->nr_cpus && s->info.nr_cpus <= SCHEDSTAT_MAX_CPUS &&
 	    !cpu_at(s, s->info.nr_cpus - 1))
 		return -ENOMEM;

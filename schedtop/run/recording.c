@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -245,6 +246,15 @@ int input_opt(const char *cmd, int c, const char *arg, struct input_opts *o)
 	return 0;
 }
 
+static bool ending_signal_pending(void)
+{
+	sigset_t set;
+
+	return !sigpending(&set) && (sigismember(&set, SIGINT) ||
+				     sigismember(&set, SIGTERM) ||
+				     sigismember(&set, SIGHUP));
+}
+
 /* The damage of the trace open_recording() read, kept for the end. */
 static char input_damage[512];
 
@@ -309,6 +319,11 @@ static int record_trace(const char *path, unsigned long interval_ms,
 	while (!err) {
 		struct schedstat_snapshot *snap;
 
+		/* Blocked since the session opened: Ctrl-C ends a long read. */
+		if (ending_signal_pending()) {
+			err = -EINTR;
+			break;
+		}
 		err = schedstat_session_sample(s, &snap);
 		if (err)
 			break;

@@ -20,7 +20,7 @@
 extern const struct trace_reader_ops perfetto_reader_ops;
 
 /* Every event the reader gives, then again after a rewind. */
-static void read_all(int fd, const char *path)
+static void read_all(int fd, const char *path, size_t size)
 {
 	const struct trace_reader_ops *ops = &perfetto_reader_ops;
 	struct trace_reader_info *info = calloc(1, sizeof(*info));
@@ -33,6 +33,9 @@ static void read_all(int fd, const char *path)
 	if (!ops->open(&r, fd, path, info)) {
 		while (ops->next(r, &ev) > 0)
 			first++;
+		/* Damage is said at an offset in the file. */
+		if (info->damage.set && info->damage.offset > size)
+			__builtin_trap();
 		if (!ops->rewind(r)) {
 			info->damage.set = false;
 			while (ops->next(r, &ev) > 0)
@@ -70,7 +73,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	read_all(fd, path);
+	read_all(fd, path, size);
 	opts.trace_file = path;
 	/* Half the inputs without a topology: the single-cluster path. */
 	if (size && data[size - 1] & 1)

@@ -437,6 +437,12 @@ def damage_is_said_where_and_the_rest_read():
     r = schedtop("csv", "--from", damaged("deep", field(1, deep) + data), "-t", "cpu",
                  "--topology", TOPO)
     check(r.returncode == 0, "a deep unknown field: %s" % r.stderr)
+    # One event 11 days after the others: a million samples and more, refused.
+    far = field(1, field(1, field(1, 0) + field(2, field(1, tr.last + 10**15) +
+                                                  field(2, 0) + field(13, field(1, 1)))))
+    r = schedtop("csv", "--from", damaged("far", data + far), "-t", "cpu")
+    check(r.returncode == 1 and b"more than a million sample intervals" in r.stderr,
+          "a trace of 11 days at 100 ms: exit %d, %r" % (r.returncode, r.stderr))
     # Not a trace: one line, what schedtop reads.
     r = schedtop("report", damaged("junk", b"\x0a\x05hello world\n"))
     check(r.returncode == 1 and b"neither a schedtop recording nor a trace" in r.stderr,
