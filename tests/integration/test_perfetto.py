@@ -343,6 +343,55 @@ def full_events_and_compressed_packets_read_alike():
 
 
 @test
+def cpu_info_gives_the_clusters():
+    """A trace with cpu_info (Perfetto v47 and later record each CPU's
+    capacity and frequencies): its clusters without --topology, one per
+    capacity, and each CPU's highest frequency the 1024 of invariance."""
+    with open(pixel(), "rb") as f:
+        data = f.read()
+    caps = [160] * 4 + [498] * 2 + [1024] * 2
+    khz = [1803000] * 4 + [2253000] * 2 + [2802000] * 2
+    info = b"".join(field(1, field(1, b"cpu%d" % c) + field(2, 300000) +
+                          field(2, khz[c]) + field(3, caps[c])) for c in range(8))
+    p = damaged("cpu-info", field(1, field(67, info)) + data)
+    rows, err = csv_rows(p, "cpu", topo=None)
+    # Named by rank as detect.c names sysfs's: LITTLE, big, prime.
+    got = {(int(r["cpu"]), r["cluster"], int(r["capacity"])) for r in rows}
+    want = {(c, "LITTLE" if c < 4 else "big" if c < 6 else "prime", caps[c])
+            for c in range(8)}
+    check(got == want, "CPUs %s, want %s" % (sorted(got), sorted(want)))
+    check("clusters from the CPU capacities the trace gives" in err and
+          "one cluster" not in err, "notes: %r" % err)
+    # The maxima are cpu_info's: the trace's own highest is not used.
+    check("highest the trace shows" not in err, "PELT note: %r" % err)
+
+
+@test
+def cpuhp_steps_are_hotplug_operations():
+    """cpuhp_enter and cpuhp_exit events (ftrace_event.proto 345, 343):
+    CPU 3 taken offline (steps down from state 3 to 0) and brought back (up
+    to 230), after the trace's other events (a bundle of CPU 0 appended to
+    the file, in CPU 0's time order): two operations on CPU 3."""
+    ev, tr = truth(pixel())
+    with open(pixel(), "rb") as f:
+        data = f.read()
+    t = tr.last + 1_000_000
+    steps = []
+    for i, (target, idx) in enumerate([(0, 3), (0, 2), (0, 1), (230, 1), (230, 2)]):
+        ts = t + i * 1_000_000
+        steps.append(field(2, field(1, ts) + field(2, 0) + field(345, field(1, 3) +
+                           field(3, idx) + field(4, target))))
+        steps.append(field(2, field(1, ts + 500_000) + field(2, 0) + field(343, field(1, 3) +
+                           field(2, idx) + field(4, idx - (target == 0)))))
+    p = damaged("cpuhp", data + field(1, field(1, field(1, 0) + b"".join(steps))))
+    rows, err = csv_rows(p, "cpu")
+    check("out of time order" not in err, err)
+    ops = sum(int(r["hotplug_ops"] or 0) for r in rows if r["cpu"] == "3")
+    to = [r["hotplug_to"] for r in rows if r["cpu"] == "3" and r["hotplug_to"]]
+    check(ops == 2 and to and to[-1] == "online", "CPU 3: %d operations, %s" % (ops, to))
+
+
+@test
 def every_traces_window_head_and_tail():
     """On every trace file, busy and run time over the whole window, head
     and tail included, equal the trace's own switches; no row past its
