@@ -37,44 +37,10 @@ FORMATS = os.path.join(TOP, "tests", "fixtures", "trace-formats", "linux-6.18")
 TOPO = "LITTLE:0-3@160,mid:4-5@498,big:6-7@1024"
 sys.path.insert(0, os.path.join(TOP, "tests", "tools"))
 import trace_dat_write as tdw  # noqa: E402
+from perfetto_bytes import fields, read_varint as varint  # noqa: E402
 
 
-# ---- protobuf, as far as the timestamps and the sched events go ----
-
-def varint(b, i):
-    v = shift = 0
-    while True:
-        c = b[i]
-        i += 1
-        v |= (c & 0x7f) << shift
-        shift += 7
-        if c < 0x80:
-            return v, i
-
-
-def fields(b, start, end):
-    """(field, wire, value or (start, end), where its value starts)."""
-    i = start
-    while i < end:
-        tag, i = varint(b, i)
-        f, w = tag >> 3, tag & 7
-        if w == 0:
-            at = i
-            v, i = varint(b, i)
-            yield f, w, v, at
-        elif w == 2:
-            n, i = varint(b, i)
-            yield f, w, (i, i + n), i
-            i += n
-        elif w == 1:
-            yield f, w, None, i
-            i += 8
-        elif w == 5:
-            yield f, w, None, i
-            i += 4
-        else:
-            raise ValueError("wire type %d at %d" % (w, i))
-
+# ---- the trace's timestamps and sched events ----
 
 def packed(b, rng):
     i, end, out = rng[0], rng[1], []

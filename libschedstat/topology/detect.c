@@ -176,6 +176,15 @@ static int cmp_cluster(const void *a, const void *b)
 	return (x->first > y->first) - (x->first < y->first);
 }
 
+/* The clusters in capacity order, named by rank, the CPUs indexed. */
+static void order_and_name(struct schedstat_topology *topo)
+{
+	qsort(topo->clusters, topo->nr_clusters, sizeof(*topo->clusters),
+	      cmp_cluster);
+	topo_name_clusters(topo);
+	topo_finish(topo);
+}
+
 int schedstat_topology_detect(struct schedstat_topology **out,
 			      const char *sysfs_root)
 {
@@ -230,10 +239,7 @@ int schedstat_topology_detect(struct schedstat_topology **out,
 		schedstat_topology_free(topo);
 		return err;
 	}
-	qsort(topo->clusters, topo->nr_clusters, sizeof(*topo->clusters),
-	      cmp_cluster);
-	topo_name_clusters(topo);
-	topo_finish(topo);
+	order_and_name(topo);
 	err = topo_read_cluster_freqs(topo, sysfs_root);
 	if (err) {
 		schedstat_topology_free(topo);
@@ -266,10 +272,7 @@ int topology_from_capacities(struct schedstat_topology **out, int nr_cpus,
 		schedstat_topology_free(topo);
 		return err;
 	}
-	qsort(topo->clusters, topo->nr_clusters, sizeof(*topo->clusters),
-	      cmp_cluster);
-	topo_name_clusters(topo);
-	topo_finish(topo);
+	order_and_name(topo);
 	/* A cluster's clock: the highest any of its CPUs reaches. */
 	for (int k = 0; max_khz && k < topo->nr_clusters; k++) {
 		struct cluster *c = &topo->clusters[k];

@@ -135,12 +135,13 @@ def _int(node, name, default=None):
     return int(v[0]) if v else default
 
 
-def protoc(mode, data):
-    """protoc --decode or --encode of truth.Trace (the schema above)."""
+def protoc(mode, data, schema=SCHEMA, message="truth.Trace"):
+    """protoc --decode or --encode of @message of @schema (this file's, by
+    default)."""
     with tempfile.TemporaryDirectory() as d:
         with open(os.path.join(d, "truth.proto"), "w") as f:
-            f.write(SCHEMA)
-        r = subprocess.run(["protoc", "-I", d, "--%s=truth.Trace" % mode,
+            f.write(schema)
+        r = subprocess.run(["protoc", "-I", d, "--%s=%s" % (mode, message),
                             "truth.proto"], input=data, capture_output=True,
                            timeout=120)
     if r.returncode:

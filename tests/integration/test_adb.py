@@ -23,6 +23,7 @@ import threading
 import time
 
 from harness import BIN, OUT, SRC, make_in_out, Skip, Inconclusive, check, cpulist, parse_csv, run, test
+import perfetto_truth
 
 HELPER = os.path.join(SRC, "scripts", "schedtop-adb")
 FAKE = os.path.join(SRC, "tests", "adb", "fake_adbd.py")
@@ -567,18 +568,8 @@ class RootCfsWatch:
 
 def protoc_config(text):
     """protoc's decoding of the TraceConfig @text, encoded by protoc."""
-    d = tempfile.mkdtemp(prefix="schedtop-cfg-")
-    try:
-        with open(os.path.join(d, "cfg.proto"), "w") as f:
-            f.write(TRACE_CONFIG)
-        enc = subprocess.run(["protoc", "-I", d, "--encode=cfg.TraceConfig",
-                              "cfg.proto"], input=text.encode(), capture_output=True)
-        check(enc.returncode == 0, "not a TraceConfig: %s" % enc.stderr.decode())
-        dec = subprocess.run(["protoc", "-I", d, "--decode=cfg.TraceConfig",
-                              "cfg.proto"], input=enc.stdout, capture_output=True)
-        return dec.stdout.decode()
-    finally:
-        shutil.rmtree(d, ignore_errors=True)
+    enc = perfetto_truth.protoc("encode", text.encode(), TRACE_CONFIG, "cfg.TraceConfig")
+    return perfetto_truth.protoc("decode", enc, TRACE_CONFIG, "cfg.TraceConfig").decode()
 
 
 @test

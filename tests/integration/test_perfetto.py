@@ -15,9 +15,14 @@ import subprocess
 import tempfile
 import zlib
 
+import sys
+
 from harness import SRC, check, parse_csv, run, schedtop, test
 import perfetto_truth
 import switch_truth
+
+sys.path.insert(0, os.path.join(SRC, "tests", "tools"))
+from perfetto_bytes import field, top_packets, varint  # noqa: E402
 
 FIXTURE = os.path.join(SRC, "tests", "fixtures", "perfetto",
                        "pixel6a-startup.perfetto-trace.xz")
@@ -66,41 +71,7 @@ def csv_rows(trace, table, *args, topo=TOPO):
     return parse_csv(r.stdout), r.stderr.decode()
 
 
-# ---- protobuf bytes, for the variants (the truth stays protoc's) ----
-
-def varint(n):
-    n &= (1 << 64) - 1
-    out = bytearray()
-    while True:
-        b, n = n & 0x7f, n >> 7
-        out.append(b | 0x80 if n else b)
-        if not n:
-            return bytes(out)
-
-
-def field(num, value):
-    if isinstance(value, int):
-        return varint(num << 3) + varint(value)
-    return varint(num << 3 | 2) + varint(len(value)) + value
-
-
-def top_packets(data):
-    """The framing of a Trace: its packets' bytes (field 1), in order."""
-    i, out = 0, []
-    while i < len(data):
-        check(data[i] == 0x0a, "not a packet at %d" % i)
-        j, n, shift = i + 1, 0, 0
-        while True:
-            b = data[j]
-            j += 1
-            n |= (b & 0x7f) << shift
-            shift += 7
-            if b < 0x80:
-                break
-        out.append((i, j, data[j:j + n]))
-        i = j + n
-    return out
-
+# ---- variants of the trace, and damaged ones ----
 
 def compressed(data, how):
     """@data's packets in compressed_packets (how "zlib") or
