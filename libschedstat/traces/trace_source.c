@@ -866,6 +866,8 @@ static int trace_open(void **out, const struct schedstat_session_opts *opts)
 	s->infer_moves = !(s->kinds & 1u << TRACE_EV_MIGRATE);
 	pick_pelt_scheme(s, opts->pelt_scheme);
 	set_max_freqs(s);
+	/* The second pass meets the same damage, and stops there again. */
+	s->info.damage.set = false;
 	err = s->ops->rewind(s->r);
 	/* The baseline, at the first event: the first sample is one interval on. */
 	s->now = s->ti.first_ns;

@@ -426,6 +426,14 @@ def damage_is_said_where_and_the_rest_read():
                         "only %d left in the file: cut short" % (len(pkt) // 2), True)
     last = max(int(r["ts_ns"]) for r in rows)
     check(tr.first < last < tr.last, "a cut trace's rows end at %d" % last)
+    # Before the cut, the whole trace's busy times: up to the last drain
+    # of each CPU's bundles (Perfetto writes them in turn, so a cut leaves
+    # some CPUs' last ~100 ms out; 300 ms kept clear of it).
+    whole = {(r["ts_ns"], r["cpu"]): r["busy_ns"] for r in csv_rows(pixel(), "cpu")[0]}
+    before = [r for r in rows if int(r["ts_ns"]) <= last - 300_000_000]
+    check(len(before) > 8 * 10 and all(whole[(r["ts_ns"], r["cpu"])] == r["busy_ns"]
+                                        for r in before),
+          "the cut trace's %d rows before its end differ from the whole's" % len(before))
     # A varint that runs past the end of its packet.
     bad = field(1, field(8, 5) + b"\x40\xff\xff")
     check_damage(damaged("varint", data + bad), len(data) + 2 + 2,
