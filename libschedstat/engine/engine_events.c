@@ -169,9 +169,13 @@ static int do_switch(struct engine *e, uint64_t ts, struct ecpu *c, int cpu,
 	c->curr_since = ts;
 	c->curr_fair = next && next->fair;
 	c->st.nr_switches++;
+	/*
+	 * Idle to idle (a trace's first switch naming the idle task on both
+	 * sides, once the head has made the CPU idle) stays idle.
+	 */
 	if (next_pid == 0 && !c->st.idle_start) {
 		c->st.idle_start = ts;
-	} else if (prev_pid == 0 && c->st.idle_start) {
+	} else if (prev_pid == 0 && next_pid != 0 && c->st.idle_start) {
 		c->st.idle_ns += ts - c->st.idle_start;
 		c->st.idle_start = 0;
 	}

@@ -873,6 +873,13 @@ static int trace_open(void **out, const struct schedstat_session_opts *opts)
 	s->now = s->ti.first_ns;
 	if (!err)
 		err = start_heads(s);
+	/*
+	 * Events at the first instant (a clock set, the idle task named) are
+	 * the state the first interval starts from, as a sample at T holds
+	 * every event up to T.
+	 */
+	if (!err)
+		err = feed_until(s, s->now);
 	if (!err)
 		err = take(s, s->now, &none);
 	schedstat_snapshot_free(none);
