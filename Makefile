@@ -6,9 +6,10 @@
 #   make docs       regenerate the column sections of docs/ from the tables
 #   make V=1        show full commands
 #   make install    schedtop, its man page and bash completion, libschedstat.a,
-#                   include/schedstat.h and libschedstat.pc under DESTDIR/PREFIX
+#                   include/schedstat.h, libschedstat.pc and the Perfetto
+#                   config share/perfetto-sched.pbtx under DESTDIR/PREFIX
 #                   (PREFIX=/usr/local; BINDIR, LIBDIR, INCLUDEDIR, MANDIR,
-#                   PKGCONFIGDIR, BASHCOMPDIR override one place each)
+#                   PKGCONFIGDIR, BASHCOMPDIR, DATADIR override one place each)
 #   make uninstall  removes exactly those files
 #   make ARCH=arm64 one static aarch64 binary in build-arm64/ (for phones and
 #                   the arm64 test guest; needs gcc-aarch64-linux-gnu and the
@@ -86,10 +87,11 @@ endif
 ifeq ($(TRACECMD),1)
 TRACECMD_INC := $(shell $(PKG_CONFIG) --cflags libtracecmd)
 LIB_INC += -DHAVE_TRACECMD $(TRACECMD_INC)
-# trace_file_check.c inflates compressed trace.dat sections as libtracecmd does.
-LDLIBS += -ltracecmd -lzstd
+LDLIBS += -ltracecmd
 endif
-LDLIBS += -ltracefs -ltraceevent -lbpf -lelf -lz $(NCURSES_LIBS) -ldl
+# zlib and zstd: compressed trace.dat sections (trace_file_check.c inflates
+# them as libtracecmd does) and Perfetto's compressed packets.
+LDLIBS += -ltracefs -ltraceevent -lbpf -lelf -lzstd -lz $(NCURSES_LIBS) -ldl
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -Ibpf \
 	      -idirafter /usr/include/$(HOST_MULTIARCH) -Wall -Wno-unused-function
 
@@ -129,9 +131,11 @@ INCLUDEDIR ?= $(PREFIX)/include
 MANDIR ?= $(PREFIX)/share/man
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+# Data: schedtop's Perfetto capture config (scripts/schedtop-adb perfetto).
+DATADIR ?= $(PREFIX)/share/schedtop
 INSTALL ?= install
 # What the library's code calls, as pkg-config names (libschedstat.pc.in).
-PC_REQUIRES := libbpf libtracefs libtraceevent zlib$(if $(filter 1,$(TRACECMD)), libtracecmd)
+PC_REQUIRES := libbpf libtracefs libtraceevent libzstd zlib$(if $(filter 1,$(TRACECMD)), libtracecmd)
 # The completion is written by the binary itself; a cross-built one runs
 # under qemu-user.
 RUN_TARGET := $(if $(CROSS),qemu-aarch64-static)
@@ -251,9 +255,26 @@ $(OUT)/fuzz/fuzz_recording: tests/fuzz/fuzz_recording.c $(FUZZ_LIB_SRCS) $(LIB_H
 
 fuzz: $(OUT)/fuzz/fuzz_recording
 
+# Perfetto traces under libFuzzer: the reader and the trace driver over the
+# engine and the model, all instrumented; no libtracecmd (the trace.dat
+# reader is left out of the readers' table).
+FUZZ_PERFETTO_SRCS := $(filter $(addprefix %/,trace_source.c trace_readers.c \
+	trace_merge.c perfetto_reader.c proto_reader.c tracepoints.c hash.c util.c \
+	errors.c comm.c signals.c),$(LIB_SRCS)) \
+	$(wildcard libschedstat/engine/*.c libschedstat/model/*.c libschedstat/topology/*.c)
+
+$(OUT)/fuzz/fuzz_perfetto: tests/fuzz/fuzz_perfetto.c $(FUZZ_PERFETTO_SRCS) $(LIB_HDRS) $(wildcard include/*.h)
+	$(call msg,FUZZ,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_PERFETTO_SRCS) -lzstd -lz
+
+fuzz: $(OUT)/fuzz/fuzz_perfetto
+
 # The trace-file source under libFuzzer: libtracecmd and libtraceevent are
 # the system's (not instrumented), schedtop's code from the sources is.
-FUZZ_TRACE_SRCS := $(filter $(addprefix %/,trace_file_source.c trace_file_check.c \
+FUZZ_TRACE_SRCS := $(filter $(addprefix %/,trace_source.c trace_dat_reader.c \
+	trace_readers.c trace_merge.c perfetto_reader.c proto_reader.c \
+	trace_file_check.c \
 	trace_file_formats.c trace_file_pages.c trace_format_check.c tracepoints.c \
 	sched_events.c pelt.c hash.c snapshot.c util.c errors.c comm.c signals.c),$(LIB_SRCS)) \
 	$(wildcard libschedstat/engine/*.c libschedstat/model/model*.c \
@@ -289,20 +310,22 @@ install: all $(OUT)/libschedstat.pc $(OUT)/schedtop.bash
 	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
 	$(Q)$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
 		$(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) \
-		$(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(BASHCOMPDIR)
+		$(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(DATADIR)
 	$(Q)$(INSTALL) -m 755 $(OUT)/schedtop $(DESTDIR)$(BINDIR)/schedtop
 	$(Q)$(INSTALL) -m 644 docs/schedtop.1 $(DESTDIR)$(MANDIR)/man1/schedtop.1
 	$(Q)$(INSTALL) -m 644 $(OUT)/libschedstat.a $(DESTDIR)$(LIBDIR)/libschedstat.a
 	$(Q)$(INSTALL) -m 644 include/schedstat.h $(DESTDIR)$(INCLUDEDIR)/schedstat.h
 	$(Q)$(INSTALL) -m 644 $(OUT)/libschedstat.pc $(DESTDIR)$(PKGCONFIGDIR)/libschedstat.pc
 	$(Q)$(INSTALL) -m 644 $(OUT)/schedtop.bash $(DESTDIR)$(BASHCOMPDIR)/schedtop
+	$(Q)$(INSTALL) -m 644 share/perfetto-sched.pbtx $(DESTDIR)$(DATADIR)/perfetto-sched.pbtx
 
 # Files only: the directories may hold other packages' files.
 uninstall:
 	$(call msg,UNINST,$(DESTDIR)$(PREFIX))
 	$(Q)rm -f $(DESTDIR)$(BINDIR)/schedtop $(DESTDIR)$(MANDIR)/man1/schedtop.1 \
 		$(DESTDIR)$(LIBDIR)/libschedstat.a $(DESTDIR)$(INCLUDEDIR)/schedstat.h \
-		$(DESTDIR)$(PKGCONFIGDIR)/libschedstat.pc $(DESTDIR)$(BASHCOMPDIR)/schedtop
+		$(DESTDIR)$(PKGCONFIGDIR)/libschedstat.pc $(DESTDIR)$(BASHCOMPDIR)/schedtop \
+		$(DESTDIR)$(DATADIR)/perfetto-sched.pbtx
 
 $(OUT)/bpf $(OBJ)/schedtop $(OUT)/tests:
 	$(Q)mkdir -p $@

@@ -66,6 +66,8 @@ enum schedstat_error {
 	SCHEDSTAT_ERR_EM_TOPOLOGY,	/* an energy model domain matches no cluster */
 	SCHEDSTAT_ERR_NO_CPUHP_TP,	/* tracefs has no cpuhp events */
 	SCHEDSTAT_ERR_PELT_CGROUP,	/* --pelt-cgroup names no cgroup */
+	SCHEDSTAT_ERR_TRACE_FORMAT,	/* a file no trace reader takes */
+	SCHEDSTAT_ERR_TRACE_SPAN,	/* more samples than a trace may give */
 	SCHEDSTAT_ERR_END,
 };
 
@@ -778,7 +780,70 @@ struct schedstat_session_opts {
 	 * cgroup directory.
 	 */
 	const char *pelt_cgroup;
+	/*
+	 * Optional, with @trace_file: what was read of the file and what had
+	 * to be assumed, filled at open (also when open fails: the format,
+	 * the damage) and kept up to date until the session closes.
+	 */
+	struct schedstat_trace_info *trace_info;
 };
+
+/*
+ * What a session read of a trace file (schedstat_session_opts.trace_info).
+ * CPU sets are one bit per CPU, the first 64.
+ */
+struct schedstat_trace_info {
+	char format[48];		/* "trace-cmd", "perfetto (compact sched)" */
+	int nr_cpus;
+	uint64_t nr_events;		/* events read (one pass) */
+	/* The trace's window: its first and last event; nothing is past it. */
+	uint64_t first_ns, last_ns;
+	/*
+	 * The head: before each CPU's first switch, the task it had from
+	 * first_ns on, named by that switch as its previous task
+	 * (@head_switch), or, where the switch does not name one (Perfetto's
+	 * compact form), by the common pid of the CPU's events before it
+	 * (@head_event); @head_unknown: nothing names it, taken as idle.
+	 * @head_max_ns: the longest head.
+	 */
+	uint64_t head_switch, head_event, head_unknown;
+	uint64_t head_max_ns;
+	/*
+	 * CPUs whose clock is not known from first_ns to their first
+	 * cpu_frequency event (the longest such span @freq_unknown_max_ns), and
+	 * CPUs that have none: PELT takes them at their maximum there, and
+	 * their frequency residency starts at that event.
+	 */
+	uint64_t freq_unknown, freq_never;
+	uint64_t freq_unknown_max_ns;
+	/* Capacities and maximum frequencies came from the file (cpu_info). */
+	bool capacity_from_trace;
+	/*
+	 * CPUs whose buffer lost events (the rows' dropped): those the file
+	 * counted, and the times it only said some were lost (each counted 1).
+	 */
+	uint64_t lost_cpus;
+	uint64_t lost_events, lost_uncounted;
+	/* Events that came out of the per-CPU merge late (time travel). */
+	uint64_t late_events;
+	/*
+	 * Switches out the trace lacks: a task switched in on one CPU while
+	 * its switches still had it on another, which is idle from then.
+	 */
+	uint64_t lost_switches;
+	/* Where the file stopped making sense ("" if it did not): read up to there. */
+	uint64_t damage_offset;
+	unsigned long damage_line;	/* text formats: the line, else 0 */
+	char damage[128];
+};
+
+/*
+ * schedstat_trace_format - the trace format of the file open at @fd
+ *
+ * By its content: "trace-cmd", "perfetto", ... (the reader that takes it),
+ * or NULL when no trace reader does (a schedtop recording, say).
+ */
+const char *schedstat_trace_format(int fd);
 
 /*
  * schedstat_session_open - load and attach the BPF programs

@@ -49,8 +49,9 @@ static const char *const messages[SCHEDSTAT_ERR_END - SCHEDSTAT_ERR_START] = {
 		"this schedtop was built without libtracecmd and cannot read "
 		"trace-cmd files: rebuild with libtracecmd-dev installed",
 	[SCHEDSTAT_ERR_TRACE_FILE - SCHEDSTAT_ERR_START] =
-		"not a trace-cmd recording with sched events: record one with "
-		"'trace-cmd record -e sched -e power ...'",
+		"a trace without sched_switch events: record one with "
+		"'trace-cmd record -e sched -e power ...', or Perfetto with "
+		"sched/sched_switch (docs/android.md)",
 	[SCHEDSTAT_ERR_TRACEFS_PRIV - SCHEDSTAT_ERR_START] =
 		"permission denied on tracefs: run as root (schedtop makes a "
 		"tracing instance under /sys/kernel/tracing/instances)",
@@ -85,6 +86,14 @@ static const char *const messages[SCHEDSTAT_ERR_END - SCHEDSTAT_ERR_START] = {
 	[SCHEDSTAT_ERR_PELT_CGROUP - SCHEDSTAT_ERR_START] =
 		"--pelt-cgroup takes a cgroup's directory (e.g. /sys/fs/cgroup/NAME, "
 		"on the hierarchy with the cpu controller)",
+	[SCHEDSTAT_ERR_TRACE_FORMAT - SCHEDSTAT_ERR_START] =
+		"not a trace file schedtop reads: it reads trace-cmd's trace.dat "
+		"('trace-cmd record -e sched -e power') and Perfetto traces "
+		"(docs/android.md)",
+	[SCHEDSTAT_ERR_TRACE_SPAN - SCHEDSTAT_ERR_START] =
+		"the trace's events span more than a million sample intervals: "
+		"give a longer interval (-i), or look at its timestamps (one far "
+		"from the others stretches it)",
 };
 
 /* Front ends may report errors from several threads; strerror() is not safe. */

@@ -81,6 +81,14 @@ void topology_seal(struct schedstat_topology *topo);
  * gives them, else 1024, and nothing read from this machine's sysfs.
  */
 int topology_parse_foreign(struct schedstat_topology **out, const char *spec);
+/*
+ * A trace's machine from what the trace says of its CPUs (Perfetto's
+ * cpu_info): one cluster per capacity (0: 1024), named by rank, each
+ * cluster's highest frequency from @max_khz (NULL, or 0: not known).
+ */
+int topology_from_capacities(struct schedstat_topology **out, int nr_cpus,
+			     const unsigned int *capacity,
+			     const unsigned int *max_khz);
 /* The same for a recording made with @recorded: its capacities, else 1024. */
 int topology_parse_recorded(struct schedstat_topology **out, const char *spec,
 			    const struct schedstat_topology *recorded);

@@ -98,6 +98,19 @@ int engine_switch(struct engine *e, uint64_t ts, int cpu,
  * switch the trace lacks is made up if the engine thought otherwise.
  */
 int engine_current(struct engine *e, uint64_t ts, int cpu, int32_t pid);
+/*
+ * The task on @cpu left it at @ts without a switch in the trace (its
+ * switch out lost: it was just switched in on another CPU). Its run ends
+ * there and @cpu is idle until its next switch; no switch is counted.
+ */
+int engine_left_unseen(struct engine *e, uint64_t ts, int cpu);
+/*
+ * @pid (0: idle) is on @cpu from @ts, with no switch seen: what a trace's
+ * first switch on a CPU names as its previous task ran from the trace's
+ * start (traces/, the head of the window). Not a switch: counts nothing.
+ */
+int engine_set_running(struct engine *e, uint64_t ts, int cpu, int32_t pid,
+		       int32_t prio, const char *comm);
 /* sched_waking: counted as a wakeup. */
 int engine_waking(struct engine *e, uint64_t ts, int32_t pid);
 /* sched_wakeup(_new): the task is enqueued on @cpu. */

@@ -169,9 +169,13 @@ static int do_switch(struct engine *e, uint64_t ts, struct ecpu *c, int cpu,
 	c->curr_since = ts;
 	c->curr_fair = next && next->fair;
 	c->st.nr_switches++;
+	/*
+	 * Idle to idle (a trace's first switch naming the idle task on both
+	 * sides, once the head has made the CPU idle) stays idle.
+	 */
 	if (next_pid == 0 && !c->st.idle_start) {
 		c->st.idle_start = ts;
-	} else if (prev_pid == 0 && c->st.idle_start) {
+	} else if (prev_pid == 0 && next_pid != 0 && c->st.idle_start) {
 		c->st.idle_ns += ts - c->st.idle_start;
 		c->st.idle_start = 0;
 	}
@@ -193,6 +197,65 @@ int engine_switch(struct engine *e, uint64_t ts, int cpu,
 		return err;
 	return do_switch(e, engine_check_time(e, ts), c, cpu, prev_pid, prev_prio,
 			 prev_state, prev_comm, next_pid, next_prio, next_comm);
+}
+
+int engine_left_unseen(struct engine *e, uint64_t ts, int cpu)
+{
+	struct ecpu *c = engine_cpu_at(e, cpu);
+	struct etask *t;
+
+	if (!c || c->curr <= 0)
+		return 0;
+	ts = engine_check_time(e, ts);
+	engine_update_cpu(c, ts);
+	t = engine_task_find(e, c->curr);
+	if (t && !t->dead && t->rec.on_cpu && t->rec.cpu == (uint32_t)cpu) {
+		engine_update_task(e, t, ts);
+		if (ts > t->on_cpu_since)
+			t->rec.sum_exec_runtime += ts - t->on_cpu_since;
+		t->on_cpu_since = ts;
+		t->rec.on_cpu = 0;
+		t->clock_unsure = true;
+	}
+	e->implicit_switches++;
+	c->curr = 0;
+	c->curr_prio = DEFAULT_PRIO;
+	c->curr_since = ts;
+	c->curr_fair = false;
+	c->idle_wake_ts = 0;
+	if (!c->st.idle_start)
+		c->st.idle_start = ts;
+	return 0;
+}
+
+int engine_set_running(struct engine *e, uint64_t ts, int cpu, int32_t pid,
+		       int32_t prio, const char *comm)
+{
+	struct ecpu *c = engine_cpu_at(e, cpu);
+	struct etask *t = NULL;
+
+	if (!c || pid < 0)
+		return 0;
+	ts = engine_check_time(e, ts);
+	engine_update_cpu(c, ts);
+	if (pid > 0) {
+		t = engine_task_get(e, pid, prio, comm, ts);
+		if (!t)
+			return -ENOMEM;
+		t->rec.prio = prio;
+		t->fair = prio_is_fair(prio);
+		switch_in(e, cpu, t, ts);
+	} else if (!c->st.idle_start) {
+		c->st.idle_start = ts;
+	}
+	c->curr = pid;
+	c->curr_prio = prio;
+	c->curr_since = ts;
+	c->curr_fair = t && t->fair;
+	c->idle_wake_ts = 0;
+	if (ts > c->seen_ts)
+		c->seen_ts = ts;
+	return 0;
 }
 
 int engine_current(struct engine *e, uint64_t ts, int cpu, int32_t pid)

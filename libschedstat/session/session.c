@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A session is one backend (source.h) chosen at open: BPF by default, a
- * tracefs instance where BPF cannot be used, or a trace-cmd file.
+ * tracefs instance where BPF cannot be used, or a trace file.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -47,12 +47,7 @@ int schedstat_session_open(struct schedstat_session **out,
 		return -SCHEDSTAT_ERR_PELT_SOURCE;
 	}
 	if (opts->trace_file) {
-#ifdef HAVE_TRACECMD
-		s->ops = &trace_file_source_ops;
-#else
-		free(s);
-		return -SCHEDSTAT_ERR_NO_TRACECMD;
-#endif
+		s->ops = &trace_source_ops;
 	} else if (opts->source == SCHEDSTAT_SOURCE_TRACEFS) {
 		s->ops = &ftsrc_ops;
 	} else {

@@ -5,12 +5,14 @@
  * vendor PELT events name their fields freely).
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "array_size.h"
 #include "sched_events.h"
+#include "trace_apply.h"
 #include "tracepoints.h"
 
 /*
@@ -424,8 +426,8 @@ static bool marker_freq(const struct sched_events *se,
 {
 	const struct tep_format_field *f = se->print_buf;
 	char buf[96];
-	unsigned int off = f->offset, len, k, c;
-	const char *p;
+	unsigned int off = f->offset, len;
+	int32_t k, c;
 
 	/* buf is char[] to the record's end (older) or a __data_loc string. */
 	if (f->flags & TEP_FIELD_IS_DYNAMIC) {
@@ -439,13 +441,7 @@ static bool marker_freq(const struct sched_events *se,
 		memcpy(buf, (const char *)rec->data + off, len);
 		buf[len] = '\0';
 	}
-	if (strncmp(buf, "cpu_frequency", 13))
-		return false;
-	p = buf + 13;
-	if (!strncmp(p, "_devlib", 7))
-		p += 7;
-	if (*p != ':' || !(p = strstr(p, "state=")) ||
-	    sscanf(p, "state=%u cpu_id=%u", &k, &c) != 2 || c >= SCHEDSTAT_MAX_CPUS)
+	if (!trace_marker_freq(buf, &c, &k))
 		return false;
 	*cpu = c;
 	*khz = k;
@@ -480,27 +476,28 @@ static bool root_cfs_rq(const struct ev_fmt *ef, const struct tep_record *rec)
 /*
  * The kernel's PELT values: a task's entity when the event names a pid
  * (a group entity's events have none, or pid -1), else a CPU's root
- * cfs_rq (path "/" where the event has one).
+ * cfs_rq (path "/" where the event has one). Others are not read.
  */
-static int kernel_pelt(const struct sched_events *se, struct engine *e,
-		       const struct ev_fmt *ef, int k,
-		       const struct tep_record *rec, uint64_t ts)
+static int kernel_pelt(const struct sched_events *se, const struct ev_fmt *ef,
+		       int k, const struct tep_record *rec, struct trace_ev *ev)
 {
-	uint64_t util = num(se, ef->f[PELT_UTIL], rec), load = num(se, ef->f[PELT_LOAD], rec),
-		 runnable = num(se, ef->f[PELT_RUNNABLE], rec);
-	struct engine_kernel_pelt kp = {
-		.util = &util,
-		.load = ef->f[PELT_LOAD] ? &load : NULL,
-		.runnable = ef->f[PELT_RUNNABLE] ? &runnable : NULL,
-	};
 	bool cfs = k == EV_PELT_CFS || k == EV_LOAD_AVG_CPU ||
 		   k == EV_LOAD_CFS_RQ || k == EV_LISA_PELT_CFS;
 
-	if (!cfs && ef->f[PELT_PID] && num(se, ef->f[PELT_PID], rec) > 0)
-		engine_kernel_task_pelt(e, ts, num(se, ef->f[PELT_PID], rec), &kp);
-	else if (cfs && ef->f[PELT_CPU] && root_cfs_rq(ef, rec))
-		engine_kernel_cpu_pelt(e, ts, num(se, ef->f[PELT_CPU], rec), &kp);
-	return 0;
+	ev->pelt.util = num(se, ef->f[PELT_UTIL], rec);
+	ev->pelt.load = num(se, ef->f[PELT_LOAD], rec);
+	ev->pelt.runnable = num(se, ef->f[PELT_RUNNABLE], rec);
+	ev->pelt.has_load = ef->f[PELT_LOAD];
+	ev->pelt.has_runnable = ef->f[PELT_RUNNABLE];
+	if (!cfs && ef->f[PELT_PID] && num(se, ef->f[PELT_PID], rec) > 0) {
+		ev->pelt.pid = num(se, ef->f[PELT_PID], rec);
+		return TRACE_EV_PELT_TASK;
+	}
+	if (cfs && ef->f[PELT_CPU] && root_cfs_rq(ef, rec)) {
+		ev->pelt.cpu = num(se, ef->f[PELT_CPU], rec);
+		return TRACE_EV_PELT_CPU;
+	}
+	return TRACE_EV_CURRENT;
 }
 
 void sched_events_on_cpuhp(struct sched_events *se, schedstat_event_fn fn,
@@ -509,52 +506,6 @@ void sched_events_on_cpuhp(struct sched_events *se, schedstat_event_fn fn,
 	se->on_cpuhp = fn;
 	se->cpuhp_ctx = ctx;
 	se->kick_fn = kick_fn;
-}
-
-/* One cpuhp step to the session's events, as the BPF source sends them. */
-static void deliver_cpuhp(struct sched_events *se, const struct ev_fmt *ef,
-			  int k, const struct tep_record *rec, uint64_t ts)
-{
-	struct schedstat_event ev = { .type = SCHEDSTAT_EV_CPUHP, .ts_ns = ts,
-				      .cpu = rec->cpu };
-
-	if (k == EV_HP_EXIT) {
-		ev.hp_kind = SCHEDSTAT_CPUHP_EXIT;
-		ev.hp_cpu = num(se, ef->f[HPX_CPU], rec);
-		ev.hp_target = num(se, ef->f[HPX_STATE], rec);
-		ev.hp_idx = num(se, ef->f[HPX_IDX], rec);
-		ev.hp_ret = num(se, ef->f[HPX_RET], rec);
-	} else {
-		ev.hp_kind = k == EV_HP_ENTER ? SCHEDSTAT_CPUHP_ENTER :
-			     SCHEDSTAT_CPUHP_MULTI_ENTER;
-		ev.hp_cpu = num(se, ef->f[HP_CPU], rec);
-		ev.hp_target = num(se, ef->f[HP_TARGET], rec);
-		ev.hp_idx = num(se, ef->f[HP_IDX], rec);
-		ev.hp_kick = k == EV_HP_ENTER && se->kick_fn &&
-			     (uint64_t)num(se, ef->f[HP_FUN], rec) == se->kick_fn;
-	}
-	se->on_cpuhp(&ev, se->cpuhp_ctx);
-}
-
-/* sched_wakeup and sched_wakeup_new; without sched_waking, that too. */
-static int handle_wakeup(struct sched_events *se, struct ev_fmt *ef, int k,
-			 struct tep_record *rec)
-{
-	char comm[ST_COMM_LEN];
-	int32_t pid = num(se, ef->f[WK_PID], rec);
-	int err;
-
-	str(ef->f[WK_COMM], rec, comm, sizeof(comm));
-	err = engine_wakeup(se->engine, rec->ts, pid, num(se, ef->f[WK_PRIO], rec),
-			    num(se, ef->f[WK_TARGET_CPU], rec), comm,
-			    k == EV_WAKEUP_NEW);
-	/*
-	 * Without sched_waking a wakeup counts where it lands: every
-	 * sched_waking is followed by one sched_wakeup of the task.
-	 */
-	if (!err && k == EV_WAKEUP && !se->ev[EV_WAKING].event)
-		err = engine_waking(se->engine, rec->ts, pid);
-	return err;
 }
 
 /* The kind of event @type is; NR_EV_KINDS for one we did not ask for. */
@@ -568,87 +519,134 @@ static int event_kind(const struct sched_events *se, int type)
 	return k;
 }
 
-int sched_events_handle(struct sched_events *se, struct tep_record *rec)
+static void wake(const struct sched_events *se, const struct ev_fmt *ef,
+		 const struct tep_record *rec, struct trace_ev *ev)
 {
-	struct engine *e = se->engine;
-	uint64_t ts = rec->ts;
-	char comm[ST_COMM_LEN], comm2[ST_COMM_LEN];
-	int type = tep_data_type(se->tep, rec);
-	int k = event_kind(se, type);
-	struct ev_fmt *ef;
+	ev->wake.pid = num(se, ef->f[WK_PID], rec);
+	ev->wake.prio = num(se, ef->f[WK_PRIO], rec);
+	ev->wake.target_cpu = num(se, ef->f[WK_TARGET_CPU], rec);
+	str(ef->f[WK_COMM], rec, ev->wake.comm, sizeof(ev->wake.comm));
+}
 
+static int decode(const struct sched_events *se, const struct tep_record *rec,
+		  int k, struct trace_ev *ev)
+{
+	const struct ev_fmt *ef = &se->ev[k];
+
+	switch (k) {
+	case EV_SWITCH:
+		str(ef->f[SW_PREV_COMM], rec, ev->sw.prev_comm, sizeof(ev->sw.prev_comm));
+		str(ef->f[SW_NEXT_COMM], rec, ev->sw.next_comm, sizeof(ev->sw.next_comm));
+		ev->sw.prev_pid = num(se, ef->f[SW_PREV_PID], rec);
+		ev->sw.prev_prio = num(se, ef->f[SW_PREV_PRIO], rec);
+		ev->sw.prev_state = prev_state(se, num(se, ef->f[SW_PREV_STATE], rec));
+		ev->sw.next_pid = num(se, ef->f[SW_NEXT_PID], rec);
+		ev->sw.next_prio = num(se, ef->f[SW_NEXT_PRIO], rec);
+		/* engine_switch() checks its prev itself. */
+		ev->pid = -1;
+		return TRACE_EV_SWITCH;
+	case EV_WAKING:
+		wake(se, ef, rec, ev);
+		return TRACE_EV_WAKING;
+	case EV_WAKEUP:
+		wake(se, ef, rec, ev);
+		return TRACE_EV_WAKEUP;
+	case EV_WAKEUP_NEW:
+		wake(se, ef, rec, ev);
+		return TRACE_EV_WAKEUP_NEW;
+	case EV_MIGRATE:
+		str(ef->f[MG_COMM], rec, ev->migrate.comm, sizeof(ev->migrate.comm));
+		ev->migrate.pid = num(se, ef->f[MG_PID], rec);
+		ev->migrate.prio = num(se, ef->f[MG_PRIO], rec);
+		ev->migrate.orig_cpu = num(se, ef->f[MG_ORIG_CPU], rec);
+		ev->migrate.dest_cpu = num(se, ef->f[MG_DEST_CPU], rec);
+		return TRACE_EV_MIGRATE;
+	case EV_EXIT:
+		str(ef->f[EX_COMM], rec, ev->task.comm, sizeof(ev->task.comm));
+		ev->task.pid = num(se, ef->f[EX_PID], rec);
+		return TRACE_EV_EXIT;
+	case EV_FREQ:
+	case EV_IDLE:
+		ev->power.cpu = num(se, ef->f[PW_CPU_ID], rec);
+		/* PWR_EVENT_EXIT is (u32)-1: as a signed state, -1. */
+		ev->power.state = (int32_t)num(se, ef->f[PW_STATE], rec);
+		return k == EV_FREQ ? TRACE_EV_FREQ : TRACE_EV_IDLE;
+	case EV_HP_ENTER:
+	case EV_HP_MULTI_ENTER:
+		ev->hp.cpu = num(se, ef->f[HP_CPU], rec);
+		ev->hp.target = num(se, ef->f[HP_TARGET], rec);
+		ev->hp.idx = num(se, ef->f[HP_IDX], rec);
+		ev->hp.fun = num(se, ef->f[HP_FUN], rec);
+		return k == EV_HP_ENTER ? TRACE_EV_CPUHP_ENTER : TRACE_EV_CPUHP_MULTI_ENTER;
+	case EV_HP_EXIT:
+		ev->hp.cpu = num(se, ef->f[HPX_CPU], rec);
+		ev->hp.target = num(se, ef->f[HPX_STATE], rec);
+		ev->hp.idx = num(se, ef->f[HPX_IDX], rec);
+		ev->hp.ret = num(se, ef->f[HPX_RET], rec);
+		return TRACE_EV_CPUHP_EXIT;
+	case EV_STAT_RUNTIME:
+		ev->runtime.pid = num(se, ef->f[RT_PID], rec);
+		ev->runtime.runtime_ns = num(se, ef->f[RT_RUNTIME], rec);
+		return TRACE_EV_RUNTIME;
+	case EV_OVERUTILIZED:
+	case EV_LISA_OVERUTILIZED:
+		ev->overutilized.on = num(se, ef->f[OU_OVERUTILIZED], rec) != 0;
+		return TRACE_EV_OVERUTILIZED;
+	default:
+		return kernel_pelt(se, ef, k, rec, ev);
+	}
+}
+
+int sched_events_decode(const struct sched_events *se,
+			const struct tep_record *rec, struct trace_ev *ev)
+{
+	int type = tep_data_type(se->tep, (struct tep_record *)rec);
+	int k = event_kind(se, type);
+
+	memset(ev, 0, offsetof(struct trace_ev, sw));
+	ev->ts = rec->ts;
+	ev->cpu = rec->cpu;
+	ev->pid = tep_data_pid(se->tep, (struct tep_record *)rec);
 	if (k == NR_EV_KINDS && se->print && type == se->print->id) {
 		int cpu;
 		uint32_t khz;
 
-		if (marker_freq(se, rec, &cpu, &khz))
-			engine_freq(e, ts, cpu, khz);
-		return 0;
+		if (!marker_freq(se, rec, &cpu, &khz))
+			return ev->kind = TRACE_EV_CURRENT;
+		/* A marker's writer is no evidence of what the engine tracks. */
+		ev->pid = -1;
+		ev->power.cpu = cpu;
+		ev->power.state = khz;
+		return ev->kind = TRACE_EV_FREQ;
 	}
 	if (k == NR_EV_KINDS)
-		return 0;
-	ef = &se->ev[k];
-	/* engine_switch() checks its prev itself. */
-	if (k != EV_SWITCH && k != EV_HP_ENTER && k != EV_HP_MULTI_ENTER &&
-	    k != EV_HP_EXIT) {
-		int err = engine_current(e, ts, rec->cpu, tep_data_pid(se->tep, rec));
+		return ev->kind = TRACE_EV_CURRENT;
+	ev->kind = decode(se, rec, k, ev);
+	if (ev->kind == TRACE_EV_CPUHP_ENTER || ev->kind == TRACE_EV_CPUHP_MULTI_ENTER ||
+	    ev->kind == TRACE_EV_CPUHP_EXIT)
+		ev->pid = -1;
+	return ev->kind;
+}
 
-		if (err)
-			return err;
-	}
-	switch (k) {
-	case EV_SWITCH:
-		str(ef->f[SW_PREV_COMM], rec, comm, sizeof(comm));
-		str(ef->f[SW_NEXT_COMM], rec, comm2, sizeof(comm2));
-		return engine_switch(e, ts, rec->cpu, num(se, ef->f[SW_PREV_PID], rec),
-				     num(se, ef->f[SW_PREV_PRIO], rec),
-				     prev_state(se, num(se, ef->f[SW_PREV_STATE], rec)),
-				     comm, num(se, ef->f[SW_NEXT_PID], rec),
-				     num(se, ef->f[SW_NEXT_PRIO], rec), comm2);
-	case EV_WAKING:
-		return engine_waking(e, ts, num(se, ef->f[WK_PID], rec));
-	case EV_WAKEUP:
-	case EV_WAKEUP_NEW:
-		return handle_wakeup(se, ef, k, rec);
-	case EV_MIGRATE:
-		str(ef->f[MG_COMM], rec, comm, sizeof(comm));
-		return engine_migrate(e, ts, num(se, ef->f[MG_PID], rec),
-				      num(se, ef->f[MG_PRIO], rec), num(se, ef->f[MG_ORIG_CPU], rec),
-				      num(se, ef->f[MG_DEST_CPU], rec), comm);
-	case EV_EXIT:
-		str(ef->f[EX_COMM], rec, comm, sizeof(comm));
-		return engine_exit(e, ts, num(se, ef->f[EX_PID], rec), comm);
-	case EV_FREQ:
-		engine_freq(e, ts, num(se, ef->f[PW_CPU_ID], rec), num(se, ef->f[PW_STATE], rec));
-		return 0;
-	case EV_IDLE:
-		/* PWR_EVENT_EXIT is (u32)-1: as a signed state, -1. */
-		engine_idle(e, ts, num(se, ef->f[PW_CPU_ID], rec),
-			    (int32_t)num(se, ef->f[PW_STATE], rec));
-		return 0;
-	case EV_HP_ENTER:
-	case EV_HP_MULTI_ENTER:
-		if (se->on_cpuhp)
-			deliver_cpuhp(se, ef, k, rec, ts);
-		engine_hotplug(e, ts, num(se, ef->f[HP_CPU], rec), num(se, ef->f[HP_TARGET], rec),
-			       num(se, ef->f[HP_IDX], rec),
-			       k == EV_HP_ENTER ? ENGINE_HP_ENTER : ENGINE_HP_MULTI_ENTER);
-		return 0;
-	case EV_HP_EXIT:
-		if (se->on_cpuhp)
-			deliver_cpuhp(se, ef, k, rec, ts);
-		engine_hotplug(e, ts, num(se, ef->f[HPX_CPU], rec), num(se, ef->f[HPX_STATE], rec),
-			       num(se, ef->f[HPX_IDX], rec), ENGINE_HP_EXIT);
-		return 0;
-	case EV_STAT_RUNTIME:
-		engine_runtime(e, ts, rec->cpu, num(se, ef->f[RT_PID], rec),
-			       num(se, ef->f[RT_RUNTIME], rec));
-		return 0;
-	case EV_OVERUTILIZED:
-	case EV_LISA_OVERUTILIZED:
-		engine_overutilized(e, ts, num(se, ef->f[OU_OVERUTILIZED], rec) != 0);
+int sched_events_handle(struct sched_events *se, struct tep_record *rec)
+{
+	struct trace_apply a = {
+		.engine = se->engine,
+		.have_waking = se->ev[EV_WAKING].event,
+		.on_cpuhp = se->on_cpuhp,
+		.cpuhp_ctx = se->cpuhp_ctx,
+		.kick_fn = se->kick_fn,
+	};
+	struct trace_ev ev;
+
+	switch (sched_events_decode(se, rec, &ev)) {
+	case TRACE_EV_CURRENT:
+		/* An event read but not used (a group entity's PELT) still
+		 * names the task current on its CPU; others are ignored. */
+		if (event_kind(se, tep_data_type(se->tep, rec)) != NR_EV_KINDS)
+			return engine_current(se->engine, ev.ts, ev.cpu, ev.pid);
 		return 0;
 	default:
-		return kernel_pelt(se, e, ef, k, rec, ts);
+		return trace_apply(&a, &ev);
 	}
 }

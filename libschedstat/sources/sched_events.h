@@ -11,6 +11,7 @@
 #include <traceevent/event-parse.h>
 
 #include "engine.h"
+#include "trace_event.h"
 
 /* The events read are the first TP_NR_EVENTS rows of tracepoints.h. */
 struct sched_events;
@@ -19,6 +20,12 @@ struct sched_events;
 int sched_events_new(struct sched_events **out, struct tep_handle *tep,
 		     struct engine *engine);
 void sched_events_free(struct sched_events *se);
+/*
+ * @rec as a neutral event (engine/trace_event.h): its kind, also in
+ * ev->kind; TRACE_EV_CURRENT for an event not read (its common pid only).
+ */
+int sched_events_decode(const struct sched_events *se,
+			const struct tep_record *rec, struct trace_ev *ev);
 /* Feed one record to the engine; unknown events are ignored. */
 int sched_events_handle(struct sched_events *se, struct tep_record *rec);
 /*

@@ -32,6 +32,7 @@ int source_topology(const struct schedstat_session_opts *opts,
 
 extern const struct source_ops bpfsrc_ops;
 extern const struct source_ops ftsrc_ops;
-extern const struct source_ops trace_file_source_ops;
+/* A trace file of any format schedtop reads (traces/trace_source.c). */
+extern const struct source_ops trace_source_ops;
 
 #endif /* SCHEDSTAT_SOURCE_H */

@@ -176,6 +176,15 @@ static int cmp_cluster(const void *a, const void *b)
 	return (x->first > y->first) - (x->first < y->first);
 }
 
+/* The clusters in capacity order, named by rank, the CPUs indexed. */
+static void order_and_name(struct schedstat_topology *topo)
+{
+	qsort(topo->clusters, topo->nr_clusters, sizeof(*topo->clusters),
+	      cmp_cluster);
+	topo_name_clusters(topo);
+	topo_finish(topo);
+}
+
 int schedstat_topology_detect(struct schedstat_topology **out,
 			      const char *sysfs_root)
 {
@@ -230,14 +239,47 @@ int schedstat_topology_detect(struct schedstat_topology **out,
 		schedstat_topology_free(topo);
 		return err;
 	}
-	qsort(topo->clusters, topo->nr_clusters, sizeof(*topo->clusters),
-	      cmp_cluster);
-	topo_name_clusters(topo);
-	topo_finish(topo);
+	order_and_name(topo);
 	err = topo_read_cluster_freqs(topo, sysfs_root);
 	if (err) {
 		schedstat_topology_free(topo);
 		return err;
+	}
+	*out = topo;
+	return 0;
+}
+
+int topology_from_capacities(struct schedstat_topology **out, int nr_cpus,
+			     const unsigned int *capacity,
+			     const unsigned int *max_khz)
+{
+	struct schedstat_topology *topo;
+	struct cpuset all = {};
+	int err;
+
+	*out = NULL;
+	if (nr_cpus <= 0 || nr_cpus > SCHEDSTAT_MAX_CPUS)
+		return -EINVAL;
+	topo = topo_alloc(SCHEDSTAT_TOPO_CPU_CAPACITY);
+	if (!topo)
+		return -ENOMEM;
+	for (int cpu = 0; cpu < nr_cpus; cpu++) {
+		cpuset_set(&all, cpu);
+		topo->cpu_capacity[cpu] = capacity[cpu] ? capacity[cpu] : DEFAULT_CAPACITY;
+	}
+	err = group_by_capacity(topo, &all);
+	if (err) {
+		schedstat_topology_free(topo);
+		return err;
+	}
+	order_and_name(topo);
+	/* A cluster's clock: the highest any of its CPUs reaches. */
+	for (int k = 0; max_khz && k < topo->nr_clusters; k++) {
+		struct cluster *c = &topo->clusters[k];
+
+		for_each_cpu(cpu, &c->cpus)
+			if (max_khz[cpu] > c->freq_max_khz)
+				c->freq_max_khz = max_khz[cpu];
 	}
 	*out = topo;
 	return 0;

@@ -484,7 +484,7 @@ int cmd_convert(int argc, char **argv)
 		}
 	}
 	if (optind != argc - 1)
-		return cli_usage_error("convert", "give one file: a schedtop recording or a trace.dat");
+		return cli_usage_error("convert", "give one file: a schedtop recording or a trace (trace.dat, Perfetto)");
 	in = argv[optind];
 	if (!perfetto)
 		return cli_usage_error("convert", "say which format: --perfetto");

@@ -66,11 +66,12 @@ CLI_USAGE_EMULATE
 CLI_USAGE_ENERGY_MODEL
 CLI_USAGE_EXACT_WAKEUPS
 "      --from FILE        read a recording (schedtop record) instead of the\n"
-"                         kernel: the rows the live run gave; a trace-cmd\n"
-"                         trace.dat is read as --trace FILE -i 100 would\n"
+"                         kernel: the rows the live run gave; a trace\n"
+"                         (trace.dat, Perfetto) is read as --trace FILE -i 100\n"
+"                         would\n"
 "      --record FILE      also make a recording of this run\n"
 CLI_USAGE_SOURCE
-"      --trace FILE       read a trace-cmd recording (trace-cmd record -e sched)\n"
+"      --trace FILE       read a trace (trace-cmd record -e sched, or Perfetto)\n"
 "                         instead of the live kernel; -i is in trace time\n"
 PELT_SCHEME_USAGE
 "      --list-columns[=markdown|man]\n"
@@ -344,6 +345,7 @@ struct csv_run {
 	unsigned long nr_pelt;
 	/* Updates the session delivers while opening come before the run. */
 	bool started;
+	struct schedstat_trace_info ti;	/* --trace */
 };
 
 /* The session's on_pelt: the row, and the recording's copy. */
@@ -419,6 +421,12 @@ static int run_live(struct csv_run *r, struct schedstat_session *s)
 	}
 	if (r->write_err)
 		return write_result(r);
+	if (r->o->trace_file) {
+		trace_late_note(r->o->trace_file, &r->ti);
+		/* Read up to the damage, said at open: still a failure. */
+		if (r->ti.damage[0])
+			return EXIT_FAIL;
+	}
 	return err ? EXIT_FAIL : EXIT_OK;
 }
 
@@ -528,6 +536,7 @@ static int open_run(struct csv_run *r, int argc, char **argv)
 	int ret;
 
 	sopts->trace_file = o->trace_file;
+	sopts->trace_info = &r->ti;
 	sopts->trace_interval_ns = o->interval_ms * 1000000ULL;
 	sopts->pelt_scheme = o->input.pelt_scheme;
 	cli_pelt_args_apply(&o->pelt, sopts, on_pelt, r);
@@ -542,10 +551,8 @@ static int open_run(struct csv_run *r, int argc, char **argv)
 	if (r->run.emul)
 		o->emulation = schedstat_emulate_method_name(
 			schedstat_emulation_method(r->run.emul));
-	if (o->trace_file && !o->session.sysfs_root)
-		trace_topology_note(o->trace_file, r->run.session);
 	if (o->trace_file)
-		trace_pelt_note(o->trace_file, r->run.session);
+		trace_notes(o->trace_file, r->run.session, &r->ti);
 	return EXIT_OK;
 }
 

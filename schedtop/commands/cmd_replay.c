@@ -381,7 +381,7 @@ static int parse_replay_opts(int argc, char **argv, struct replay_opts *o)
 		}
 	}
 	if (optind != argc - 1)
-		return cli_usage_error("replay", "give one file: a schedtop recording or a trace.dat");
+		return cli_usage_error("replay", "give one file: a schedtop recording or a trace (trace.dat, Perfetto)");
 	return -1;
 }
 
@@ -433,7 +433,8 @@ int cmd_replay(int argc, char **argv)
 	else if (err)
 		cli_error("%s: %s", argv[optind], schedstat_strerror(err));
 	else
-		ret = EXIT_OK;
+		/* A damaged trace shows up to the damage; said again here. */
+		ret = recording_input_damage();
 cleanup:
 	close_terminal();
 	loop_close(&rp.loop);

@@ -20,8 +20,9 @@
 
 static const char report_usage[] =
 "Usage: schedtop report [-n N] [--topology SPEC] [--pelt-scheme S] FILE\n"
-"Summarize a recording or a trace.dat: clusters, overutilization, busiest tasks, migrations,\n"
-"hotplug per cpuhp state, dropped events and anything lost.\n"
+"Summarize a recording or a trace (trace.dat, Perfetto): clusters, overutilization,\n"
+"busiest tasks, migrations, hotplug per cpuhp state, dropped events and anything\n"
+"lost.\n"
 "\n"
 "  -n, --top N            tasks listed per ranking (default 10)\n"
 INPUT_OPTS_USAGE
@@ -294,9 +295,9 @@ static void print_header(const char *path, struct schedstat_recording *rec,
 			strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm);
 	}
 	printf("schedtop report: %s\n", path);
-	if (source && !strcmp(source, "trace-cmd"))
-		/* A trace.dat holds no wall-clock time or host name. */
-		printf("  recorded   by trace-cmd, kernel %s\n",
+	if (source && schedstat_recording_meta(rec, "trace_file"))
+		/* A trace file holds no wall-clock time or host name. */
+		printf("  recorded   by %s, kernel %s\n", source,
 		       kernel ? kernel : "not named in the file");
 	else
 		printf("  recorded   %s on %s (%s), kernel %s\n", when,
@@ -317,7 +318,7 @@ static void print_header(const char *path, struct schedstat_recording *rec,
 		printf("  complete   nothing lost\n");
 }
 
-static void print_clusters(struct report *r, const char *source)
+static void print_clusters(struct report *r, bool trace)
 {
 	printf("\nClusters (utilization: cfs+rt+dl+irq util over capacity)\n");
 	printf("  %-10s %-10s %8s %10s %10s %10s %7s %7s %7s\n", "CLUSTER", "CPUS",
@@ -345,7 +346,7 @@ static void print_clusters(struct report *r, const char *source)
 	if (r->ou_avail)
 		printf("  overutilized %.2f s (%.1f%% of the time)\n", r->ou_ns / 1e9,
 		       r->span_ns ? 100.0 * r->ou_ns / r->span_ns : 0);
-	else if (source && !strcmp(source, "trace-cmd"))
+	else if (trace)
 		printf("  overutilized not available (the trace has no "
 		       "sched_overutilized or lisa__sched_overutilized event)\n");
 	else
@@ -488,7 +489,7 @@ static int report(const char *path, struct schedstat_recording *rec,
 	print_header(path, rec, &info, r.span_ns);
 	printf("  dropped    %" PRIu64 " events or reads (a full ring buffer or BPF map, more than 32 task groups on a CPU) during the recording\n",
 	       r.dropped);
-	print_clusters(&r, schedstat_recording_meta(rec, "source"));
+	print_clusters(&r, schedstat_recording_meta(rec, "trace_file"));
 	print_tasks(&r, list, n, top);
 	print_hotplug(&r, info.first_ts_ns);
 	err = print_hotplug_states(rec, r.nr_hotplug, info.first_ts_ns);
@@ -552,7 +553,7 @@ int cmd_report(int argc, char **argv)
 		}
 	}
 	if (optind != argc - 1)
-		return cli_usage_error("report", "give one file: a schedtop recording or a trace.dat");
+		return cli_usage_error("report", "give one file: a schedtop recording or a trace (trace.dat, Perfetto)");
 	fd = open_recording(argv[optind], 0, &in, &rec);
 	if (fd < 0)
 		return EXIT_FAIL;

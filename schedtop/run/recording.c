@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -202,18 +203,8 @@ out:
 	return ret;
 }
 
-/* trace-cmd's files start with its magic and "tracing". */
-static bool is_trace_dat(int fd)
-{
-	static const char magic[] = "\x17\x08\x44tracing";
-	char buf[sizeof(magic) - 1];
-
-	return pread(fd, buf, sizeof(buf), 0) == (ssize_t)sizeof(buf) &&
-	       !memcmp(buf, magic, sizeof(buf));
-}
-
 /*
- * What a file that is neither recording nor trace.dat most likely is, for
+ * What a file that is neither recording nor trace most likely is, for
  * someone bringing a trace: the text that trace-cmd report or tracefs's
  * "trace" print is not the trace.dat that trace-cmd record writes.
  */
@@ -255,91 +246,44 @@ int input_opt(const char *cmd, int c, const char *arg, struct input_opts *o)
 	return 0;
 }
 
-/* "0,3-5" of the first 64 CPUs in @mask. */
-static void mask_text(uint64_t mask, char *buf, size_t size)
+static bool ending_signal_pending(void)
 {
-	size_t len = 0;
+	sigset_t set;
 
-	buf[0] = '\0';
-	for (int cpu = 0; cpu < 64 && len < size; cpu++) {
-		int last = cpu;
-
-		if (!(mask >> cpu & 1))
-			continue;
-		while (last < 63 && (mask >> (last + 1) & 1))
-			last++;
-		if (last > cpu)
-			len += snprintf(buf + len, size - len, "%s%d-%d",
-					len ? "," : "", cpu, last);
-		else
-			len += snprintf(buf + len, size - len, "%s%d",
-					len ? "," : "", cpu);
-		cpu = last;
-	}
+	return !sigpending(&set) && (sigismember(&set, SIGINT) ||
+				     sigismember(&set, SIGTERM) ||
+				     sigismember(&set, SIGHUP));
 }
 
-void trace_pelt_note(const char *path, struct schedstat_session *s)
-{
-	struct schedstat_pelt_info info;
-	char cpus[128], why[256] = "";
-	bool assumed;
+/* The damage of the trace open_recording() read, kept for the end. */
+static char input_damage[512];
 
-	if (schedstat_session_pelt_info(s, &info))
-		return;
-	assumed = !info.chosen && !info.release[0];
-	if (!assumed && !info.max_freq_from_trace)
-		return;
-	if (assumed && info.evidence[0])
-		snprintf(why, sizeof(why), "as kernels before 5.1 computed it "
-			 "(the trace names no kernel, but holds the format of "
-			 "%s, an EAS 4.x event; for a newer kernel give "
-			 "--pelt-scheme 5.0)", info.evidence);
-	else if (assumed)
-		snprintf(why, sizeof(why), "as kernels from 5.1 compute it "
-			 "(the trace names no kernel; for an older one give "
-			 "--pelt-scheme 4.x)");
-	mask_text(info.max_freq_from_trace, cpus, sizeof(cpus));
-	/* One line for both: what was assumed about the kernel's PELT. */
-	fprintf(stderr, "schedtop: note: %s: PELT estimated %s%s%s%s\n", path,
-		why, assumed && info.max_freq_from_trace ? ", " : "",
-		info.max_freq_from_trace ? "with each CPU's maximum frequency "
-					   "the highest the trace shows, on CPUs " : "",
-		cpus);
+int recording_input_damage(void)
+{
+	if (!input_damage[0])
+		return EXIT_OK;
+	cli_error("%s", input_damage);
+	return EXIT_FAIL;
 }
 
-static void cpu_range(char *buf, size_t size, int first, int last)
-{
-	if (first == last)
-		snprintf(buf, size, "%d", first);
-	else
-		snprintf(buf, size, "%d-%d", first, last);
-}
-
-void trace_topology_note(const char *path, struct schedstat_session *s)
-{
-	const struct schedstat_topology *topo = schedstat_session_topology(s);
-	int n = schedstat_topology_nr_cpus(topo);
-	char little[24], big[24];
-
-	if (schedstat_topology_origin(topo) != SCHEDSTAT_TOPO_SINGLE)
-		return;
-	/* The example splits the trace's CPUs in two halves: "0", "1-3". */
-	cpu_range(little, sizeof(little), 0, n > 1 ? n / 2 - 1 : 0);
-	cpu_range(big, sizeof(big), n > 1 ? n / 2 : 0, n - 1);
-	fprintf(stderr, "schedtop: note: %s: its %d CPUs shown as one cluster, of "
-		"capacity 1024 each (a trace does not say its clusters): give them with --topology "
-		"NAME:CPULIST[@CAPACITY],..., e.g. 'LITTLE:%s@446,big:%s@1024'\n",
-		path, n, little, big);
-}
-
+/*
+ * A trace file (any format the library reads), run through the trace
+ * session (the model and the PELT engine, as --trace does) into a
+ * recording in memory: whatever reads recordings reads traces alike.
+ * Returns the recording's descriptor or -1 after saying why not. A trace
+ * damaged partway is read up to the damage, said so at once, and fails
+ * the command at its end (recording_check_damage()).
+ */
 static int record_trace(const char *path, unsigned long interval_ms,
 			const char *topology, enum schedstat_pelt_scheme scheme)
 {
+	struct schedstat_trace_info ti = {};
 	struct schedstat_session_opts sopts = {
 		.trace_file = path,
 		.trace_interval_ns = interval_ms * 1000000ULL,
 		.topology = topology,
 		.pelt_scheme = scheme,
+		.trace_info = &ti,
 	};
 	struct recording_out o = { .fd = -1, .path = path };
 	struct schedstat_session *s = NULL;
@@ -347,7 +291,7 @@ static int record_trace(const char *path, unsigned long interval_ms,
 	struct schedstat_pelt_info info;
 	/* The kernel the trace names, where it names one, last. */
 	const char *meta[] = {
-		"schedtop", SCHEDTOP_VERSION, "source", "trace-cmd",
+		"schedtop", SCHEDTOP_VERSION, "source", ti.format,
 		"trace_file", path, "interval_ms", interval, NULL, NULL, NULL,
 	};
 	int fd, err, close_err;
@@ -362,8 +306,7 @@ static int record_trace(const char *path, unsigned long interval_ms,
 	sopts.event_ctx = &o;
 	err = cli_session_open(&s, &sopts);
 	if (!err) {
-		trace_topology_note(path, s);
-		trace_pelt_note(path, s);
+		trace_notes(path, s, &ti);
 		o.topo = schedstat_session_topology(s);
 		if (!schedstat_session_pelt_info(s, &info) && info.release[0]) {
 			meta[8] = "kernel";
@@ -371,9 +314,16 @@ static int record_trace(const char *path, unsigned long interval_ms,
 		}
 		err = schedstat_recorder_open(&o.rec, fd, o.topo, meta);
 	}
+	if (trace_damage_text(path, &ti, input_damage, sizeof(input_damage)))
+		cli_error("%s", input_damage);
 	while (!err) {
 		struct schedstat_snapshot *snap;
 
+		/* Blocked since the session opened: Ctrl-C ends a long read. */
+		if (ending_signal_pending()) {
+			err = -EINTR;
+			break;
+		}
 		err = schedstat_session_sample(s, &snap);
 		if (err)
 			break;
@@ -384,9 +334,12 @@ static int record_trace(const char *path, unsigned long interval_ms,
 		err = 0;
 	close_err = schedstat_recorder_close(o.rec);
 	schedstat_session_close(s);
+	trace_late_note(path, &ti);
 	err = err ? err : close_err;
 	if (err) {
-		cli_error("%s: %s", path, schedstat_strerror(err));
+		/* The damage said it all, when it came before any sample. */
+		if (err != -SCHEDSTAT_ERR_TRACE_DAMAGED || !input_damage[0])
+			cli_error("%s: %s", path, schedstat_strerror(err));
 		close(fd);
 		return -1;
 	}
@@ -487,7 +440,7 @@ int open_recording(const char *path, unsigned long trace_interval_ms,
 		close(fd);
 		return -1;
 	}
-	trace = is_trace_dat(fd);
+	trace = schedstat_trace_format(fd) != NULL;
 	if (trace) {
 		close(fd);
 		if (in && in->topology) {
@@ -505,14 +458,15 @@ int open_recording(const char *path, unsigned long trace_interval_ms,
 			return -1;
 	} else if (in && in->pelt_scheme_set) {
 		cli_error("%s: a schedtop recording keeps the PELT values it "
-			  "recorded: --pelt-scheme applies to trace.dat files", path);
+			  "recorded: --pelt-scheme applies to trace files", path);
 		close(fd);
 		return -1;
 	}
 	err = schedstat_recording_open(rec, fd);
 	if (err == -SCHEDSTAT_ERR_REC_FOREIGN) {
-		cli_error("%s: neither a schedtop recording nor a trace-cmd "
-			  "trace.dat%s", path, foreign_hint(fd));
+		cli_error("%s: neither a schedtop recording nor a trace schedtop "
+			  "reads (trace-cmd's trace.dat, a Perfetto trace)%s", path,
+			  foreign_hint(fd));
 		close(fd);
 		return -1;
 	}
@@ -571,8 +525,9 @@ int recording_check_damage(const char *path, struct schedstat_recording *rec,
 	char text[512];
 
 	schedstat_recording_info(rec, &info);
+	/* A damaged trace was said at open: its recording is whole. */
 	if (!bad && !info.bad_chunks)
-		return EXIT_OK;
+		return input_damage[0] ? EXIT_FAIL : EXIT_OK;
 	/*
 	 * A file the recorder did not finish is what a killed recorder
 	 * leaves, and says so; a chunk whose CRC fails was changed after it

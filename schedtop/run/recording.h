@@ -64,10 +64,10 @@ enum { OPT_INPUT_TOPOLOGY = 0x1000, OPT_INPUT_PELT_SCHEME };
 #define INPUT_OPTS_USAGE \
 "      --topology SPEC    the recording machine's clusters, as\n" \
 "                         NAME:CPULIST[@CAPACITY],... or @FILE: a trace.dat\n" \
-"                         does not hold them\n" \
+"                         does not hold them (a Perfetto trace may)\n" \
 PELT_SCHEME_USAGE
 #define PELT_SCHEME_USAGE \
-"      --pelt-scheme S    how a trace.dat's kernel computed PELT: 4.x\n" \
+"      --pelt-scheme S    how a trace's kernel computed PELT: 4.x\n" \
 "                         (contributions scaled by frequency and capacity;\n" \
 "                         kernels before 5.1), 5.0 (the scaled PELT clock;\n" \
 "                         5.1 on) or auto (by the kernel the file names)\n"
@@ -95,16 +95,24 @@ int input_opt(const char *cmd, int c, const char *arg, struct input_opts *o);
 int open_recording(const char *path, unsigned long trace_interval_ms,
 		   const struct input_opts *in, struct schedstat_recording **rec);
 /*
- * After a trace-file session opened without a topology: one line on stderr
- * saying that its CPUs form one cluster and how to give the real ones.
+ * trace_notes.c. After a trace file's session opened: a note for each thing
+ * it had to assume (the clusters, the PELT scheme, what ran before each
+ * CPU's first switch, clocks before the first cpu_frequency, lost events).
  */
-void trace_topology_note(const char *path, struct schedstat_session *s);
+void trace_notes(const char *path, struct schedstat_session *s,
+		 const struct schedstat_trace_info *ti);
+/* After the last sample: events the per-CPU merge took out of order. */
+void trace_late_note(const char *path, const struct schedstat_trace_info *ti);
+/* "PATH: damaged at offset N: WHAT; read up to there (...)"; false if not damaged. */
+bool trace_damage_text(const char *path, const struct schedstat_trace_info *ti,
+		       char *buf, size_t size);
+/* "0,3-5" of the first 64 CPUs in @mask. */
+void trace_cpu_mask_text(uint64_t mask, char *buf, size_t size);
 /*
- * After a trace-file session opened: a line on stderr when the PELT scheme
- * was assumed (the file names no kernel), and one when maximum frequencies
- * come from the trace.
+ * After a full-screen view of what open_recording() read: the damage of
+ * its trace said once more; EXIT_FAIL if it had any, else EXIT_OK.
  */
-void trace_pelt_note(const char *path, struct schedstat_session *s);
+int recording_input_damage(void);
 /*
  * A line on standard error when the recording is of a newer minor version
  * (what it added is skipped), and one when it is incomplete or damaged.

@@ -71,6 +71,7 @@ static int open_emulation(struct run *r, const struct run_opts *o)
 
 int run_open(struct run *r, const struct run_opts *o)
 {
+	char damage[512] = "";
 	int err, ret;
 
 	if (cli_session_args_apply(o->cmd, o->args, &r->sopts, &r->topology_spec))
@@ -94,10 +95,17 @@ int run_open(struct run *r, const struct run_opts *o)
 		r->sopts.event_ctx = &r->rec;
 	}
 	err = cli_session_open(&r->session, &r->sopts);
+	/* A damaged trace reads up to the damage: said here, whether or not it opened. */
+	if (r->sopts.trace_file && r->sopts.trace_info &&
+	    trace_damage_text(r->sopts.trace_file, r->sopts.trace_info,
+			      damage, sizeof(damage)))
+		say(o, damage);
 	if (err && r->sopts.trace_file) {
-		if (o->leave_screen)
-			o->leave_screen(o->ctx);
-		cli_error("%s: %s", r->sopts.trace_file, schedstat_strerror(err));
+		if (!damage[0]) {
+			if (o->leave_screen)
+				o->leave_screen(o->ctx);
+			cli_error("%s: %s", r->sopts.trace_file, schedstat_strerror(err));
+		}
 		return EXIT_FAIL;
 	}
 	if (err) {

@@ -21,7 +21,8 @@ With --qemu, an aarch64 binary pushed here runs through qemu-user, so an
 What is real: every command runs on this host with /bin/sh -c, as this
 host's user, and every process it starts is real (a pushed schedtop loads
 its BPF programs into this kernel). Paths under /data/local/tmp (in command
-lines and sync requests) are rewritten to SANDBOX/data/local/tmp.
+lines and sync requests) are rewritten to SANDBOX/data/local/tmp, and
+/data/misc/perfetto-traces to SANDBOX/data/misc/perfetto-traces.
 
 What is simulated (the "phone" bits this host does not have), through small
 scripts in SANDBOX/bin, first in the commands' PATH:
@@ -32,6 +33,9 @@ scripts in SANDBOX/bin, first in the commands' PATH:
             forms phones have: Magisk's "su -c CMD" and AOSP's
             "su 0 CMD..." (--su-style picks which one works); in "user" mode
             it is "not found", like on a phone without su
+  perfetto  Perfetto's client, as schedtop-adb's perfetto verb runs it: the
+            config it read is kept, and the trace SANDBOX/perfetto.trace
+            (the test's) is what it "records"
 The mode is read from SANDBOX/mode at each command, so a test can switch it.
 
 Like adbd, a closed stream does not kill its process: a raw command gets
@@ -66,6 +70,7 @@ A_VERSION = 0x01000001		# skips checksums, like adbd since Android 9
 MAX_PAYLOAD = 256 * 1024
 SYNC_DATA_MAX = 64 * 1024
 DEVICE_DIR = "/data/local/tmp"
+TRACES_DIR = "/data/misc/perfetto-traces"
 
 # Shell protocol v2 packet ids (adb's shell_protocol.h).
 SH_STDIN, SH_STDOUT, SH_STDERR, SH_EXIT, SH_CLOSE_STDIN, SH_WINSIZE = range(6)
@@ -76,11 +81,14 @@ children_lock = threading.Lock()
 
 
 def sandboxed(text):
-    """A device path or command line with /data/local/tmp in the sandbox.
-    Idempotent: a path that a command printed (already in the sandbox) and
-    the client sends back stays as it is."""
-    return re.sub("(?<!%s)%s" % (re.escape(opts.sandbox), re.escape(DEVICE_DIR)),
-                  lambda m: opts.sandbox + DEVICE_DIR, text)
+    """A device path or command line with /data/local/tmp (and Perfetto's
+    /data/misc/perfetto-traces) in the sandbox. Idempotent: a path that a
+    command printed (already in the sandbox) and the client sends back
+    stays as it is."""
+    for d in (DEVICE_DIR, TRACES_DIR):
+        text = re.sub("(?<!%s)%s" % (re.escape(opts.sandbox), re.escape(d)),
+                      lambda m, d=d: opts.sandbox + d, text)
+    return text
 
 
 def log_service(name):
@@ -147,11 +155,51 @@ esac
 [ $# -eq 0 ] && exec /bin/sh
 exec "$@"
 """,
+    "perfetto": r"""#!/bin/sh
+# Simulated: Perfetto's command line client as schedtop-adb runs it,
+# "perfetto --txt -c - --background -o FILE": keeps the config it read
+# (SANDBOX/perfetto.config), prints a pid, and after the config's
+# duration_ms writes the trace the test left in SANDBOX/perfetto.trace
+# (a SIGTERM ends it early, as it does Perfetto).
+out= cfg= bg=
+while [ $# -gt 0 ]; do
+	case $1 in
+	-o) out=$2; shift ;;
+	-c) cfg=$2; shift ;;
+	--txt) ;;
+	--background|-b) bg=1 ;;
+	*) echo "perfetto: unknown option $1" >&2; exit 1 ;;
+	esac
+	shift
+done
+[ "$cfg" = - ] || { echo "perfetto: this stand-in reads its config from stdin" >&2; exit 1; }
+[ -n "$out" ] || { echo "perfetto: -o FILE" >&2; exit 1; }
+sandbox=$(cd "$(dirname "$0")/.." && pwd)
+cat >"$sandbox/perfetto.config"
+ms=$(sed -n 's/^ *duration_ms: *\([0-9]*\).*/\1/p' "$sandbox/perfetto.config")
+run() {
+	# Not "run </dev/null >/dev/null &": dash keeps the caller's stdout
+	# open in a backgrounded function that way, and adb waits on it.
+	[ -n "$bg" ] && exec </dev/null >/dev/null 2>&1
+	sleep "$(( ${ms:-10000} / 1000 ))" &
+	nap=$!
+	trap 'kill $nap 2>/dev/null; cp "$sandbox/perfetto.trace" "$out"; exit 0' TERM
+	wait $nap
+	cp "$sandbox/perfetto.trace" "$out"
+}
+if [ -n "$bg" ]; then
+	run &
+	echo $!
+else
+	run
+fi
+""",
 }
 
 
 def make_sandbox():
     os.makedirs(sandboxed(DEVICE_DIR), exist_ok=True)
+    os.makedirs(sandboxed(TRACES_DIR), exist_ok=True)
     bindir = os.path.join(opts.sandbox, "bin")
     os.makedirs(bindir, exist_ok=True)
     for name, text in SCRIPTS.items():

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer target for trace-cmd files: any bytes, opened through
- * schedtop's trace-file source (trace_file_source.c, the path of csv
+ * schedtop's trace source (trace_source.c with the trace.dat reader,
+ * trace_dat_reader.c: the path of csv
  * --trace, report, replay, convert and csv --from) and sampled to the end,
  * must give an error or rows, never a crash, a leak, undefined behaviour or
  * a hang (built with ASan and UBSan, see the Makefile). libtracecmd opens
@@ -44,7 +45,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		.trace_interval_ns = 3600ULL * 1000000000ULL,
 		.pelt_scheme = SCHEDSTAT_PELT_AUTO,
 	};
-	const struct source_ops *ops = &trace_file_source_ops;
+	const struct source_ops *ops = &trace_source_ops;
 	struct schedstat_snapshot *snap;
 	char path[64];
 	void *src;

@@ -10,6 +10,7 @@ is killed at the end.
 """
 import csv
 import io
+import lzma
 import math
 import os
 import re
@@ -22,10 +23,50 @@ import threading
 import time
 
 from harness import BIN, OUT, SRC, make_in_out, Skip, Inconclusive, check, cpulist, parse_csv, run, test
+import perfetto_truth
 
 HELPER = os.path.join(SRC, "scripts", "schedtop-adb")
 FAKE = os.path.join(SRC, "tests", "adb", "fake_adbd.py")
 ARM_BIN = os.path.join(SRC, "build-arm64", "schedtop")
+PIXEL = os.path.join(SRC, "tests", "fixtures", "perfetto",
+                     "pixel6a-startup.perfetto-trace.xz")
+# The TraceConfig fields schedtop's Perfetto config uses, numbered as
+# Perfetto's public protos do (protos/perfetto/config/trace_config.proto,
+# data_source_config.proto, ftrace/ftrace_config.proto,
+# process_stats/process_stats_config.proto): protoc --encode refuses a
+# config with a field or value that is not there.
+TRACE_CONFIG = """
+syntax = "proto2";
+package cfg;
+message TraceConfig {
+  message BufferConfig {
+    optional uint32 size_kb = 1;
+    enum FillPolicy { UNSPECIFIED = 0; RING_BUFFER = 1; DISCARD = 2; }
+    optional FillPolicy fill_policy = 4;
+  }
+  repeated BufferConfig buffers = 1;
+  message DataSource { optional DataSourceConfig config = 1; }
+  repeated DataSource data_sources = 2;
+  optional uint32 duration_ms = 3;
+  optional bool write_into_file = 8;
+  optional uint32 file_write_period_ms = 9;
+  optional uint32 flush_period_ms = 13;
+}
+message DataSourceConfig {
+  optional string name = 1;
+  optional uint32 target_buffer = 2;
+  optional FtraceConfig ftrace_config = 100;
+  optional ProcessStatsConfig process_stats_config = 103;
+}
+message FtraceConfig {
+  repeated string ftrace_events = 1;
+  optional uint32 buffer_size_kb = 10;
+  optional uint32 drain_period_ms = 11;
+  message CompactSchedConfig { optional bool enabled = 1; }
+  optional CompactSchedConfig compact_sched = 12;
+}
+message ProcessStatsConfig { optional bool scan_all_processes_on_start = 2; }
+"""
 
 
 def free_port():
@@ -523,6 +564,67 @@ class RootCfsWatch:
                 b += k_ns * rt * Y ** (max(0.0, age - steal) / PERIOD_NS)
             best = max(best, b)
         return (best, self.rt_run[-1] - self.rt_run[0], nt[-1] - nt[0])
+
+
+def protoc_config(text):
+    """protoc's decoding of the TraceConfig @text, encoded by protoc."""
+    enc = perfetto_truth.protoc("encode", text.encode(), TRACE_CONFIG, "cfg.TraceConfig")
+    return perfetto_truth.protoc("decode", enc, TRACE_CONFIG, "cfg.TraceConfig").decode()
+
+
+@test
+def perfetto_records_with_schedtops_config_and_pulls_it():
+    """The perfetto verb: schedtop's config (share/perfetto-sched.pbtx) on
+    Perfetto's stdin, with neither root nor schedtop on the device; the trace
+    pulled, gone from the device, and read (the Pixel 6a trace plays what
+    the phone recorded); Ctrl-C ends it early, with the trace kept."""
+    e, p = setup()
+    p.mode("user")
+    with lzma.open(PIXEL) as f:
+        trace = f.read()
+    with open(os.path.join(p.dir, "perfetto.trace"), "wb") as f:
+        f.write(trace)
+    host = os.path.join(e.top, "t.perfetto-trace")
+    r = e.helper("-s", p.serial, "perfetto", "-t", "1", "-o", host)
+    check(r.returncode == 0, "perfetto: %s%s" % (r.stdout, r.stderr))
+    with open(host, "rb") as f:
+        check(f.read() == trace, "the pulled trace is not what was recorded")
+    check("read it with: schedtop report %s" % host in r.stdout, r.stdout)
+    traces = os.path.join(p.dir, "data", "misc", "perfetto-traces")
+    check(not os.listdir(traces), "left on the device: %s" % os.listdir(traces))
+    with open(os.path.join(SRC, "share", "perfetto-sched.pbtx")) as f:
+        shipped = f.read()
+    with open(os.path.join(p.dir, "perfetto.config")) as f:
+        sent = f.read()
+    check(sent == re.sub(r"^duration_ms:.*$", "duration_ms: 1000", shipped,
+                         flags=re.M), "the config sent is not the shipped one")
+    cfg = protoc_config(sent)
+    for want in (r'ftrace_events: "sched/sched_switch"', r'ftrace_events: '
+                 r'"sched/sched_waking"', r'ftrace_events: "power/cpu_frequency"',
+                 r"compact_sched \{\s+enabled: true", r"duration_ms: 1000",
+                 r'name: "linux.process_stats"', r"fill_policy: DISCARD"):
+        check(re.search(want, cfg), "%r not in protoc's decoding:\n%s" % (want, cfg))
+    r = subprocess.run([BIN, "report", "--topology",
+                        "LITTLE:0-3@160,mid:4-5@498,big:6-7@1024", host],
+                       capture_output=True, text=True)
+    check(r.returncode == 0 and "traced_probes" in r.stdout, r.stderr)
+    # Ctrl-C: Perfetto stops (SIGTERM) and what it has is pulled.
+    host2 = os.path.join(e.top, "t2.perfetto-trace")
+    start = time.monotonic()
+    proc = subprocess.Popen([HELPER, "-s", p.serial, "perfetto", "-t", "60",
+                             "-o", host2], env=e.env, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    time.sleep(2)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    took = time.monotonic() - start
+    check(proc.returncode == 0 and os.path.exists(host2) and took < 20,
+          "Ctrl-C after 2 s of 60: exit %d after %.1f s: %s%s" % (
+              proc.returncode, took, out, err))
+    check("ending the trace early" in err, err)
+    p.mode("root")
+    print("# perfetto -t 1: %d bytes pulled; Ctrl-C after 2 s of -t 60: done "
+          "in %.1f s" % (len(trace), took))
 
 
 @test(root=True)

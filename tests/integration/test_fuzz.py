@@ -1,12 +1,16 @@
-"""Short libFuzzer runs (ASan + UBSan) over the recording reader and over
-the trace-file source (trace-cmd's trace.dat, through libtracecmd).
+"""Short libFuzzer runs (ASan + UBSan) over the recording reader, over
+the trace-file source (trace-cmd's trace.dat, through libtracecmd), and over
+the Perfetto reader and the trace driver behind it.
 
 The corpus in tests/fuzz/corpus seeds the first: a whole recording, one cut
 short as a SIGKILL leaves it, one with a flipped byte, one with a PELT chunk
 (record --pelt-trace, format 1.1), one with CPUHP chunks (cpu1 taken
 offline and back three times, format 1.2); tests/fuzz/trace-corpus the second: a
 small cut of the Juno trace (tests/fixtures/trace) as trace-cmd file
-versions 6, 7 and 7 with zstd, and the fuzzer's findings. Each run works on
+versions 6, 7 and 7 with zstd, and the fuzzer's findings;
+tests/fuzz/perfetto-corpus the third: cuts of the Pixel 6a trace
+(tests/fixtures/perfetto), plain, in zlib and zstd packets, and as full
+FtraceEvents (its README). Each run works on
 a copy so the repository's corpus stays as committed. SCHEDTOP_FUZZ_SECONDS
 sets the length of the first (default 20).
 """
@@ -22,6 +26,8 @@ FUZZER = os.path.join(OUT, "fuzz", "fuzz_recording")
 CORPUS = os.path.join(SRC, "tests", "fuzz", "corpus")
 TRACE_FUZZER = os.path.join(OUT, "fuzz", "fuzz_trace_file")
 TRACE_CORPUS = os.path.join(SRC, "tests", "fuzz", "trace-corpus")
+PERFETTO_FUZZER = os.path.join(OUT, "fuzz", "fuzz_perfetto")
+PERFETTO_CORPUS = os.path.join(SRC, "tests", "fuzz", "perfetto-corpus")
 KEEP = tempfile.gettempdir()
 
 
@@ -38,6 +44,14 @@ def trace_file_source_survives_fuzzing():
     fuzz(TRACE_FUZZER, TRACE_CORPUS, "build/fuzz/fuzz_trace_file not built "
          "(make fuzz; needs clang and libtracecmd-dev)", at_least=900,
          extra=["-seed=1", "-runs=1000"])
+
+
+@test
+def perfetto_reader_survives_fuzzing():
+    """A fixed sequence (seed 1, 3000 inputs): the long runs are in
+    docs/performance.md."""
+    fuzz(PERFETTO_FUZZER, PERFETTO_CORPUS, "build/fuzz/fuzz_perfetto not built "
+         "(make fuzz; needs clang)", at_least=2900, extra=["-seed=1", "-runs=3000"])
 
 
 def fuzz(FUZZER, CORPUS, missing, at_least=1000, extra=None):

@@ -22,7 +22,8 @@ OUT = os.path.relpath(os.path.dirname(BIN), SRC)
 FILES = ["usr/bin/schedtop", "usr/share/man/man1/schedtop.1",
          "usr/lib/libschedstat.a", "usr/include/schedstat.h",
          "usr/lib/pkgconfig/libschedstat.pc",
-         "usr/share/bash-completion/completions/schedtop"]
+         "usr/share/bash-completion/completions/schedtop",
+         "usr/share/schedtop/perfetto-sched.pbtx"]
 
 # Ten lines of a library user: the clusters of this machine.
 PROGRAM = r"""

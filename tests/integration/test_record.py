@@ -436,7 +436,7 @@ def damaged_files_give_errors_never_crashes():
         r = schedtop("report", path("odd.rec"))
         check(r.returncode == 1, "report accepted a bad file")
         return r.stderr.decode()
-    check("neither a schedtop recording nor a trace-cmd trace.dat" in
+    check("neither a schedtop recording nor a trace schedtop reads" in
           error_of(b"ts_ns,pid\r\n1,2\r\n"), "foreign")
     # What a new user often brings: trace-cmd report's text, not its file.
     check("printed as text" in error_of(

@@ -11,7 +11,8 @@ format says, in ring-buffer pages as the kernel writes them.
 SPEC: {"formats": [[SYSTEM, FORMAT_TEXT], ...],
        "events": [[CPU, TS_NS, EVENT_NAME, {FIELD: VALUE, ...}], ...]}
 (common_pid among the fields: the task current on that CPU.)
-Events of one CPU must be in time order, at most 2^27 ns apart.
+Events of one CPU must be in time order (gaps of 2^27 ns and more get a
+time extend).
 """
 import json
 import re
@@ -72,11 +73,17 @@ def record(fmt, values):
 
 
 def event(data, delta):
-    """The ring buffer's event header and payload, padded to words."""
+    """The ring buffer's event header and payload, padded to words; a delta
+    of 2^27 ns or more goes first in a time extend (type_len 30: its low 27
+    bits in the header, the rest in the next word), as the kernel writes it."""
     data += bytes(-len(data) % 4)
+    head = b""
+    if delta >= 1 << 27:
+        head = struct.pack("<II", 30 | (delta & ((1 << 27) - 1)) << 5, delta >> 27)
+        delta = 0
     if len(data) <= 28 * 4:
-        return struct.pack("<I", (len(data) // 4) | (delta << 5)) + data
-    return struct.pack("<II", delta << 5, len(data) + 4) + data
+        return head + struct.pack("<I", (len(data) // 4) | (delta << 5)) + data
+    return head + struct.pack("<II", delta << 5, len(data) + 4) + data
 
 
 def pages(events):
