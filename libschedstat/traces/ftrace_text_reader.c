@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Ftrace text as a trace file (trace_reader.h): the kernel's trace and
+ * trace_pipe, atrace's output (plain or -z), trace-cmd report's, and the
+ * text a systrace HTML holds (plain or compressed): the lines come from
+ * text_stream.c, each is read by ftrace_line.c. The kernel prints its
+ * buffers merged in time order, as trace-cmd report does: the events come
+ * sorted (info->sorted), in the file's order.
+ *
+ * What text cannot say: which events were recorded but never fired (a
+ * trace.dat stores their formats), so a table's column whose event never
+ * shows stays empty rather than 0; and, where the clock counts ns, the
+ * kernel prints µs (rounded): times are read to the µs (trace-cmd report -t
+ * prints ns).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ftrace_line.h"
+#include "text_stream.h"
+#include "trace_reader.h"
+
+struct ft_reader {
+	struct text_stream ts;
+	struct ftrace_text_state st;
+	struct trace_reader_info *info;
+	/* The TGID column's threads already told (TRACE_EV_TASK), this pass. */
+	struct schedstat_hash *told;
+	/* What one line gives: a loss, a thread's process, its event. */
+	struct trace_ev queue[3];
+	int nq, qi;
+	bool lost_held;			/* a "LOST" line waiting for its event's time */
+	struct trace_ev lost;
+	uint64_t last_ts;
+};
+
+/* The line that did not read, in a few words of its own. */
+static int line_damage(struct ft_reader *r, const char *why)
+{
+	struct trace_damage *d = &r->info->damage;
+	char excerpt[41];
+	size_t n = r->ts.line_len < sizeof(excerpt) - 1 ? r->ts.line_len : sizeof(excerpt) - 1;
+
+	for (size_t i = 0; i < n; i++) {
+		char c = r->ts.line[i];
+
+		excerpt[i] = c >= 0x20 && c < 0x7f ? c : '?';
+	}
+	excerpt[n] = '\0';
+	d->set = true;
+	d->line = r->ts.lineno;
+	d->offset = r->ts.line_off;
+	if (r->ts.in_inflated)
+		snprintf(d->what, sizeof(d->what), "%.48s, in the text inflated from byte %llu: \"%.20s%s\"",
+			 why, (unsigned long long)r->ts.line_off, excerpt,
+			 r->ts.line_len > n ? "..." : "");
+	else
+		snprintf(d->what, sizeof(d->what), "%.80s: \"%.40s%s\"", why, excerpt,
+			 r->ts.line_len > n ? "..." : "");
+	return -SCHEDSTAT_ERR_TRACE_DAMAGED;
+}
+
+static void push(struct ft_reader *r, const struct trace_ev *ev)
+{
+	r->queue[r->nq++] = *ev;
+}
+
+/* What the lines so far say of the whole trace, for the driver. */
+static void tell_info(struct ft_reader *r)
+{
+	struct trace_reader_info *info = r->info;
+
+	if (r->st.nr_cpus)
+		info->nr_cpus = r->st.nr_cpus;
+	if (r->st.pelt_evidence[0] && !info->pelt_evidence[0])
+		snprintf(info->pelt_evidence, sizeof(info->pelt_evidence), "%s",
+			 r->st.pelt_evidence);
+	if (r->st.trace_cmd && r->ts.container == TEXT_PLAIN)
+		snprintf(info->format, sizeof(info->format), "trace-cmd report");
+}
+
+/* One line's events into the queue: 1, 0 at the end, or damage. */
+static int read_line(struct ft_reader *r)
+{
+	struct ftrace_line fl;
+	uint64_t v;
+	int ret = text_stream_line(&r->ts);
+
+	if (ret <= 0) {
+		/* A loss said last, with no event after it. */
+		if (!ret && r->lost_held) {
+			r->lost_held = false;
+			r->lost.ts = r->last_ts;
+			push(r, &r->lost);
+			return 1;
+		}
+		return ret;
+	}
+	switch (ftrace_line_parse(&r->st, r->ts.line, r->ts.line_len, &fl)) {
+	case FTRACE_LINE_NONE:
+		tell_info(r);
+		return 1;
+	case FTRACE_LINE_BAD:
+		return line_damage(r, fl.why);
+	case FTRACE_LINE_LOST:
+		/* Said before the CPU's next event: it takes that event's time. */
+		if (r->lost_held) {
+			r->lost.ts = r->last_ts;
+			push(r, &r->lost);
+		}
+		r->lost = fl.ev;
+		r->lost_held = true;
+		return 1;
+	case FTRACE_LINE_EVENT:
+		break;
+	}
+	tell_info(r);
+	r->last_ts = fl.ev.ts;
+	if (r->lost_held) {
+		r->lost_held = false;
+		r->lost.ts = fl.ev.ts;
+		push(r, &r->lost);
+	}
+	if (fl.tgid > 0 && fl.ev.pid > 0 &&
+	    (schedstat_hash_get(r->told, fl.ev.pid, &v) || v != (uint64_t)fl.tgid)) {
+		struct trace_ev task = {
+			.ts = fl.ev.ts, .cpu = fl.ev.cpu, .pid = -1, .kind = TRACE_EV_TASK,
+		};
+
+		task.task.pid = fl.ev.pid;
+		task.task.tgid = fl.tgid;
+		if (schedstat_hash_put(r->told, fl.ev.pid, fl.tgid))
+			return -ENOMEM;
+		push(r, &task);
+	}
+	push(r, &fl.ev);
+	return 1;
+}
+
+static int ft_next(void *p, struct trace_ev *ev)
+{
+	struct ft_reader *r = p;
+
+	while (r->qi == r->nq) {
+		int ret;
+
+		r->qi = r->nq = 0;
+		ret = read_line(r);
+		if (ret <= 0)
+			return ret;
+	}
+	*ev = r->queue[r->qi++];
+	return 1;
+}
+
+static int ft_rewind(void *p)
+{
+	struct ft_reader *r = p;
+
+	r->qi = r->nq = 0;
+	r->lost_held = false;
+	r->last_ts = 0;
+	schedstat_hash_free(r->told);
+	r->told = NULL;
+	if (schedstat_hash_new(&r->told))
+		return -ENOMEM;
+	return text_stream_rewind(&r->ts);
+}
+
+static void ft_close(void *p)
+{
+	struct ft_reader *r = p;
+
+	if (!r)
+		return;
+	text_stream_close(&r->ts);
+	schedstat_hash_free(r->told);
+	free(r);
+}
+
+static int ft_open(void **out, int fd, const char *path, struct trace_reader_info *info)
+{
+	struct ft_reader *r = calloc(1, sizeof(*r));
+	int err;
+
+	*out = NULL;
+	if (!r)
+		return -ENOMEM;
+	r->info = info;
+	err = text_stream_open(&r->ts, fd, &info->damage);
+	if (!err)
+		err = schedstat_hash_new(&r->told);
+	if (err) {
+		ft_close(r);
+		return err;
+	}
+	info->sorted = true;
+	snprintf(info->format, sizeof(info->format), "%s", text_stream_kind(&r->ts));
+	*out = r;
+	return 0;
+}
+
+const struct trace_reader_ops ftrace_text_reader_ops = {
+	.name = "ftrace-text",
+	.probe = text_stream_probe,
+	.open = ft_open,
+	.next = ft_next,
+	.rewind = ft_rewind,
+	.close = ft_close,
+};
