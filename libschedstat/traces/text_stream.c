@@ -72,6 +72,19 @@ static void skip_bytes(struct text_stream *ts, size_t n)
 
 /* ---- damage ---- */
 
+/* Compressed data that does not make sense: where in the file. */
+static int damage_at_offset(struct text_stream *ts, const char *what)
+{
+	struct trace_damage *d = ts->damage;
+
+	d->set = true;
+	d->line = 0;
+	d->offset = file_offset(ts);
+	snprintf(d->what, sizeof(d->what), "%s", what);
+	return -SCHEDSTAT_ERR_TRACE_DAMAGED;
+}
+
+/* A line that does not: which line (of the inflated text, if it was compressed). */
 static int damage(struct text_stream *ts, const char *what)
 {
 	struct trace_damage *d = ts->damage;
@@ -141,7 +154,8 @@ static ssize_t compressed_bytes(struct text_stream *ts, uint8_t *in, size_t cap)
 		if (avail < 0)
 			return avail;
 		if (!avail)
-			return ts->b64_bits ? damage(ts, "base64 trace data cut short") : (ssize_t)n;
+			return ts->b64_bits ? damage_at_offset(ts, "base64 trace data cut short") :
+					      (ssize_t)n;
 		p = ts->buf + ts->pos;
 		if (*p == '<' || *p == '=')
 			break;		/* the end, or its padding */
@@ -153,7 +167,7 @@ static ssize_t compressed_bytes(struct text_stream *ts, uint8_t *in, size_t cap)
 			char what[64];
 
 			snprintf(what, sizeof(what), "byte 0x%02x in base64 trace data", *p);
-			return damage(ts, what);
+			return damage_at_offset(ts, what);
 		}
 		ts->b64_acc = ts->b64_acc << 6 | b64_value(*p);
 		ts->b64_bits += 6;
@@ -182,7 +196,7 @@ static int inflate_more(struct text_stream *ts)
 			if (n < 0)
 				return n;
 			if (!n)
-				return damage(ts, "compressed trace data cut short");
+				return damage_at_offset(ts, "compressed trace data cut short");
 			ts->z.next_in = in;
 			ts->z.avail_in = n;
 			ts->z_in += n;
@@ -194,17 +208,17 @@ static int inflate_more(struct text_stream *ts)
 			char what[128];
 
 			snprintf(what, sizeof(what), "compressed trace data that does not "
-				 "inflate (%.20s%s)", ts->z.msg ? ts->z.msg : "zlib error",
-				 ts->container == TEXT_ZLIB ? "; adb shell may have turned "
-				 "\\n into \\r\\n: use adb exec-out" : "");
-			return damage(ts, what);
+				 "inflate (zlib: %.32s)%s", ts->z.msg ? ts->z.msg : "error",
+				 ts->container == TEXT_ZLIB ? "; adb shell's \\r\\n? use exec-out" :
+				 "");
+			return damage_at_offset(ts, what);
 		}
 	}
 	ts->olen = ZOUT_SIZE - ts->z.avail_out;
 	ts->z_out += ts->olen;
 	if (ts->z_out > TEXT_INFLATE_SLACK + (uint64_t)TEXT_INFLATE_RATIO * ts->z_in)
-		return damage(ts, "compressed trace data that inflates past 256 times "
-			      "its size (a deflate bomb)");
+		return damage_at_offset(ts, "compressed trace data that inflates past 256 "
+					"times its size (a deflate bomb)");
 	return 0;
 }
 
