@@ -471,9 +471,17 @@ static enum ftrace_line_kind bad(struct ftrace_line *out, const char *what)
 /* A kernel before 4.14, and so before 5.1 (the PELT scheme). */
 static void old_kernel(struct ftrace_text_state *st, const char *evidence)
 {
-	st->pre_4_14 = true;
-	if (!st->pelt_evidence[0])
-		snprintf(st->pelt_evidence, sizeof(st->pelt_evidence), "%s", evidence);
+	if (!st->old_evidence[0])
+		snprintf(st->old_evidence, sizeof(st->old_evidence), "%s", evidence);
+}
+
+const char *ftrace_text_old_kernel(const struct ftrace_text_state *st)
+{
+	if (st->old_evidence[0])
+		return st->old_evidence;
+	if (st->plugin_x && !st->plugin_idle)
+		return "prev_state x, no idle W";
+	return NULL;
 }
 
 /*
@@ -511,14 +519,16 @@ static uint64_t plugin_state(struct ftrace_text_state *st, const char *s, const 
 		case 't': raw |= 0x08; break;
 		case 'Z': raw |= st->plugin_new_letters ? 0x20 : 0x10; break;
 		case 'X': raw |= st->plugin_new_letters ? 0x10 : 0x20; break;
-		case 'x': raw |= 0x40; break;
+		case 'x': raw |= 0x40; st->plugin_x = true; break;
 		case 'W': raw |= 0x80; break;
 		case 'P': raw |= 0x40; st->plugin_new_letters = true; break;
-		case 'I': raw |= 0x80; st->plugin_new_letters = true; break;
+		case 'I': raw |= 0x80; st->plugin_new_letters = st->plugin_idle = true; break;
 		case '|': old_kernel(st, "prev_state bits of 4.x"); break;
 		}
 	}
-	if (!st->pre_4_14)
+	if (raw == 0x80)
+		st->plugin_idle = true;
+	if (!ftrace_text_old_kernel(st))
 		return raw;
 	out = raw & 0x0f;
 	if (raw & 0x10)

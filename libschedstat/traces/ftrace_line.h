@@ -25,15 +25,25 @@ struct ftrace_text_state {
 	/*
 	 * trace-cmd report prints prev_state through libtraceevent's plugin,
 	 * bit i as "SDTtZXxW"[i] (1.7, Debian 12) or "SDTtXZPI"[i] (later):
-	 * the bits, not the kernel's letters. A 'P' or an 'I' says the later
-	 * table; several letters joined by '|' say a kernel before 4.14 (whose
-	 * states were not one bit each), as do the EAS 4.x load events.
+	 * the kernel's bits, not its letters, whose meaning changed in 4.14
+	 * (before: 0x40 TASK_DEAD, 0x80 TASK_WAKEKILL; since: 0x40 TASK_PARKED,
+	 * 0x80 TASK_IDLE). A 'P' or an 'I' says the later table. A kernel
+	 * before 4.14 shows in letters only it printed (the kernel's x, K, W;
+	 * the plugin's joined by '|': since 4.14 a state is one bit) or in its
+	 * EAS load events; and in the plugin's 'x' (a dying task) where no
+	 * idle 'W' (TASK_IDLE, common since 4.14) says otherwise. The first
+	 * pass decides; the second reads by it.
 	 */
 	bool plugin_new_letters;
-	bool pre_4_14;
-	/* What says the kernel was older than 5.1 (trace_reader_info). */
-	char pelt_evidence[32];
+	bool plugin_x, plugin_idle;
+	char old_evidence[32];		/* "" none */
 };
+
+/*
+ * Whether the trace's kernel is older than 4.14 (and so than 5.1), and why
+ * (for trace_reader_info.pelt_evidence); NULL if not.
+ */
+const char *ftrace_text_old_kernel(const struct ftrace_text_state *st);
 
 enum ftrace_line_kind {
 	FTRACE_LINE_NONE,		/* a header, comment or blank line */

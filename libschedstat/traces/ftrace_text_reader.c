@@ -71,12 +71,12 @@ static void push(struct ft_reader *r, const struct trace_ev *ev)
 static void tell_info(struct ft_reader *r)
 {
 	struct trace_reader_info *info = r->info;
+	const char *old = ftrace_text_old_kernel(&r->st);
 
+	/* The first pass's last word on it is what the driver reads. */
+	snprintf(info->pelt_evidence, sizeof(info->pelt_evidence), "%s", old ? old : "");
 	if (r->st.nr_cpus)
 		info->nr_cpus = r->st.nr_cpus;
-	if (r->st.pelt_evidence[0] && !info->pelt_evidence[0])
-		snprintf(info->pelt_evidence, sizeof(info->pelt_evidence), "%s",
-			 r->st.pelt_evidence);
 	if (r->st.trace_cmd && r->ts.container == TEXT_PLAIN)
 		snprintf(info->format, sizeof(info->format), "trace-cmd report");
 }

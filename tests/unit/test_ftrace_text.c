@@ -49,7 +49,7 @@ static void kernel_lines(void **state)
 	assert_string_equal(l.ev.sw.prev_comm, "python3");
 	assert_int_equal(l.ev.sw.next_pid, 0);
 	assert_string_equal(l.ev.sw.next_comm, "swapper/1");
-	assert_false(st.pre_4_14);
+	assert_null(ftrace_text_old_kernel(&st));
 
 	/* A comm with spaces, '-' and ':'; the TGID column; preempted. */
 	assert_int_equal(parse(&st, "  Signal Cat-ch:r-731     (  702) [003] dN.3.   12.000001: "
@@ -68,8 +68,7 @@ static void kernel_lines(void **state)
 			       "prev_comm=cat prev_pid=6978 prev_prio=120 prev_state=x ==> "
 			       "next_comm=swapper/3 next_pid=0 next_prio=120", &l), FTRACE_LINE_EVENT);
 	assert_int_equal(l.ev.sw.prev_state, TRACE_STATE_DEAD);
-	assert_true(st.pre_4_14);
-	assert_string_not_equal(st.pelt_evidence, "");
+	assert_non_null(ftrace_text_old_kernel(&st));
 
 	/* No irq-info column; a clock that is not in ns prints its count. */
 	assert_int_equal(parse(&st, "          <idle>-0     [000] 309792804106023: cpu_idle: "
@@ -206,14 +205,24 @@ static void trace_cmd_lines(void **state)
 			 FTRACE_LINE_EVENT);
 	assert_int_equal(l.ev.kind, TRACE_EV_FREQ);
 	assert_int_equal(l.ev.power.state, 850000);
+	/* 'W' alone is TASK_IDLE: 4.14 or later, whose 'x' is TASK_PARKED. */
+	assert_int_equal(parse(&st, "  a-1 [000]  1.000000: sched_switch: a:1 [120] x ==> b:2 [120]",
+			       &l), FTRACE_LINE_EVENT);
+	assert_int_equal(l.ev.sw.prev_state, 0x40);
+	assert_null(ftrace_text_old_kernel(&st));
 	/* A state joined by '|' is a kernel before 4.14: x is TASK_DEAD then. */
 	assert_int_equal(parse(&st, "  a-1 [000]  1.000000: sched_switch: a:1 [120] D|W ==> b:2 [120]",
 			       &l), FTRACE_LINE_EVENT);
-	assert_true(st.pre_4_14);
+	assert_non_null(ftrace_text_old_kernel(&st));
 	assert_int_equal(l.ev.sw.prev_state, 0x2);
 	assert_int_equal(parse(&st, "  a-1 [000]  1.000000: sched_switch: a:1 [120] x ==> b:2 [120]",
 			       &l), FTRACE_LINE_EVENT);
 	assert_int_equal(l.ev.sw.prev_state, TRACE_STATE_DEAD);
+	/* Without an idle 'W', a dying task's 'x' says 4.x too. */
+	memset(&st, 0, sizeof(st));
+	assert_int_equal(parse(&st, "  a-1 [000]  1.000000: sched_switch: a:1 [120] x ==> b:2 [120]",
+			       &l), FTRACE_LINE_EVENT);
+	assert_non_null(ftrace_text_old_kernel(&st));
 }
 
 static void headers_and_losses(void **state)
