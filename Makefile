@@ -296,6 +296,16 @@ ifeq ($(TRACECMD),1)
 fuzz: $(OUT)/fuzz/fuzz_trace_file
 endif
 
+# The ftrace text reader under libFuzzer, alone and through the driver
+# every trace file takes; no libtracecmd (text needs none), so it is built
+# wherever clang is.
+$(OUT)/fuzz/fuzz_trace_text: tests/fuzz/fuzz_trace_text.c $(FUZZ_PERFETTO_SRCS) $(LIB_HDRS) $(wildcard include/*.h)
+	$(call msg,FUZZ,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_PERFETTO_SRCS) -lzstd -lz
+
+fuzz: $(OUT)/fuzz/fuzz_trace_text
+
 # tests/run tests the build in $(OUT), not build/.
 check: all unit fuzz
 	$(Q)SCHEDTOP_OUT=$(abspath $(OUT)) SCHEDTOP_BIN=$(abspath $(OUT))/schedtop tests/run

@@ -140,8 +140,9 @@ static const char *parse_task_cpu(const char *s, const char *end, struct head *h
 		const char *c = q + 1, *b = q, *d;
 		uint64_t cpu, pid;
 
+		/* trace-cmd report may glue a count to it: "[003]259445759309040:". */
 		if (!parse_u64(&c, end, &cpu) || c >= end || *c != ']' ||
-		    (c + 1 < end && !is_blank(c[1])))
+		    (c + 1 < end && !is_blank(c[1]) && !is_digit(c[1])))
 			continue;
 		if (b == s || !is_blank(b[-1]))
 			continue;

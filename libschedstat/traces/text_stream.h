@@ -33,7 +33,11 @@
 #define TEXT_READ_CHUNK		(64u << 10)
 /* Compressed trace data may inflate to this many times its size, plus 64 MB. */
 #define TEXT_INFLATE_RATIO	256
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+#define TEXT_INFLATE_SLACK	(1ull << 20)	/* a run stays within libFuzzer's timeout */
+#else
 #define TEXT_INFLATE_SLACK	(64ull << 20)
+#endif
 
 enum text_container {
 	TEXT_PLAIN,		/* text from @start on */

@@ -184,6 +184,11 @@ static void trace_cmd_lines(void **state)
 	assert_string_equal(l.ev.sw.next_comm, "Binder:1_2");
 	assert_int_equal(l.ev.sw.next_pid, 785);
 	assert_int_equal(l.ev.sw.next_prio, 98);
+	/* A count glued to the CPU, when it does not take the clock for ns. */
+	assert_int_equal(parse(&st, "  a-1 [003]259445759309040: sched_switch: a:1 [120] R ==> "
+			       "b:2 [120]", &l), FTRACE_LINE_EVENT);
+	assert_int_equal(l.ev.ts, 259445759309040ull);
+	assert_int_equal(l.ev.cpu, 3);
 	/* Before 1.7, libtraceevent's Z is bit 4: EXIT_DEAD since 4.14. */
 	assert_int_equal(parse(&st, "  a-1 [000]  1.000000: sched_switch: a:1 [120] Z ==> b:2 [120]",
 			       &l), FTRACE_LINE_EVENT);
