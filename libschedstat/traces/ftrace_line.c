@@ -53,7 +53,7 @@ static bool parse_u64(const char **p, const char *end, uint64_t *v)
 	for (; s < end && is_digit(*s); s++) {
 		unsigned int d = *s - '0';
 
-		if (x > (UINT64_MAX - d) / 10)
+		if (x > UINT64_MAX / 10 || (x == UINT64_MAX / 10 && d > UINT64_MAX % 10))
 			return false;
 		x = x * 10 + d;
 	}
@@ -236,8 +236,14 @@ static bool cpus_line(const char *line, int *nr)
 
 enum ftrace_header ftrace_line_header(const char *line)
 {
+	const char *p = line;
 	int nr;
 
+	/* An event line: its task, padded to 16 columns, starts it. */
+	while (is_blank(*p))
+		p++;
+	if (*p && *p != '#' && *p != 'c' && *p != 'v' && *p != 'C')
+		return FTRACE_HEADER_NONE;
 	if (!strncmp(line, "# tracer:", 9) || cpus_line(line, &nr))
 		return FTRACE_HEADER_TRACE;
 	while (is_blank(*line))
@@ -255,10 +261,13 @@ enum ftrace_header ftrace_line_header(const char *line)
  */
 static bool lost_line(const char *line, struct trace_ev *ev)
 {
-	const char *p = line + 4, *end = line + strlen(line);
+	const char *p = line + 4, *end;
 	uint64_t cpu, n = 0;
 
-	if (strncmp(line, "CPU:", 4) || !parse_u64(&p, end, &cpu) || cpu >= SCHEDSTAT_MAX_CPUS ||
+	if (strncmp(line, "CPU:", 4))
+		return false;
+	end = line + strlen(line);
+	if (!parse_u64(&p, end, &cpu) || cpu >= SCHEDSTAT_MAX_CPUS ||
 	    strncmp(p, " [", 2))
 		return false;
 	p += 2;
@@ -335,9 +344,8 @@ static void split_fields(const char *s, struct fields *fs)
 				prev->val_len = e - prev->val;
 			}
 		}
-		p = strpbrk(p, " \t");
-		if (!p)
-			break;
+		while (*p && !is_blank(*p))
+			p++;
 		while (is_blank(*p))
 			p++;
 	}
@@ -351,10 +359,11 @@ static void split_fields(const char *s, struct fields *fs)
 	}
 }
 
-static const struct field *field(const struct fields *fs, const char *key)
-{
-	size_t n = strlen(key);
+/* field(fs, "key"): a literal, its length known to the compiler. */
+#define field(fs, key)	field_n(fs, key, sizeof(key) - 1)
 
+static const struct field *field_n(const struct fields *fs, const char *key, size_t n)
+{
 	for (int i = 0; i < fs->n; i++)
 		if (fs->f[i].key_len == n && !memcmp(fs->f[i].key, key, n))
 			return &fs->f[i];
@@ -375,19 +384,22 @@ static bool parse_int(const char *s, const char *end, int64_t *v)
 	return true;
 }
 
-static bool num(const struct fields *fs, const char *key, int64_t *v)
+static bool num_f(const struct field *f, int64_t *v)
 {
-	const struct field *f = field(fs, key);
-
 	return f && parse_int(f->val, f->val + f->val_len, v);
 }
+
+#define num(fs, key, v)	num_f(field(fs, key), v)
 
 /* The first of @keys that the line has, as a number. */
 static bool num_of(const struct fields *fs, const char *const *keys, int64_t *v)
 {
-	for (; *keys; keys++)
-		if (field(fs, *keys))
-			return num(fs, *keys, v);
+	for (; *keys; keys++) {
+		const struct field *f = field_n(fs, *keys, strlen(*keys));
+
+		if (f)
+			return num_f(f, v);
+	}
 	return false;
 }
 
@@ -399,14 +411,14 @@ static void copy_comm(char *dst, const char *s, size_t n)
 	dst[n] = '\0';
 }
 
-static void comm(const struct fields *fs, const char *key, char *dst)
+static void comm_f(const struct field *f, char *dst)
 {
-	const struct field *f = field(fs, key);
-
 	dst[0] = '\0';
 	if (f)
 		copy_comm(dst, f->val, f->val_len);
 }
+
+#define comm(fs, key, dst)	comm_f(field(fs, key), dst)
 
 /* ---- events ---- */
 
@@ -417,28 +429,32 @@ enum kind {
 	K_HP_EXIT, K_RUNTIME, K_OVERUTILIZED, K_PELT, K_MARKER,
 };
 
+#define EVENT(n, k)	{ .name = n, .len = sizeof(n) - 1, .kind = k }
+
+/* The commonest first. */
 static const struct {
 	const char *name;
+	size_t len;
 	enum kind kind;
 } events[] = {
-	{ "sched_switch", K_SWITCH },
-	{ "sched_waking", K_WAKING },
-	{ "sched_wakeup", K_WAKEUP },
-	{ "cpu_idle", K_IDLE },
-	{ "sched_stat_runtime", K_RUNTIME },
-	{ "sched_migrate_task", K_MIGRATE },
-	{ "cpu_frequency", K_FREQ },
-	{ "sched_wakeup_new", K_WAKEUP_NEW },
-	{ "sched_process_exit", K_EXIT },
-	{ "sched_process_free", K_FREE },
-	{ "task_newtask", K_NEWTASK },
-	{ "task_rename", K_RENAME },
-	{ "cpuhp_enter", K_HP_ENTER },
-	{ "cpuhp_multi_enter", K_HP_MULTI_ENTER },
-	{ "cpuhp_exit", K_HP_EXIT },
+	EVENT("sched_switch", K_SWITCH),
+	EVENT("sched_waking", K_WAKING),
+	EVENT("sched_wakeup", K_WAKEUP),
+	EVENT("cpu_idle", K_IDLE),
+	EVENT("sched_stat_runtime", K_RUNTIME),
+	EVENT("sched_migrate_task", K_MIGRATE),
+	EVENT("cpu_frequency", K_FREQ),
+	EVENT("sched_wakeup_new", K_WAKEUP_NEW),
+	EVENT("sched_process_exit", K_EXIT),
+	EVENT("sched_process_free", K_FREE),
+	EVENT("task_newtask", K_NEWTASK),
+	EVENT("task_rename", K_RENAME),
+	EVENT("cpuhp_enter", K_HP_ENTER),
+	EVENT("cpuhp_multi_enter", K_HP_MULTI_ENTER),
+	EVENT("cpuhp_exit", K_HP_EXIT),
 	/* trace_marker writes: the kernel names the writer, trace-cmd the event. */
-	{ "tracing_mark_write", K_MARKER },
-	{ "print", K_MARKER },
+	EVENT("tracing_mark_write", K_MARKER),
+	EVENT("print", K_MARKER),
 };
 
 /* The kind of the event @name, and its tracepoint row for the others. */
@@ -448,7 +464,7 @@ static enum kind event_kind(const char *name, size_t len, int *tp)
 	char buf[48];
 
 	for (size_t i = 0; i < ARRAY_SIZE(events); i++)
-		if (!strncmp(events[i].name, name, len) && !events[i].name[len])
+		if (events[i].len == len && !memcmp(events[i].name, name, len))
 			return events[i].kind;
 	/* The kernel PELT and overutilized events of EAS kernels and LISA. */
 	if (len >= sizeof(buf) || (strncmp(name, "sched_", 6) && strncmp(name, "lisa__", 6)))
