@@ -322,11 +322,12 @@ static int read_line(struct text_stream *ts)
 
 /* ---- HTML ---- */
 
-/* Past the next "</script>" (case aside), or to the end of the file. */
-static int skip_block(struct text_stream *ts)
+/*
+ * To the file's next '<' with at least @want bytes from it in the buffer
+ * (fewer at the end of the file): their number, 0 at the end, or -errno.
+ */
+static ssize_t next_lt(struct text_stream *ts, size_t want)
 {
-	inflate_stop(ts);
-	ts->block = BLOCK_NONE;
 	for (;;) {
 		ssize_t avail = fill(ts, 1);
 		const uint8_t *lt;
@@ -334,13 +335,23 @@ static int skip_block(struct text_stream *ts)
 		if (avail <= 0)
 			return avail;
 		lt = memchr(ts->buf + ts->pos, '<', avail);
-		if (!lt) {
-			skip_bytes(ts, avail);
-			continue;
+		if (lt) {
+			skip_bytes(ts, lt - (ts->buf + ts->pos));
+			return fill(ts, want);
 		}
-		skip_bytes(ts, lt - (ts->buf + ts->pos));
-		avail = fill(ts, 9);
-		if (avail < 0)
+		skip_bytes(ts, avail);
+	}
+}
+
+/* Past the next "</script>" (case aside), or to the end of the file. */
+static int skip_block(struct text_stream *ts)
+{
+	inflate_stop(ts);
+	ts->block = BLOCK_NONE;
+	for (;;) {
+		ssize_t avail = next_lt(ts, 9);
+
+		if (avail <= 0)
 			return avail;
 		if (avail >= 9 && !strncasecmp((const char *)ts->buf + ts->pos, "</script>", 9)) {
 			skip_bytes(ts, 9);
@@ -423,21 +434,12 @@ static int start_block(struct text_stream *ts)
 static int next_block(struct text_stream *ts)
 {
 	for (;;) {
-		ssize_t avail = fill(ts, 1);
-		const uint8_t *lt, *gt, *tag;
+		ssize_t avail = next_lt(ts, TEXT_TAG_MAX);
+		const uint8_t *gt, *tag;
 		bool ours;
 		int ret;
 
 		if (avail <= 0)
-			return avail;
-		lt = memchr(ts->buf + ts->pos, '<', avail);
-		if (!lt) {
-			skip_bytes(ts, avail);
-			continue;
-		}
-		skip_bytes(ts, lt - (ts->buf + ts->pos));
-		avail = fill(ts, TEXT_TAG_MAX);
-		if (avail < 0)
 			return avail;
 		tag = ts->buf + ts->pos;
 		if (avail < 8 || strncasecmp((const char *)tag, "<script", 7) ||
