@@ -311,7 +311,8 @@ static int read_line(struct text_stream *ts)
 		if (nl)
 			break;
 	}
-	if (n && ts->line[n - 1] == '\r')
+	/* adb shell's "\r\n" (on Windows "\r\r\n"). */
+	while (n && ts->line[n - 1] == '\r')
 		n--;
 	ts->line[n] = '\0';
 	ts->line_len = n;
@@ -482,7 +483,7 @@ static size_t after_atrace_marker(const uint8_t *head, size_t len)
 		const uint8_t *nl = memchr(p, '\n', end - p);
 		size_t n = (nl ? nl : end) - p;
 
-		if (n && p[n - 1] == '\r')
+		while (n && p[n - 1] == '\r')
 			n--;
 		if (nl && n == sizeof(atrace_marker) - 1 && !memcmp(p, atrace_marker, n))
 			return nl + 1 - head;
@@ -536,7 +537,7 @@ bool text_stream_probe(int fd, const uint8_t *head, size_t len)
 		if (!nl)
 			break;
 		n = nl - (head + i);
-		if (n && head[i + n - 1] == '\r')
+		while (n && head[i + n - 1] == '\r')
 			n--;
 		if (n > TEXT_LINE_MAX || memchr(head + i, '\0', n))
 			return false;

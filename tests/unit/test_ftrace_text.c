@@ -398,6 +398,12 @@ static void containers(void **state)
 	/* atrace's output, plain and -z. */
 	n = snprintf(buf, sizeof(buf), "capturing trace... done\nTRACE:\n%s", text);
 	stream_of(buf, n, 3, 0, 0);
+	/* Through adb shell on Windows: "\r\r\n". */
+	n = snprintf(buf, sizeof(buf), "capturing trace... done\r\r\nTRACE:\r\r\n");
+	for (const char *p = text; *p; p++)
+		n += *p == '\n' ? snprintf(buf + n, sizeof(buf) - n, "\r\r\n") :
+		     snprintf(buf + n, sizeof(buf) - n, "%c", *p);
+	stream_of(buf, n, 3, 0, 0);
 	n = snprintf(buf, sizeof(buf), "capturing trace... done\nTRACE:\n");
 	n += deflate_to((uint8_t *)buf + n, sizeof(buf) - n, text, strlen(text), false);
 	stream_of(buf, n, 3, 0, 0);
