@@ -376,6 +376,7 @@ static bool ftrace_first_line(const char *line, size_t len)
 static int start_block(struct text_stream *ts)
 {
 	const uint8_t *p;
+	char *end;
 	ssize_t avail;
 	int err;
 
@@ -422,12 +423,20 @@ static int start_block(struct text_stream *ts)
 	}
 	if (err <= 0)
 		return err;
+	/* A block that ends in its first line (a script's string that looked like one). */
+	end = strcasestr(ts->line, "</script>");
+	if (end) {
+		*end = '\0';
+		ts->line_len = end - ts->line;
+		ts->block = BLOCK_NONE;
+		inflate_stop(ts);
+	}
 	/* Legacy systrace wrote each line as a JavaScript string's: "...\n\". */
 	ts->legacy_eol = ts->line_len >= 3 && !strcmp(ts->line + ts->line_len - 3, "\\n\\");
 	if (ts->legacy_eol)
 		ts->line[ts->line_len -= 3] = '\0';
 	if (!ftrace_first_line(ts->line, ts->line_len))
-		return skip_block(ts);
+		return end ? 0 : skip_block(ts);
 	return 1;
 }
 

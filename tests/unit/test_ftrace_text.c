@@ -385,7 +385,7 @@ static size_t base64(char *out, const uint8_t *in, size_t len)
 }
 
 static const char html_head[] =
-	"<!DOCTYPE html>\n<html>\n<head><script>var x = '<script>';</script>\n"
+	"<!DOCTYPE html>\n<html>\n<head><script>var x = '<script class=\"trace-data\">';</script>\n"
 	"<script class=\"trace-data\" type=\"application/json\">{\"traceEvents\": []}</script>\n";
 
 static void containers(void **state)
@@ -410,6 +410,11 @@ static void containers(void **state)
 	/* systrace: the text in a trace-data block, after a JSON one. */
 	n = snprintf(buf, sizeof(buf), "%s  <script class=\"trace-data\" type=\"application/text\">\n"
 		     "%s  </script>\n<!-- END TRACE -->\n</html>\n", html_head, text);
+	stream_of(buf, n, 3, 0, 0);
+	/* A script whose string looks like a block's start, right before the block. */
+	n = snprintf(buf, sizeof(buf), "<html><script>var s = '<script class=\"trace-data\">';"
+		     "</script>\n<script class=\"trace-data\" type=\"application/text\">\n"
+		     "%s</script>\n", text);
 	stream_of(buf, n, 3, 0, 0);
 	/* Legacy systrace: each line a JavaScript string's, "...\n\". */
 	{
