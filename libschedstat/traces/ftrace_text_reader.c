@@ -22,14 +22,37 @@
 #include "text_stream.h"
 #include "trace_reader.h"
 
+/*
+ * The kernel prints its buffers merged in time order; trace_pipe may print
+ * an event committed late after later ones. A line further back than this
+ * from the one before is not the kernel's order: damage.
+ */
+#define TEXT_BACK_NS	1000000000ull
+
+/* One event line's events: a loss said before it, its thread's process, its event. */
+struct line_evs {
+	struct trace_ev ev[3];
+	int n;
+	uint64_t ts;
+	unsigned long lineno;
+};
+
 struct ft_reader {
 	struct text_stream ts;
 	struct ftrace_text_state st;
 	struct trace_reader_info *info;
 	/* The TGID column's threads already told (TRACE_EV_TASK), this pass. */
 	struct schedstat_hash *told;
-	/* What one line gives: a loss, a thread's process, its event. */
-	struct trace_ev queue[3];
+	/*
+	 * The last event line is held until the next one's time agrees with
+	 * it: a time changed in one line (a leap ahead, then back) is that
+	 * line's damage, and the window never reaches it.
+	 */
+	struct line_evs held;
+	bool have_held, have_out;
+	uint64_t out_ts;		/* the time of the last line handed out */
+	int pending;			/* said once what came before is out */
+	struct trace_ev queue[4];	/* handed out by ft_next() */
 	int nq, qi;
 	bool lost_held;			/* a "LOST" line waiting for its event's time */
 	struct trace_ev lost;
@@ -67,6 +90,40 @@ static void push(struct ft_reader *r, const struct trace_ev *ev)
 	r->queue[r->nq++] = *ev;
 }
 
+static void add(struct line_evs *g, const struct trace_ev *ev)
+{
+	g->ev[g->n++] = *ev;
+}
+
+/* The held line, out to the driver. */
+static void release(struct ft_reader *r)
+{
+	if (!r->have_held)
+		return;
+	for (int i = 0; i < r->held.n; i++)
+		push(r, &r->held.ev[i]);
+	r->have_held = false;
+	r->have_out = true;
+	r->out_ts = r->held.ts;
+}
+
+/* A time that leaps ahead in one line and back in the next: that line's damage. */
+static int leap_damage(struct ft_reader *r, uint64_t back_to)
+{
+	struct trace_damage *d = &r->info->damage;
+
+	d->set = true;
+	d->line = r->held.lineno;
+	d->offset = r->ts.line_off;
+	snprintf(d->what, sizeof(d->what), "a time (%llu.%09llu s) ahead of the lines "
+		 "around it (%llu.%09llu s after it)",
+		 (unsigned long long)(r->held.ts / 1000000000ull),
+		 (unsigned long long)(r->held.ts % 1000000000ull),
+		 (unsigned long long)(back_to / 1000000000ull),
+		 (unsigned long long)(back_to % 1000000000ull));
+	return -SCHEDSTAT_ERR_TRACE_DAMAGED;
+}
+
 /* What the lines so far say of the whole trace, for the driver. */
 static void tell_info(struct ft_reader *r)
 {
@@ -81,33 +138,45 @@ static void tell_info(struct ft_reader *r)
 		snprintf(info->format, sizeof(info->format), "trace-cmd report");
 }
 
-/* One line's events into the queue: 1, 0 at the end, or damage. */
+/*
+ * The next line: the line before it out into the queue if its time agrees;
+ * 1, 0 at the end, or damage (r->pending when the queue has what came
+ * before it).
+ */
 static int read_line(struct ft_reader *r)
 {
+	struct line_evs g = { .n = 0 };
 	struct ftrace_line fl;
 	uint64_t v;
-	int ret = text_stream_line(&r->ts);
+	int ret;
 
+	if (r->pending)
+		return r->pending;
+	ret = text_stream_line(&r->ts);
 	if (ret <= 0) {
+		release(r);
 		/* A loss said last, with no event after it. */
 		if (!ret && r->lost_held) {
 			r->lost_held = false;
 			r->lost.ts = r->last_ts;
 			push(r, &r->lost);
-			return 1;
 		}
-		return ret;
+		r->pending = ret;
+		return r->nq ? 1 : ret;
 	}
 	switch (ftrace_line_parse(&r->st, r->ts.line, r->ts.line_len, &fl)) {
 	case FTRACE_LINE_NONE:
 		tell_info(r);
 		return 1;
 	case FTRACE_LINE_BAD:
-		return line_damage(r, fl.why);
+		release(r);
+		r->pending = line_damage(r, fl.why);
+		return r->nq ? 1 : r->pending;
 	case FTRACE_LINE_LOST:
 		/* Said before the CPU's next event: it takes that event's time. */
 		if (r->lost_held) {
 			r->lost.ts = r->last_ts;
+			release(r);
 			push(r, &r->lost);
 		}
 		r->lost = fl.ev;
@@ -118,10 +187,12 @@ static int read_line(struct ft_reader *r)
 	}
 	tell_info(r);
 	r->last_ts = fl.ev.ts;
+	g.ts = fl.ev.ts;
+	g.lineno = r->ts.lineno;
 	if (r->lost_held) {
 		r->lost_held = false;
 		r->lost.ts = fl.ev.ts;
-		push(r, &r->lost);
+		add(&g, &r->lost);
 	}
 	if (fl.tgid > 0 && fl.ev.pid > 0 &&
 	    (schedstat_hash_get(r->told, fl.ev.pid, &v) || v != (uint64_t)fl.tgid)) {
@@ -133,9 +204,21 @@ static int read_line(struct ft_reader *r)
 		task.task.tgid = fl.tgid;
 		if (schedstat_hash_put(r->told, fl.ev.pid, fl.tgid))
 			return -ENOMEM;
-		push(r, &task);
+		add(&g, &task);
 	}
-	push(r, &fl.ev);
+	add(&g, &fl.ev);
+	if (r->have_held && g.ts + TEXT_BACK_NS < r->held.ts) {
+		/* Back from the line before: which of the two is out of place? */
+		if (!r->have_out || g.ts + TEXT_BACK_NS >= r->out_ts)
+			return r->pending = leap_damage(r, g.ts);
+		release(r);
+		r->pending = line_damage(r, "a time further back than the line before's "
+					 "(two traces one after the other?)");
+		return 1;
+	}
+	release(r);
+	r->held = g;
+	r->have_held = true;
 	return 1;
 }
 
@@ -161,6 +244,8 @@ static int ft_rewind(void *p)
 
 	r->qi = r->nq = 0;
 	r->lost_held = false;
+	r->have_held = r->have_out = false;
+	r->pending = 0;
 	r->last_ts = 0;
 	schedstat_hash_free(r->told);
 	r->told = NULL;

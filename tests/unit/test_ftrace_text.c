@@ -514,6 +514,63 @@ static void deflate_bomb(void **state)
 	free(buf);
 }
 
+extern const struct trace_reader_ops ftrace_text_reader_ops;
+
+/* The reader's events of @data, and its damage's line (0: none). */
+static int reader_events(const char *data, unsigned long *damage_line)
+{
+	const struct trace_reader_ops *ops = &ftrace_text_reader_ops;
+	struct trace_reader_info info = {};
+	struct trace_ev ev;
+	int fd = memfd_of(data, strlen(data)), n = 0, ret;
+	void *r;
+
+	assert_int_equal(ops->open(&r, fd, "mem", &info), 0);
+	while ((ret = ops->next(r, &ev)) > 0)
+		n++;
+	*damage_line = ret ? info.damage.line : 0;
+	if (ret)
+		print_message("line %lu: %s\n", info.damage.line, info.damage.what);
+	assert_int_equal(ret, ret ? -SCHEDSTAT_ERR_TRACE_DAMAGED : 0);
+	ops->close(r);
+	close(fd);
+	return n;
+}
+
+/*
+ * The kernel's text is in time order: a line whose time leaps ahead and
+ * the next comes back is damaged (the window never reaches it); a line
+ * further back than the one before (two traces end to end) is damaged.
+ */
+static void time_order(void **state)
+{
+	static const char ok[] =
+		"  a-1 [000] d..2. 10.000001: cpu_idle: state=1 cpu_id=0\n"
+		"  a-1 [001] d..2. 10.000002: cpu_idle: state=1 cpu_id=1\n"
+		"  a-1 [000] d..2. 10.000003: cpu_idle: state=1 cpu_id=0\n"
+		"  a-1 [001] d..2. 9.500000: cpu_idle: state=1 cpu_id=1\n"
+		"  a-1 [000] d..2. 10.000005: cpu_idle: state=1 cpu_id=0\n";
+	static const char leap[] =
+		"  a-1 [000] d..2. 10.000001: cpu_idle: state=1 cpu_id=0\n"
+		"  a-1 [001] d..2. 10.000002: cpu_idle: state=1 cpu_id=1\n"
+		"  a-1 [000] d..2. 19999.000003: cpu_idle: state=1 cpu_id=0\n"
+		"  a-1 [001] d..2. 10.000004: cpu_idle: state=1 cpu_id=1\n";
+	static const char back[] =
+		"  a-1 [000] d..2. 10.000001: cpu_idle: state=1 cpu_id=0\n"
+		"  a-1 [001] d..2. 10.000002: cpu_idle: state=1 cpu_id=1\n"
+		"  a-1 [000] d..2. 10.000003: cpu_idle: state=1 cpu_id=0\n"
+		"  a-1 [001] d..2. 1.000004: cpu_idle: state=1 cpu_id=1\n";
+	unsigned long line;
+
+	/* Half a second back (trace_pipe's late commits) is the kernel's own. */
+	assert_int_equal(reader_events(ok, &line), 5);
+	assert_int_equal(line, 0);
+	assert_int_equal(reader_events(leap, &line), 2);
+	assert_int_equal(line, 3);
+	assert_int_equal(reader_events(back, &line), 3);
+	assert_int_equal(line, 4);
+}
+
 static void not_text(void **state)
 {
 	static const char *const others[] = {
@@ -541,6 +598,7 @@ int main(void)
 		cmocka_unit_test(containers),
 		cmocka_unit_test(stream_damage),
 		cmocka_unit_test(deflate_bomb),
+		cmocka_unit_test(time_order),
 		cmocka_unit_test(not_text),
 	};
 
