@@ -57,6 +57,9 @@ struct ft_reader {
 	bool lost_held;			/* a "LOST" line waiting for its event's time */
 	struct trace_ev lost;
 	uint64_t last_ts;
+	/* What tell_info() said last. */
+	const char *told_old;
+	bool told_trace_cmd;
 };
 
 /* The line that did not read, in a few words of its own. */
@@ -131,11 +134,16 @@ static void tell_info(struct ft_reader *r)
 	const char *old = ftrace_text_old_kernel(&r->st);
 
 	/* The first pass's last word on it is what the driver reads. */
-	snprintf(info->pelt_evidence, sizeof(info->pelt_evidence), "%s", old ? old : "");
+	if (old != r->told_old) {
+		snprintf(info->pelt_evidence, sizeof(info->pelt_evidence), "%s", old ? old : "");
+		r->told_old = old;
+	}
 	if (r->st.nr_cpus)
 		info->nr_cpus = r->st.nr_cpus;
-	if (r->st.trace_cmd && r->ts.container == TEXT_PLAIN)
+	if (r->st.trace_cmd && !r->told_trace_cmd && r->ts.container == TEXT_PLAIN) {
 		snprintf(info->format, sizeof(info->format), "trace-cmd report");
+		r->told_trace_cmd = true;
+	}
 }
 
 /*
