@@ -520,13 +520,39 @@ static uint64_t kernel_state(struct ftrace_text_state *st, const char *s, size_t
 }
 
 /*
- * prev_state as libtraceevent's plugin prints it (ftrace_text_state): the
- * kernel's bits, which from 4.14 on are the engine's; before, 0x10 was
- * EXIT_ZOMBIE, 0x20 EXIT_DEAD, 0x40 TASK_DEAD and 0x80 TASK_WAKEKILL.
+ * prev_state as the kernel's bits (trace-cmd report -R prints the number;
+ * its plugin, letters for them, below): from 4.14 on the engine's; before,
+ * 0x10 was EXIT_ZOMBIE, 0x20 EXIT_DEAD, 0x40 TASK_DEAD and 0x80
+ * TASK_WAKEKILL. Above them only the preempted mark (since 4.14) or, before,
+ * states that leave a task runnable or say nothing of it.
  */
+static uint64_t raw_state(struct ftrace_text_state *st, uint64_t raw)
+{
+	uint64_t low = raw & 0xff, out;
+
+	/* Since 4.14 a state is one bit. */
+	if (low & (low - 1))
+		old_kernel(st, "prev_state bits of 4.x");
+	if (low == 0x80)
+		st->plugin_idle = true;
+	if (!low)
+		return raw ? TRACE_STATE_PREEMPTED : 0;
+	if (!ftrace_text_old_kernel(st))
+		return low;
+	out = low & 0x0f;
+	if (low & 0x10)
+		out |= 0x20;
+	if (low & 0x20)
+		out |= 0x10;
+	if (low & 0x40)
+		out |= TRACE_STATE_DEAD;
+	return out;
+}
+
+/* libtraceevent's plugin's letters (ftrace_text_state): the kernel's bits. */
 static uint64_t plugin_state(struct ftrace_text_state *st, const char *s, const char *end)
 {
-	uint64_t raw = 0, out;
+	uint64_t raw = 0;
 
 	for (const char *c = s; c < end; c++) {
 		switch (*c) {
@@ -540,21 +566,9 @@ static uint64_t plugin_state(struct ftrace_text_state *st, const char *s, const 
 		case 'W': raw |= 0x80; break;
 		case 'P': raw |= 0x40; st->plugin_new_letters = true; break;
 		case 'I': raw |= 0x80; st->plugin_new_letters = st->plugin_idle = true; break;
-		case '|': old_kernel(st, "prev_state bits of 4.x"); break;
 		}
 	}
-	if (raw == 0x80)
-		st->plugin_idle = true;
-	if (!ftrace_text_old_kernel(st))
-		return raw;
-	out = raw & 0x0f;
-	if (raw & 0x10)
-		out |= 0x20;
-	if (raw & 0x20)
-		out |= 0x10;
-	if (raw & 0x40)
-		out |= TRACE_STATE_DEAD;
-	return out;
+	return raw_state(st, raw);
 }
 
 /* "COMM:PID" in [s, e): a comm may hold ':' too; the pid follows the last. */
@@ -776,14 +790,17 @@ static bool decode(struct ftrace_text_state *st, enum kind k, int tp, const stru
 		if (!state || !num(&fs, "prev_pid", &a) || !num(&fs, "prev_prio", &b) ||
 		    !num(&fs, "next_pid", &c) || !num(&fs, "next_prio", &d))
 			return false;
-		/* "R+ ==>": the state is its first word. */
+		/* "R+ ==>": the state is its first word; trace-cmd report -R's a number. */
 		for (n = 0; n < state->val_len && !is_blank(state->val[n]); n++)
 			;
 		ev->kind = TRACE_EV_SWITCH;
 		ev->pid = -1;
 		ev->sw.prev_pid = a;
 		ev->sw.prev_prio = b;
-		ev->sw.prev_state = kernel_state(st, state->val, n);
+		if (n && is_digit(state->val[0]))
+			ev->sw.prev_state = raw_state(st, strtoull(state->val, NULL, 0));
+		else
+			ev->sw.prev_state = kernel_state(st, state->val, n);
 		ev->sw.next_pid = c;
 		ev->sw.next_prio = d;
 		comm(&fs, "prev_comm", ev->sw.prev_comm);

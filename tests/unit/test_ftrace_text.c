@@ -223,6 +223,17 @@ static void trace_cmd_lines(void **state)
 	assert_int_equal(parse(&st, "  a-1 [000]  1.000000: sched_switch: a:1 [120] x ==> b:2 [120]",
 			       &l), FTRACE_LINE_EVENT);
 	assert_int_equal(l.ev.sw.prev_state, TRACE_STATE_DEAD);
+	/* trace-cmd report -R: the number; 256 (TASK_REPORT_MAX) is preempted. */
+	memset(&st, 0, sizeof(st));
+	assert_int_equal(parse(&st, "  a-1 [000]  1.000000: sched_switch: prev_comm=a prev_pid=1 "
+			       "prev_prio=120 prev_state=128 ==> next_comm=b next_pid=2 next_prio=120",
+			       &l), FTRACE_LINE_EVENT);
+	assert_int_equal(l.ev.sw.prev_state, 0x80);
+	assert_int_equal(parse(&st, "  a-1 [000]  1.000000: sched_switch: prev_comm=a prev_pid=1 "
+			       "prev_prio=120 prev_state=256 ==> next_comm=b next_pid=2 next_prio=120",
+			       &l), FTRACE_LINE_EVENT);
+	assert_int_equal(l.ev.sw.prev_state, TRACE_STATE_PREEMPTED);
+	assert_null(ftrace_text_old_kernel(&st));
 	/* Without an idle 'W', a dying task's 'x' says 4.x too. */
 	memset(&st, 0, sizeof(st));
 	assert_int_equal(parse(&st, "  a-1 [000]  1.000000: sched_switch: a:1 [120] x ==> b:2 [120]",
