@@ -257,9 +257,11 @@ fuzz: $(OUT)/fuzz/fuzz_recording
 
 # Perfetto traces under libFuzzer: the reader and the trace driver over the
 # engine and the model, all instrumented; no libtracecmd (the trace.dat
-# reader is left out of the readers' table).
+# reader is left out of the readers' table). The ftrace text reader's
+# target (below) is built from the same sources.
 FUZZ_PERFETTO_SRCS := $(filter $(addprefix %/,trace_source.c trace_readers.c \
 	trace_merge.c perfetto_reader.c proto_reader.c tracepoints.c hash.c util.c \
+	ftrace_text_reader.c ftrace_line.c text_stream.c \
 	errors.c comm.c signals.c),$(LIB_SRCS)) \
 	$(wildcard libschedstat/engine/*.c libschedstat/model/*.c libschedstat/topology/*.c)
 
@@ -274,6 +276,7 @@ fuzz: $(OUT)/fuzz/fuzz_perfetto
 # the system's (not instrumented), schedtop's code from the sources is.
 FUZZ_TRACE_SRCS := $(filter $(addprefix %/,trace_source.c trace_dat_reader.c \
 	trace_readers.c trace_merge.c perfetto_reader.c proto_reader.c \
+	ftrace_text_reader.c ftrace_line.c text_stream.c \
 	trace_file_check.c \
 	trace_file_formats.c trace_file_pages.c trace_format_check.c tracepoints.c \
 	sched_events.c pelt.c hash.c snapshot.c util.c errors.c comm.c signals.c),$(LIB_SRCS)) \
@@ -292,6 +295,16 @@ $(OUT)/fuzz/fuzz_trace_file: tests/fuzz/fuzz_trace_file.c $(FUZZ_TRACE_SRCS) $(L
 ifeq ($(TRACECMD),1)
 fuzz: $(OUT)/fuzz/fuzz_trace_file
 endif
+
+# The ftrace text reader under libFuzzer, alone and through the driver
+# every trace file takes; no libtracecmd (text needs none), so it is built
+# wherever clang is.
+$(OUT)/fuzz/fuzz_trace_text: tests/fuzz/fuzz_trace_text.c $(FUZZ_PERFETTO_SRCS) $(LIB_HDRS) $(wildcard include/*.h)
+	$(call msg,FUZZ,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_PERFETTO_SRCS) -lzstd -lz
+
+fuzz: $(OUT)/fuzz/fuzz_trace_text
 
 # tests/run tests the build in $(OUT), not build/.
 check: all unit fuzz

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Reading Perfetto traces (issue 32 item 5): events per second and memory
 of `schedtop csv --from FILE -t cpu -o /dev/null`, against the trace.dat
-reader on the same events, in the same run.
+reader and the ftrace text reader on the same events, in the same run.
 
 Built here, not committed: a ~200 MB Perfetto trace made of the Pixel 6a
 trace (tests/fixtures/perfetto) repeated, each copy shifted in time after
@@ -203,6 +203,59 @@ def dat_copies(events, period, copies, path):
         out.write(b)
 
 
+STATE_LETTERS = "SDTtXZPI"
+
+
+def state_text(st):
+    """prev_state as 6.x prints it: R, R+ (preempted) or its letter."""
+    if st & 0x100 or not st & 0xff:
+        return "R+" if st & 0x100 else "R"
+    return "|".join(c for i, c in enumerate(STATE_LETTERS) if st >> i & 1)
+
+
+def text_copies(events, period, copies, path):
+    """The kernel's trace text (6.18's lines: the irq-info flags, times to
+    the µs) of @events (scan()'s), @copies times, shifted by @period: the
+    buffers merged in time order, as the kernel prints them."""
+    import heapq
+    merged = list(heapq.merge(*[[(e[1], cpu, e) for e in evs]
+                                for cpu, evs in sorted(events.items())],
+                              key=lambda x: (x[0], x[1])))
+    comm = {0: "<idle>"}
+    with open(path, "w") as out:
+        out.write("# tracer: nop\n#\n# entries-in-buffer/entries-written: %d/%d   "
+                  "#P:%d\n#\n" % (len(merged) * copies, len(merged) * copies,
+                                    1 + max(events)))
+        for k in range(copies):
+            lines = []
+            for ts, cpu, e in merged:
+                ts += k * period
+                us = (ts + 500) // 1000
+                if e[0] == "switch":
+                    _, _, pp, ppr, st, pc, np_, npr, nc = e
+                    if np_:
+                        comm[np_] = nc
+                    lines.append("%16s-%-7d [%03d] d..2. %5d.%06d: sched_switch: "
+                                 "prev_comm=%s prev_pid=%d prev_prio=%d prev_state=%s "
+                                 "==> next_comm=%s next_pid=%d next_prio=%d\n" % (
+                                     comm.get(pp, pc), pp, cpu, us // 10**6, us % 10**6, pc, pp, ppr,
+                                     state_text(st), nc, np_, npr))
+                elif e[0] == "waking":
+                    _, _, waker, pid, prio, tcpu, c = e
+                    lines.append("%16s-%-7d [%03d] d..4. %5d.%06d: sched_waking: "
+                                 "comm=%s pid=%d prio=%d target_cpu=%03d\n" % (
+                                     comm.get(waker, "<...>"), waker, cpu, us // 10**6,
+                                     us % 10**6, c, pid, prio, tcpu))
+                else:
+                    kind, _, cpid, state, cpu_id = e
+                    lines.append("%16s-%-7d [%03d] d..1. %5d.%06d: %s: state=%d "
+                                 "cpu_id=%d\n" % (
+                                     comm.get(cpid, "<idle>"), cpid, cpu, us // 10**6,
+                                     us % 10**6, "cpu_frequency" if kind == "freq" else
+                                     "cpu_idle", state & 0xffffffff, cpu_id))
+            out.writelines(lines)
+
+
 def measure(cmd):
     """Wall seconds, CPU seconds and peak RSS (KiB) of @cmd, run alone, as
     GNU time measures them (its own small process forks it: a fork of this
@@ -237,6 +290,8 @@ def main():
             perfetto_copies(data, slots, period, n, files[("perfetto", n)])
             files[("trace.dat", n)] = os.path.join(tmp, "pixel-x%d.dat" % n)
             dat_copies(events, period, n, files[("trace.dat", n)])
+            files[("ftrace text", n)] = os.path.join(tmp, "pixel-x%d.txt" % n)
+            text_copies(events, period, n, files[("ftrace text", n)])
         rows = []
         for (kind, n), path in sorted(files.items()):
             nev = (counts["ftrace events"] if kind == "perfetto" else applied) * n
@@ -251,10 +306,11 @@ def main():
         print("### Reading Perfetto traces (bench/perfetto_read.py)\n")
         print("The Pixel 6a trace (%d ftrace events, %d of them sched_switch, "
               "sched_waking, cpu_frequency and cpu_idle, the events schedtop "
-              "applies) once and %d times over, as Perfetto protobuf and as a "
-              "trace.dat of those %d events; each command alone, best of %d; RSS "
-              "is the process's peak.\n" % (counts["ftrace events"], applied,
-                                             args.copies, applied, args.rounds))
+              "applies) once and %d times over, as Perfetto protobuf, as a "
+              "trace.dat of those %d events, and as the kernel's trace text of "
+              "them (one line each, as 6.18 prints them); each command alone, "
+              "best of %d; RSS is the process's peak.\n" % (
+                  counts["ftrace events"], applied, args.copies, applied, args.rounds))
         print("| file | copies | MB | events in it | command | wall s | CPU s | "
               "events/s | applied events/s | peak RSS MiB |")
         print("|---|---|---|---|---|---|---|---|---|---|")

@@ -88,8 +88,9 @@ static const char *const messages[SCHEDSTAT_ERR_END - SCHEDSTAT_ERR_START] = {
 		"on the hierarchy with the cpu controller)",
 	[SCHEDSTAT_ERR_TRACE_FORMAT - SCHEDSTAT_ERR_START] =
 		"not a trace file schedtop reads: it reads trace-cmd's trace.dat "
-		"('trace-cmd record -e sched -e power') and Perfetto traces "
-		"(docs/android.md)",
+		"('trace-cmd record -e sched -e power'), Perfetto traces, ftrace "
+		"text (the kernel's trace, atrace, trace-cmd report) and systrace "
+		"HTML (docs/android.md)",
 	[SCHEDSTAT_ERR_TRACE_SPAN - SCHEDSTAT_ERR_START] =
 		"the trace's events span more than a million sample intervals: "
 		"give a longer interval (-i), or look at its timestamps (one far "

@@ -15,12 +15,14 @@
  */
 extern const struct trace_reader_ops trace_dat_reader_ops;
 extern const struct trace_reader_ops perfetto_reader_ops;
+extern const struct trace_reader_ops ftrace_text_reader_ops;
 
 const struct trace_reader_ops *const trace_readers[] = {
 #ifdef HAVE_TRACECMD
 	&trace_dat_reader_ops,
 #endif
 	&perfetto_reader_ops,
+	&ftrace_text_reader_ops,
 	NULL,
 };
 

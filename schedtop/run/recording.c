@@ -221,9 +221,9 @@ static const char *foreign_hint(int fd)
 		       "'trace-cmd record -e sched -e power' instead)";
 	if (!strncmp(buf, "# tracer:", 9) || !strncmp(buf, "cpus=", 5) ||
 	    strstr(buf, "sched_switch:") || strstr(buf, "bprint:"))
-		return " (a trace printed as text: give the binary trace.dat "
-		       "that 'trace-cmd record' wrote, or 'trace-cmd extract' "
-		       "makes from the running kernel's buffers)";
+		return " (ftrace text in a form schedtop does not read: the kernel's "
+		       "latency-format and trace-cmd report -l are not; print it "
+		       "without them, or give the trace.dat)";
 	return " (make a recording with 'schedtop record -o FILE', a trace "
 	       "with 'trace-cmd record -e sched -e power')";
 }
@@ -465,7 +465,8 @@ int open_recording(const char *path, unsigned long trace_interval_ms,
 	err = schedstat_recording_open(rec, fd);
 	if (err == -SCHEDSTAT_ERR_REC_FOREIGN) {
 		cli_error("%s: neither a schedtop recording nor a trace schedtop "
-			  "reads (trace-cmd's trace.dat, a Perfetto trace)%s", path,
+			  "reads (trace-cmd's trace.dat, a Perfetto trace, ftrace "
+			  "text, a systrace HTML)%s", path,
 			  foreign_hint(fd));
 		close(fd);
 		return -1;

@@ -10,9 +10,11 @@ small cut of the Juno trace (tests/fixtures/trace) as trace-cmd file
 versions 6, 7 and 7 with zstd, and the fuzzer's findings;
 tests/fuzz/perfetto-corpus the third: cuts of the Pixel 6a trace
 (tests/fixtures/perfetto), plain, in zlib and zstd packets, and as full
-FtraceEvents (its README). Each run works on
-a copy so the repository's corpus stays as committed. SCHEDTOP_FUZZ_SECONDS
-sets the length of the first (default 20).
+FtraceEvents (its README); tests/fuzz/text-corpus the fourth, the ftrace
+text reader's (tests/fixtures/trace-text's kernel text, with TGIDs,
+trace-cmd report's, in systrace's and atrace's containers). Each run works
+on a copy so the repository's corpus stays as committed.
+SCHEDTOP_FUZZ_SECONDS sets the length of the first (default 20).
 """
 import os
 import re
@@ -28,6 +30,8 @@ TRACE_FUZZER = os.path.join(OUT, "fuzz", "fuzz_trace_file")
 TRACE_CORPUS = os.path.join(SRC, "tests", "fuzz", "trace-corpus")
 PERFETTO_FUZZER = os.path.join(OUT, "fuzz", "fuzz_perfetto")
 PERFETTO_CORPUS = os.path.join(SRC, "tests", "fuzz", "perfetto-corpus")
+TEXT_FUZZER = os.path.join(OUT, "fuzz", "fuzz_trace_text")
+TEXT_CORPUS = os.path.join(SRC, "tests", "fuzz", "text-corpus")
 KEEP = tempfile.gettempdir()
 
 
@@ -52,6 +56,16 @@ def perfetto_reader_survives_fuzzing():
     docs/performance.md."""
     fuzz(PERFETTO_FUZZER, PERFETTO_CORPUS, "build/fuzz/fuzz_perfetto not built "
          "(make fuzz; needs clang)", at_least=2900, extra=["-seed=1", "-runs=3000"])
+
+
+@test
+def trace_text_reader_survives_fuzzing():
+    """The ftrace text reader alone and through the driver of every trace
+    file: a fixed sequence (seed 1, 3000 inputs of up to 16 KB), the same
+    on every machine."""
+    fuzz(TEXT_FUZZER, TEXT_CORPUS, "build/fuzz/fuzz_trace_text not built "
+         "(make fuzz; needs clang)", at_least=2900,
+         extra=["-seed=1", "-runs=3000", "-max_len=16384"])
 
 
 def fuzz(FUZZER, CORPUS, missing, at_least=1000, extra=None):

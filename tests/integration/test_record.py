@@ -438,10 +438,12 @@ def damaged_files_give_errors_never_crashes():
         return r.stderr.decode()
     check("neither a schedtop recording nor a trace schedtop reads" in
           error_of(b"ts_ns,pid\r\n1,2\r\n"), "foreign")
-    # What a new user often brings: trace-cmd report's text, not its file.
-    check("printed as text" in error_of(
-        b"cpus=6\n  sh-6837  [001] 259445.107: sched_switch: sh:6837 [120] S"
-        b" ==> swapper/1:0 [120]\n"), "text trace")
+    # Ftrace text is read as the kernel and trace-cmd report print it, but
+    # not the kernel's latency-format (relative times, no CPU brackets).
+    check("latency-format" in error_of(
+        b"  sh-6837    1d..2. 1234us : sched_switch: prev_comm=sh prev_pid=6837"
+        b" prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0"
+        b" next_prio=120\n"), "text trace")
     check("an empty file" in error_of(b""), "empty file")
     check("exec-out" in error_of(data.replace(b"\r\n", b"\n")), "mangled")
     future = bytearray(data)

@@ -14,6 +14,14 @@ trace-cmd.dat.v6.5.txt says.
   rec.unread                  # events the kernel held that the pages lack
   rec.silent                  # (cpu, from_ns, to_ns): stretches unrecorded
 
+The same capture as text: captures=[(name, {option: value}, file), ...]
+reads each instance file (its "trace", "saved_tgids") with those options/
+set, in that order, after tracing stops and before the pages are drained:
+rec.captured[name]. options=[...] are set to 1 while recording (e.g.
+"record-tgid"). markers=True stores ftrace's print format, so that lines
+written with rec.marker(text) (devlib's "cpu_frequency: state=KHZ
+cpu_id=N") read back from the trace.dat too.
+
 rec.silent: on this machine the kernel records no event in task context
 while some of the sandbox's own threads (PID 1's tokio-rt-worker) are
 current, the switch away from them included, with overrun and dropped at
@@ -29,11 +37,14 @@ TRACEFS = "/sys/kernel/tracing"
 
 
 class TracefsRecording:
-    def __init__(self, events, clock="mono", buffer_kb=8192, root=TRACEFS):
+    def __init__(self, events, clock="mono", buffer_kb=8192, root=TRACEFS,
+                 options=(), captures=(), markers=False):
         self.root, self.events = root, events
         self.inst = os.path.join(root, "instances", "schedtop-rec-%d" % os.getpid())
         self.clock, self.buffer_kb = clock, buffer_kb
+        self.options, self.captures, self.markers = options, captures, markers
         self.pages, self.lost, self.unread, self.silent = {}, 0, 0, []
+        self.captured = {}
 
     def _put(self, rel, text):
         with open(os.path.join(self.inst, rel), "w") as f:
@@ -56,6 +67,8 @@ class TracefsRecording:
             self._put("tracing_on", "0")
             self._put("trace_clock", self.clock)
             self._put("buffer_size_kb", str(self.buffer_kb))
+            for opt in self.options:
+                self._put(os.path.join("options", opt), "1")
             for ev in self.events:
                 self._put(os.path.join("events", ev, "enable"), "1")
             self._put("tracing_on", "1")
@@ -64,9 +77,18 @@ class TracefsRecording:
             raise
         return self
 
+    def marker(self, text):
+        """A trace_marker line of this instance (ftrace's print event)."""
+        self._put("trace_marker", text)
+
     def __exit__(self, *exc):
         try:
             self._put("tracing_on", "0")
+            for name, opts, rel in self.captures:
+                for opt, value in opts.items():
+                    self._put(os.path.join("options", opt), value)
+                with open(os.path.join(self.inst, rel), "rb") as f:
+                    self.captured[name] = f.read()
             self._drain()
             for ev in self.events:
                 self._put(os.path.join("events", ev, "enable"), "0")
@@ -158,7 +180,11 @@ class TracefsRecording:
         for name in ("header_page", "header_event"):
             text = self._read(os.path.join("events", name))
             b += name.encode() + b"\0" + struct.pack("<Q", len(text)) + text
-        b += struct.pack("<I", 0)                       # ftrace formats
+        if self.markers:                                # ftrace formats
+            text = self._read("events/ftrace/print/format")
+            b += struct.pack("<I", 1) + struct.pack("<Q", len(text)) + text
+        else:
+            b += struct.pack("<I", 0)
         systems = {}
         for ev in self.events:
             system, _ = ev.split("/")
