@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * schedtop convert --perfetto: a recording as a Chrome JSON trace, which the
+ * schedtop convert --json: a recording as a Chrome JSON trace, which the
  * Perfetto UI and chrome://tracing both open. Counter tracks carry per-CPU
  * and per-cluster util, cluster clocks and per-task util_avg/runnable_avg;
  * instant events mark cluster changes, overutilized flips and hotplug. A
@@ -20,22 +20,27 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "convert_perfetto.h"
 #include "recording.h"
 
 static const char convert_usage[] =
-"Usage: schedtop convert FILE --perfetto -o OUT\n"
-"Convert a recording to the JSON trace-event format (Perfetto UI,\n"
-"chrome://tracing).\n"
+"Usage: schedtop convert FILE --perfetto|--json -o OUT\n"
+"Convert a recording (or a trace.dat) for Perfetto's UI and trace processor.\n"
 "\n"
-"      --perfetto         JSON trace events (the only format so far)\n"
+"      --perfetto         a native Perfetto trace (.perfetto-trace): counter\n"
+"                         tracks per task, CPU and cluster, hotplug and\n"
+"                         activation slices, in CLOCK_BOOTTIME beside a\n"
+"                         capture of the same moments (docs/perfetto.md)\n"
+"      --json             the legacy JSON trace-event format (chrome://tracing)\n"
 "  -o, --output OUT       where to write (\"-\": standard output)\n"
 INPUT_OPTS_USAGE
 "  -h, --help             show this help\n";
 
-enum { OPT_PERFETTO = 256 };
+enum { OPT_PERFETTO = 256, OPT_JSON };
 
 const struct option convert_long_opts[] = {
 	{ "perfetto", no_argument, NULL, OPT_PERFETTO },
+	{ "json", no_argument, NULL, OPT_JSON },
 	{ "output", required_argument, NULL, 'o' },
 	INPUT_LONG_OPTS,
 	{ "help", no_argument, NULL, 'h' },
@@ -462,7 +467,7 @@ int cmd_convert(int argc, char **argv)
 	struct schedstat_recording *rec = NULL;
 	const char *out = NULL, *in = NULL;
 	struct input_opts input = {};
-	bool perfetto = false;
+	bool perfetto = false, json = false;
 	FILE *f = NULL;
 	int c, fd = -1, ret = EXIT_FAIL;
 
@@ -473,6 +478,9 @@ int cmd_convert(int argc, char **argv)
 		switch (c) {
 		case OPT_PERFETTO:
 			perfetto = true;
+			break;
+		case OPT_JSON:
+			json = true;
 			break;
 		case 'o':
 			out = optarg;
@@ -492,8 +500,8 @@ int cmd_convert(int argc, char **argv)
 	if (optind != argc - 1)
 		return cli_usage_error("convert", "give one file: a schedtop recording or a trace.dat");
 	in = argv[optind];
-	if (!perfetto)
-		return cli_usage_error("convert", "say which format: --perfetto");
+	if (perfetto == json)
+		return cli_usage_error("convert", "say which format: --perfetto (native) or --json");
 	if (!out)
 		return cli_usage_error("convert", "-o OUT is required (\"-\" for standard output)");
 	/* Opening the output truncates it: it must not be what we read. */
@@ -513,7 +521,7 @@ int cmd_convert(int argc, char **argv)
 		schedstat_recording_info(rec, &info);
 		recording_warn_lost(in, &info);
 	}
-	ret = convert(rec, f, in);
+	ret = perfetto ? convert_perfetto(rec, fileno(f), in) : convert(rec, f, in);
 	if (f != stdout ? fclose(f) : fflush(f)) {
 		cli_error("writing %s: %s", out, strerror(errno));
 		ret = EXIT_FAIL;
