@@ -1295,6 +1295,46 @@ int schedstat_perfetto_add_hotplug(struct schedstat_perfetto *p,
 /* Writes what is buffered and frees @p; 0 or the first error. */
 int schedstat_perfetto_close(struct schedstat_perfetto *p);
 
+struct schedstat_atrace;
+
+struct schedstat_atrace_opts {
+	size_t sz;			/* sizeof(struct schedstat_atrace_opts) */
+	const struct schedstat_trace_counter *counters;
+	size_t nr_counters;
+	/* The tasks whose counters are written; NULL: none (CPUs and clusters). */
+	bool (*want_task)(const struct schedstat_task *t, void *ctx);
+	void *ctx;
+	/* NULL: tracefs's trace_marker (/sys/kernel/tracing, else debugfs's). */
+	const char *marker;
+	/* The process CPU and cluster counters go under; 0: this one. */
+	int32_t pid;
+};
+
+/*
+ * schedstat_atrace_open - write samples into trace_marker as atrace counters
+ *
+ * Every sample's counters (docs/perfetto.md, "Live counters") become
+ * "C|PID|NAME|VALUE" lines in trace_marker, one print event each, which a
+ * Perfetto, systrace or trace-cmd capture running meanwhile shows as counter
+ * tracks at the kernel's own time. -ENOENT when there is no trace_marker
+ * (no tracefs), -EACCES/-EPERM when it cannot be written.
+ */
+int schedstat_atrace_open(struct schedstat_atrace **out,
+			  const struct schedstat_atrace_opts *opts);
+/* The trace_marker written to. */
+const char *schedstat_atrace_path(const struct schedstat_atrace *a);
+/* One sample's counters; 0 or the write's error (the next sample tries again). */
+int schedstat_atrace_sample(struct schedstat_atrace *a,
+			    const struct schedstat_snapshot *snap);
+struct schedstat_atrace_stats {
+	/* (not "lines": <term.h> makes that a macro) */
+	uint64_t nr_samples, nr_lines, nr_bytes;
+	uint64_t nr_failed;		/* lines the kernel did not take */
+};
+void schedstat_atrace_stats(const struct schedstat_atrace *a,
+			    struct schedstat_atrace_stats *st);
+void schedstat_atrace_close(struct schedstat_atrace *a);
+
 /* ------------------------------------------------------------------ */
 /* Text helpers shared by every front end                             */
 

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "array_size.h"
+#include "atrace_out.h"
 #include "cli.h"
 #include "columns.h"
 #include "csv_format.h"
@@ -64,6 +65,7 @@ CLI_USAGE_EMULATE
 "      --pelt-cpus LIST   CPUs whose cfs, rt, dl and irq updates are traced\n"
 "      --pelt-cgroup DIR  the cgroup (its directory) whose group entities'\n"
 "                         updates are traced, one per CPU (not --record)\n"
+CLI_USAGE_ATRACE
 CLI_USAGE_ENERGY_MODEL
 CLI_USAGE_EXACT_WAKEUPS
 "      --from FILE        read a recording (schedtop record) instead of the\n"
@@ -104,6 +106,7 @@ const struct option csv_long_opts[] = {
 	CLI_OPT_PELT_TRACE,
 	CLI_OPT_PELT_CPUS,
 	CLI_OPT_PELT_CGROUP,
+	CLI_OPT_ATRACE,
 	CLI_OPT_ENERGY_MODEL,
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -157,8 +160,11 @@ static int check_csv_opts(struct csv_opts *o, double seconds)
 		return cli_usage_error("csv", "--emulate gives the topology: no --topology with it");
 	if (o->table == &pelt_table && !o->from)
 		o->pelt.trace = true;
-	if ((o->pelt.pids || o->pelt.comm) && o->table != &task_table && o->table != &pelt_table)
+	if ((o->pelt.pids || o->pelt.comm) && o->table != &task_table &&
+	    o->table != &pelt_table && !o->pelt.atrace)
 		return cli_usage_error("csv", "-p and -c filter tasks: use them with --table task or pelt");
+	if (o->pelt.atrace && (o->from || o->trace_file))
+		return cli_usage_error("csv", "--atrace writes the live kernel's samples into trace_marker: not with --from or --trace");
 	if (o->pelt.cpus && !o->pelt.trace)
 		return cli_usage_error("csv", "--pelt-cpus selects what --pelt-trace traces: add --pelt-trace (or -t pelt)");
 	if (o->pelt.trace && (o->from || o->trace_file ||
@@ -349,6 +355,7 @@ struct csv_run {
 	struct emulation emul;		/* --emulate */
 	char emul_desc[256];		/* the recording's "emulation" */
 	struct schedstat_energy_model *em;
+	struct atrace_out atrace;
 };
 
 /* The session's on_pelt: the row, and the recording's copy. */
@@ -370,6 +377,7 @@ static int on_sample(const struct schedstat_snapshot *snap, void *ctx)
 	struct csv_run *r = ctx;
 	int err;
 
+	atrace_out_sample(&r->atrace, snap);
 	if (r->o->record) {
 		if (r->o->pelt.trace)
 			recording_out_pelt_dropped(&r->rec,
@@ -613,11 +621,14 @@ int cmd_csv(int argc, char **argv)
 		ret = run_from(&run);
 		goto cleanup;
 	}
-	ret = open_session(&run, &sopts, argc, argv);
+	ret = atrace_out_open(&run.atrace, &o.pelt) ? EXIT_FAIL : EXIT_OK;
+	if (ret == EXIT_OK)
+		ret = open_session(&run, &sopts, argc, argv);
 	if (ret == EXIT_OK)
 		ret = run_live(&run, run.s);
 cleanup:
 	schedstat_session_close(run.s);
+	atrace_out_close(&run.atrace);
 	if (recording_out_close(&run.rec))
 		ret = EXIT_FAIL;
 	if (f && f != stdout && fclose(f) && ret == EXIT_OK) {

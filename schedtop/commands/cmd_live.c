@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "atrace_out.h"
 #include "cli.h"
 #include "emulate.h"
 #include "energy_opt.h"
@@ -37,6 +38,7 @@ const struct option live_long_opts[] = {
 	CLI_OPT_EMULATE,
 	CLI_OPT_ENERGY_MODEL,
 	CLI_OPT_PELT,
+	CLI_OPT_ATRACE,
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "version", no_argument, NULL, 'V' },
 	{ "list-keys", optional_argument, NULL, OPT_LIST_KEYS },
@@ -56,6 +58,7 @@ struct live {
 	bool recording;
 	struct tui_pelt pelt;		/* --pelt-trace: the tasks' updates */
 	int pelt_err;			/* the first failure to keep one */
+	struct atrace_out atrace;	/* --atrace */
 };
 
 /* The session's on_pelt: the detail screen's copy, and --record's. */
@@ -97,6 +100,7 @@ static int sample(void *ctx)
 		if (lv->recording)
 			recording_out_pelt_dropped(&lv->rec, lv->view.pelt_lost);
 	}
+	atrace_out_sample(&lv->atrace, snap);
 	/* A recording that fails stops; the view goes on and says why. */
 	if (lv->recording && recording_out_sample(&lv->rec, snap)) {
 		lv->recording = false;
@@ -307,6 +311,9 @@ int cmd_live(int argc, char **argv)
 		lv.rec.emulation = emulation_describe(&emul, desc, sizeof(desc));
 	}
 	ret = EXIT_FAIL;
+	/* Before the terminal is taken: its error is a plain line. */
+	if (atrace_out_open(&lv.atrace, &o.pelt))
+		goto cleanup;
 	if (open_view(&lv, &o, sopts.source) ||
 	    open_session(&lv, &o, &sopts, argc, argv))
 		goto cleanup;
@@ -327,6 +334,7 @@ int cmd_live(int argc, char **argv)
 		ret = EXIT_OK;
 cleanup:
 	restore_terminal();
+	atrace_out_close(&lv.atrace);
 	loop_close(&lv.loop);
 	schedstat_snapshot_free(lv.snap);
 	schedstat_session_close(lv.session);

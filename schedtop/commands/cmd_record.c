@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "atrace_out.h"
 #include "cli.h"
 #include "emulate.h"
 #include "energy_opt.h"
@@ -34,6 +35,7 @@ CLI_USAGE_EXACT_WAKEUPS
 "                         and the CPUs of --pelt-cpus, through BPF ring\n"
 "                         buffers (csv --from FILE -t pelt reads them back)\n"
 CLI_USAGE_PELT_SELECT
+CLI_USAGE_ATRACE
 CLI_USAGE_ENERGY_MODEL
 "  -q, --quiet            no summary on standard error at the end\n"
 "  -v, --verbose          show libbpf debug output\n"
@@ -52,6 +54,7 @@ const struct option record_long_opts[] = {
 	CLI_OPT_EXACT_WAKEUPS,
 	CLI_OPT_EMULATE,
 	CLI_OPT_PELT,
+	CLI_OPT_ATRACE,
 	CLI_OPT_ENERGY_MODEL,
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
@@ -64,6 +67,7 @@ struct record_run {
 	struct schedstat_session *s;
 	bool pelt_trace;
 	unsigned long nr_pelt;
+	struct atrace_out atrace;
 };
 
 static int on_sample(const struct schedstat_snapshot *snap, void *ctx)
@@ -72,6 +76,7 @@ static int on_sample(const struct schedstat_snapshot *snap, void *ctx)
 
 	if (r->pelt_trace)
 		recording_out_pelt_dropped(&r->out, schedstat_session_pelt_dropped(r->s));
+	atrace_out_sample(&r->atrace, snap);
 	return recording_out_sample(&r->out, snap);
 }
 
@@ -196,6 +201,8 @@ int cmd_record(int argc, char **argv)
 	cli_pelt_args_apply(&o.pelt, &sopts, on_pelt, &run);
 	/* A closed pipe (adb went away) must be an error we see, not a kill. */
 	signal(SIGPIPE, SIG_IGN);
+	if (atrace_out_open(&run.atrace, &o.pelt))
+		goto cleanup;
 	if (o.session.emulate) {
 		ret = emulation_open(&emul, o.session.emulate, sopts.sysfs_root,
 				     &sopts);
@@ -232,6 +239,7 @@ int cmd_record(int argc, char **argv)
 cleanup:
 	/* Detach first: the file's end marker is the last thing written. */
 	schedstat_session_close(s);
+	atrace_out_close(&run.atrace);
 	if (recording_out_close(out))
 		ret = EXIT_FAIL;
 	else if (ret == EXIT_OK && !o.quiet && run.s && out->bytes)
