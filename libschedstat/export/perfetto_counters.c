@@ -275,7 +275,7 @@ static int task_counters(struct schedstat_perfetto *p, const struct schedstat_sn
 		for (size_t k = 0; k < p->nr_task_kinds && !err; k++) {
 			if (!pt->groups[k].seq)
 				pfw_group_tracks(p, &pt->groups[k], &p->kinds[k],
-						 pt->signals_uuid, NULL);
+						 pfw_task_signals(p, pt), NULL);
 			err = pfw_group_sample(p, &pt->groups[k], &p->kinds[k], &t[i],
 					       avail, ts);
 		}
@@ -350,7 +350,7 @@ int schedstat_perfetto_add_pelt(struct schedstat_perfetto *p,
 			return p->err = -ENOMEM;
 		g = &t->pelt;
 		if (!g->seq)
-			pfw_group_tracks(p, g, &pelt_kind, t->signals_uuid, "pelt");
+			pfw_group_tracks(p, g, &pelt_kind, pfw_task_signals(p, t), "pelt");
 	} else {
 		char prefix[32];
 

@@ -149,6 +149,18 @@ static void thread_track(struct schedstat_perfetto *p, uint64_t uuid, uint64_t p
 	pfw_packet_end(p);
 }
 
+uint64_t pfw_task_signals(struct schedstat_perfetto *p, struct pfw_task *t)
+{
+	char name[SCHEDSTAT_COMM_LEN + 32];
+
+	if (!t->signals_uuid) {
+		t->signals_uuid = pfw_uuid(p);
+		snprintf(name, sizeof(name), "schedtop: %s %d", t->comm, t->pid);
+		pfw_track(p, t->signals_uuid, t->thread_uuid, name, NULL, -1);
+	}
+	return t->signals_uuid;
+}
+
 void pfw_task_drop(struct schedstat_perfetto *p, struct pfw_task *t)
 {
 	size_t slot = t - p->tasks;
@@ -215,13 +227,7 @@ struct pfw_task *pfw_task_get(struct schedstat_perfetto *p, int32_t pid, int32_t
 	t->last_seen = p->nr_samples;
 	t->thread_uuid = pfw_uuid(p);
 	thread_track(p, t->thread_uuid, proc, tgid, pid, comm);
-	t->signals_uuid = pfw_uuid(p);
-	{
-		char name[SCHEDSTAT_COMM_LEN + 32];
-
-		snprintf(name, sizeof(name), "schedtop: %s %d", comm, pid);
-		pfw_track(p, t->signals_uuid, t->thread_uuid, name, NULL, -1);
-	}
+	snprintf(t->comm, sizeof(t->comm), "%s", comm);
 	return t;
 fail:
 	free(t->groups);

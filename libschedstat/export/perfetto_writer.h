@@ -46,7 +46,8 @@ struct pfw_task {
 	 * Perfetto nests only under a track of no thread or process of its own
 	 * (track_descriptor.proto, parent_uuid).
 	 */
-	uint64_t signals_uuid;
+	uint64_t signals_uuid;	/* 0 until its first counter */
+	char comm[SCHEDSTAT_COMM_LEN];
 	uint64_t last_seen;	/* sample number */
 	struct pfw_group *groups;	/* one per task group kind, seq 0 until used */
 	struct pfw_group pelt;		/* --pelt-trace counters */
@@ -109,6 +110,8 @@ void pfw_track(struct schedstat_perfetto *p, uint64_t uuid, uint64_t parent,
 struct pfw_task *pfw_task_get(struct schedstat_perfetto *p, int32_t pid, int32_t tgid,
 			      const char *comm, const char *process_name);
 void pfw_task_drop(struct schedstat_perfetto *p, struct pfw_task *t);
+/* The parent of its counter tracks, described on first asking. */
+uint64_t pfw_task_signals(struct schedstat_perfetto *p, struct pfw_task *t);
 /* Tasks not seen for a while (a source that lost their exit) are dropped. */
 void pfw_tasks_sweep(struct schedstat_perfetto *p);
 

@@ -181,5 +181,10 @@ class Trace:
         th = parent and one(self.tracks[parent], "thread")
         return (one(th, "tid"), one(th, "pid")) if th else None
 
+    def tid_of(self, uuid):
+        """The tid of a thread track, or None."""
+        th = one(self.tracks[uuid], "thread")
+        return one(th, "tid") if th else None
+
     def unreferenced(self):
         return [u for u in self.tracks if u not in self.referenced]
