@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The native Perfetto writer's own layout, shared by its files:
- * perfetto_writer.c (the file: packets, clocks, sequences, tracks),
+ * perfetto_packets.c (packets, sequences, track descriptors, tasks),
+ * perfetto_writer.c (the file: open, clocks, the machine's tracks, close),
  * perfetto_counters.c (samples and PELT updates as counters),
  * perfetto_slices.c (hotplug, activations, moves and overutilized flips).
  *
@@ -93,8 +94,16 @@ struct schedstat_perfetto {
 	uint64_t nr_samples;
 };
 
-/* perfetto_writer.c */
+/* Sequence 1 carries the clocks and every track descriptor. */
+#define PFW_SEQ_TRACKS	1
+
+/* perfetto_packets.c */
 uint64_t pfw_uuid(struct schedstat_perfetto *p);
+/* Writes out what is held; the sticky error. */
+int pfw_flush(struct schedstat_perfetto *p);
+/* One ClockSnapshot of @n clocks; @primary: the trace's clock (0: leave it). */
+void pfw_clock_snapshot(struct schedstat_perfetto *p, const uint32_t *ids,
+			const uint64_t *ts, int n, uint32_t primary);
 /* A new sequence: its first packet sets the defaults and the clock. */
 uint32_t pfw_sequence(struct schedstat_perfetto *p, const struct pfw_group_kind *k,
 		      uint64_t uuid0);
@@ -112,7 +121,7 @@ struct pfw_task *pfw_task_get(struct schedstat_perfetto *p, int32_t pid, int32_t
 void pfw_task_drop(struct schedstat_perfetto *p, struct pfw_task *t);
 /* The parent of its counter tracks, described on first asking. */
 uint64_t pfw_task_signals(struct schedstat_perfetto *p, struct pfw_task *t);
-/* Tasks not seen for a while (a source that lost their exit) are dropped. */
+/* Every so many samples: tasks not seen for a while (their exit lost) go. */
 void pfw_tasks_sweep(struct schedstat_perfetto *p);
 
 /* perfetto_counters.c */
