@@ -15,7 +15,7 @@ import subprocess
 import tempfile
 import time
 
-from harness import (Skip, TraceInstance, check, parse_csv, run, schedtop, test)
+from harness import (BIN, Skip, TraceInstance, check, parse_csv, run, schedtop, test)
 from tmux import Tmux, kill_server, quit_cleanly
 
 TMP = tempfile.mkdtemp(prefix="schedtop-atrace-")
@@ -85,7 +85,7 @@ def csv_atrace_lines_are_the_csv_values():
         time.sleep(0.3)
         with Capture("atrace") as cap:
             p = subprocess.Popen(
-                [os.environ["SCHEDTOP_BIN"], "csv", "-t", "task", "--atrace", "-p",
+                [BIN, "csv", "-t", "task", "--atrace", "-p",
                  ",".join(str(t.pid) for t in tasks), "-i", "100", "-n", "20",
                  "--topology", "LITTLE:0@446,big:1@1024", "--record", rec],
                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -161,7 +161,7 @@ def csv_atrace_lines_are_the_csv_values():
 @test(root=True)
 def record_and_the_live_view_write_too():
     with Capture("atrace2") as cap:
-        r = subprocess.Popen([os.environ["SCHEDTOP_BIN"], "record", "-q", "-o",
+        r = subprocess.Popen([BIN, "record", "-q", "-o",
                               path("r.rec"), "--atrace", "-i", "100", "-n", "5"],
                              stderr=subprocess.PIPE)
         _, err = r.communicate(timeout=60)
@@ -189,7 +189,7 @@ def an_unwritable_trace_marker_is_one_line():
     def nobody():
         os.setgid(65534)
         os.setuid(65534)
-    r = subprocess.run([os.environ["SCHEDTOP_BIN"], "csv", "--atrace", "-n", "1"],
+    r = subprocess.run([BIN, "csv", "--atrace", "-n", "1"],
                        capture_output=True, preexec_fn=nobody, timeout=30)
     lines = r.stderr.decode().strip().splitlines()
     check(r.returncode == 1 and len(lines) == 1 and "--atrace" in lines[0] and
