@@ -145,9 +145,9 @@ int pfw_counter_kinds(struct schedstat_perfetto *p,
 	return err;
 }
 
-void pfw_group_tracks(struct schedstat_perfetto *p, struct pfw_group *g,
-		      const struct pfw_group_kind *k, uint64_t parent,
-		      const char *prefix)
+static void group_tracks(struct schedstat_perfetto *p, struct pfw_group *g,
+			 const struct pfw_group_kind *k, uint64_t parent,
+			 const char *prefix)
 {
 	/* Ranks follow the counters' order across the row's groups. */
 	int rank = 0;
@@ -168,7 +168,7 @@ void pfw_group_tracks(struct schedstat_perfetto *p, struct pfw_group *g,
 			snprintf(name, sizeof(name), "%s", k->ctr[i]->name);
 		pfw_track(p, g->uuid0 + i, parent, name, k->ctr[i], rank + (int)i);
 	}
-	g->seq = pfw_sequence(p, k, g->uuid0);
+	g->seq = 0;
 	g->had = 0;
 }
 
@@ -183,10 +183,15 @@ static void put_value(struct proto_buf *b, const struct schedstat_trace_counter 
 			      int_value(c, row));
 }
 
-/* @force: write even when nothing changed (PELT updates: each is news). */
+/*
+ * @force: write even when nothing changed (PELT updates: each is news).
+ * The group's tracks (under @where's parent) and sequence are made at its
+ * first event: a signal never available leaves no empty track behind.
+ */
 static int group_write(struct schedstat_perfetto *p, struct pfw_group *g,
 		       const struct pfw_group_kind *k, const void *row,
-		       uint32_t avail, uint64_t ts, bool force)
+		       uint32_t avail, uint64_t ts, bool force,
+		       const struct pfw_where *where)
 {
 	double v[PFW_GROUP_MAX];
 	uint16_t have = 0, all = (1u << k->nr) - 1;
@@ -204,7 +209,18 @@ static int group_write(struct schedstat_perfetto *p, struct pfw_group *g,
 	}
 	if (!changed || first < 0)
 		return 0;
-	pfw_packet_begin(p, g->seq, ts);
+	if (!g->uuid0)
+		group_tracks(p, g, k, where->task ? pfw_task_signals(p, where->task) :
+				       where->parent, where->prefix);
+	if (!g->seq) {
+		g->seq = pfw_sequence(p, k, g->uuid0, ts);
+		g->last_ts = ts;
+	}
+	/* Never back: a sequence's clock counts up (the caller keeps order). */
+	if (ts < g->last_ts)
+		ts = g->last_ts;
+	pfw_packet_begin_delta(p, g->seq, ts - g->last_ts);
+	g->last_ts = ts;
 	proto_begin(&p->out, PF_PKT_TRACK_EVENT);
 	proto_put_uint(&p->out, PF_TE_TYPE, PF_TYPE_COUNTER);
 	if (have == all) {
@@ -233,9 +249,9 @@ static int group_write(struct schedstat_perfetto *p, struct pfw_group *g,
 
 int pfw_group_sample(struct schedstat_perfetto *p, struct pfw_group *g,
 		     const struct pfw_group_kind *k, const void *row,
-		     uint32_t avail, uint64_t ts)
+		     uint32_t avail, uint64_t ts, const struct pfw_where *where)
 {
-	return group_write(p, g, k, row, avail, ts, false);
+	return group_write(p, g, k, row, avail, ts, false, where);
 }
 
 /* The process's name: its main thread's comm, if this sample has it. */
@@ -272,13 +288,9 @@ static int task_counters(struct schedstat_perfetto *p, const struct schedstat_sn
 
 		if (!pt)
 			return -ENOMEM;
-		for (size_t k = 0; k < p->nr_task_kinds && !err; k++) {
-			if (!pt->groups[k].seq)
-				pfw_group_tracks(p, &pt->groups[k], &p->kinds[k],
-						 pfw_task_signals(p, pt), NULL);
+		for (size_t k = 0; k < p->nr_task_kinds && !err; k++)
 			err = pfw_group_sample(p, &pt->groups[k], &p->kinds[k], &t[i],
-					       avail, ts);
-		}
+					       avail, ts, &(struct pfw_where){ .task = pt });
 		/* Its last row: what it holds stays on its tracks. */
 		if (t[i].exited)
 			pfw_task_drop(p, pt);
@@ -292,6 +304,7 @@ int pfw_samples_counters(struct schedstat_perfetto *p,
 	uint64_t ts = schedstat_snapshot_ts_ns(snap);
 	const struct schedstat_cluster *cl;
 	const struct schedstat_cpu *c;
+	char prefix[16];
 	size_t n;
 	int err = 0;
 
@@ -302,17 +315,21 @@ int pfw_samples_counters(struct schedstat_perfetto *p,
 		/* As the CSV: CPUs of no cluster are left out. */
 		if (c[i].cluster < 0 || cpu < 0 || cpu >= p->nr_cpus || !p->cpu_uuid[cpu])
 			continue;
+		snprintf(prefix, sizeof(prefix), "cpu%d", cpu);
 		for (size_t k = 0; k < p->nr_cpu_kinds && !err; k++)
 			err = pfw_group_sample(p, &p->cpu_groups[cpu * p->nr_cpu_kinds + k],
 					       &p->kinds[p->first_cpu_kind + k], &c[i],
-					       c[i].avail, ts);
+					       c[i].avail, ts, &(struct pfw_where){
+						.parent = p->cpu_uuid[cpu], .prefix = prefix });
 	}
 	cl = schedstat_snapshot_clusters(snap, &n);
 	for (size_t i = 0; i < n && (int)i < p->nr_clusters && !err; i++)
 		for (size_t k = 0; k < p->nr_cluster_kinds && !err; k++)
 			err = pfw_group_sample(p, &p->cluster_groups[i * p->nr_cluster_kinds + k],
 					       &p->kinds[p->first_cluster_kind + k], &cl[i],
-					       cl[i].avail, ts);
+					       cl[i].avail, ts, &(struct pfw_where){
+						.parent = p->cluster_uuid[i],
+						.prefix = schedstat_topology_cluster_name(p->topo, (int)i) });
 	if (!err)
 		err = task_counters(p, snap, ts);
 	return err;
@@ -338,7 +355,9 @@ static const struct pfw_group_kind pelt_kind = {
 int schedstat_perfetto_add_pelt(struct schedstat_perfetto *p,
 				const struct schedstat_pelt_update *u)
 {
+	struct pfw_where where = {};
 	struct pfw_group *g;
+	char prefix[32];
 	int e;
 
 	if (p->err)
@@ -349,11 +368,8 @@ int schedstat_perfetto_add_pelt(struct schedstat_perfetto *p,
 		if (!t)
 			return p->err = -ENOMEM;
 		g = &t->pelt;
-		if (!g->seq)
-			pfw_group_tracks(p, g, &pelt_kind, pfw_task_signals(p, t), "pelt");
+		where = (struct pfw_where){ .task = t, .prefix = "pelt" };
 	} else {
-		char prefix[32];
-
 		for (e = 1; e < PFW_PELT_ENTITIES; e++) {
 			const char *name = schedstat_pelt_entity_name(e);
 
@@ -365,8 +381,7 @@ int schedstat_perfetto_add_pelt(struct schedstat_perfetto *p,
 			return 0;
 		g = &p->cpu_pelt[u->cpu * PFW_PELT_ENTITIES + e];
 		snprintf(prefix, sizeof(prefix), "cpu%d %s pelt", u->cpu, u->entity);
-		if (!g->seq)
-			pfw_group_tracks(p, g, &pelt_kind, p->cpu_uuid[u->cpu], prefix);
+		where = (struct pfw_where){ .parent = p->cpu_uuid[u->cpu], .prefix = prefix };
 	}
-	return group_write(p, g, &pelt_kind, u, u->avail, u->ts_ns, true);
+	return group_write(p, g, &pelt_kind, u, u->avail, u->ts_ns, true, &where);
 }

@@ -51,6 +51,14 @@ void pfw_packet_begin(struct schedstat_perfetto *p, uint32_t seq, uint64_t ts)
 	proto_put_uint(&p->out, PF_PKT_SEQUENCE_ID, seq);
 }
 
+void pfw_packet_begin_delta(struct schedstat_perfetto *p, uint32_t seq,
+			    uint64_t delta)
+{
+	proto_begin(&p->out, PF_TRACE_PACKET);
+	proto_put_uint(&p->out, PF_PKT_TIMESTAMP, delta);
+	proto_put_uint(&p->out, PF_PKT_SEQUENCE_ID, seq);
+}
+
 int pfw_packet_end(struct schedstat_perfetto *p)
 {
 	proto_end(&p->out);
@@ -62,15 +70,30 @@ int pfw_packet_end(struct schedstat_perfetto *p)
 }
 
 uint32_t pfw_sequence(struct schedstat_perfetto *p, const struct pfw_group_kind *k,
-		      uint64_t uuid0)
+		      uint64_t uuid0, uint64_t ts)
 {
 	uint32_t seq = p->next_seq++;
 
 	pfw_packet_begin(p, seq, 0);
 	proto_put_uint(&p->out, PF_PKT_SEQUENCE_FLAGS, PF_SEQ_INCREMENTAL_STATE_CLEARED);
 	proto_put_bool(&p->out, PF_PKT_FIRST_ON_SEQUENCE, true);
+	if (k) {
+		/* Its clock: CLOCK_MONOTONIC from @ts on, counted in deltas. */
+		proto_begin(&p->out, PF_PKT_CLOCK_SNAPSHOT);
+		proto_begin(&p->out, PF_CS_CLOCKS);
+		proto_put_uint(&p->out, PF_CLK_ID, PF_CLOCK_SEQUENCE);
+		proto_put_uint(&p->out, PF_CLK_TIMESTAMP, ts);
+		proto_put_bool(&p->out, PF_CLK_IS_INCREMENTAL, true);
+		proto_end(&p->out);
+		proto_begin(&p->out, PF_CS_CLOCKS);
+		proto_put_uint(&p->out, PF_CLK_ID, PF_CLOCK_MONOTONIC);
+		proto_put_uint(&p->out, PF_CLK_TIMESTAMP, ts);
+		proto_end(&p->out);
+		proto_end(&p->out);
+	}
 	proto_begin(&p->out, PF_PKT_DEFAULTS);
-	proto_put_uint(&p->out, PF_DEF_TIMESTAMP_CLOCK_ID, PF_CLOCK_MONOTONIC);
+	proto_put_uint(&p->out, PF_DEF_TIMESTAMP_CLOCK_ID,
+		       k ? PF_CLOCK_SEQUENCE : PF_CLOCK_MONOTONIC);
 	if (k) {
 		proto_begin(&p->out, PF_DEF_TRACK_EVENT);
 		proto_put_uint(&p->out, PF_TED_TRACK_UUID, uuid0);
@@ -98,11 +121,10 @@ void pfw_track(struct schedstat_perfetto *p, uint64_t uuid, uint64_t parent,
 	proto_put_string(&p->out, PF_TD_NAME, name);
 	if (counter) {
 		proto_begin(&p->out, PF_TD_COUNTER);
-		if (counter->unit) {
-			proto_put_string(&p->out, PF_CD_UNIT_NAME, counter->unit);
-			/* Signals in one unit under one parent share a scale. */
+		/* Signals in one unit under one parent share a scale (the
+		 * unit is the key: a name of its own would double the bytes). */
+		if (counter->unit)
 			proto_put_string(&p->out, PF_CD_Y_AXIS_SHARE_KEY, counter->unit);
-		}
 		proto_end(&p->out);
 	} else {
 		proto_put_uint(&p->out, PF_TD_CHILD_ORDERING, PF_ORDER_EXPLICIT);

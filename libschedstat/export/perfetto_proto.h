@@ -43,10 +43,13 @@
 /* ClockSnapshot.Clock */
 #define PF_CLK_ID			1
 #define PF_CLK_TIMESTAMP		2
+#define PF_CLK_IS_INCREMENTAL		3
 /* BuiltinClock */
 #define PF_CLOCK_REALTIME		1
 #define PF_CLOCK_MONOTONIC		3
 #define PF_CLOCK_BOOTTIME		6
+/* The first sequence-scoped clock id (64-127: a sequence's own clocks). */
+#define PF_CLOCK_SEQUENCE		64
 
 /* TrackDescriptor */
 #define PF_TD_UUID			1

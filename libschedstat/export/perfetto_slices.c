@@ -17,7 +17,7 @@
 uint32_t pfw_task_events_seq(struct schedstat_perfetto *p, struct pfw_task *t)
 {
 	if (!t->events_seq)
-		t->events_seq = pfw_sequence(p, NULL, 0);
+		t->events_seq = pfw_sequence(p, NULL, 0, 0);
 	return t->events_seq;
 }
 
@@ -87,7 +87,7 @@ static int overutilized(struct schedstat_perfetto *p, const struct schedstat_eve
 	if (!p->overutil_seq) {
 		p->overutil_uuid = pfw_uuid(p);
 		pfw_track(p, p->overutil_uuid, p->clusters_uuid, "overutilized", &flag, 1000);
-		p->overutil_seq = pfw_sequence(p, NULL, 0);
+		p->overutil_seq = pfw_sequence(p, NULL, 0, 0);
 	}
 	event_begin(p, p->overutil_seq, e->ts_ns, PF_TYPE_COUNTER, p->overutil_uuid, NULL);
 	proto_put_int(&p->out, PF_TE_COUNTER_VALUE, e->overutilized ? 1 : 0);
@@ -196,7 +196,7 @@ int schedstat_perfetto_add_hotplug(struct schedstat_perfetto *p,
 		p->hotplug_uuid[cpu] = pfw_uuid(p);
 		snprintf(name, sizeof(name), "cpu%d hotplug", cpu);
 		pfw_track(p, p->hotplug_uuid[cpu], p->cpu_uuid[cpu], name, NULL, 999);
-		p->hotplug_seq[cpu] = pfw_sequence(p, NULL, 0);
+		p->hotplug_seq[cpu] = pfw_sequence(p, NULL, 0, 0);
 	}
 	snprintf(name, sizeof(name), "cpu%d %s%s", cpu, op->back ? "online" : "offline",
 		 h->failed ? " failed" : "");

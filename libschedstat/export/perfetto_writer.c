@@ -52,7 +52,7 @@ static void clocks(struct schedstat_perfetto *p, const struct schedstat_perfetto
 	}
 }
 
-/* The machine's tracks: CPUs and clusters, each with its counters. */
+/* The machine's tracks: CPUs and clusters (their counters come with their first values). */
 static int machine_tracks(struct schedstat_perfetto *p)
 {
 	char name[64];
@@ -79,20 +79,12 @@ static int machine_tracks(struct schedstat_perfetto *p)
 		p->cpu_uuid[c] = pfw_uuid(p);
 		snprintf(name, sizeof(name), "cpu%d", c);
 		pfw_track(p, p->cpu_uuid[c], p->cpus_uuid, name, NULL, c);
-		for (size_t k = 0; k < p->nr_cpu_kinds; k++)
-			pfw_group_tracks(p, &p->cpu_groups[c * p->nr_cpu_kinds + k],
-					 &p->kinds[p->first_cpu_kind + k],
-					 p->cpu_uuid[c], name);
 	}
 	for (int k = 0; k < p->nr_clusters; k++) {
 		const char *cl = schedstat_topology_cluster_name(p->topo, k);
 
 		p->cluster_uuid[k] = pfw_uuid(p);
 		pfw_track(p, p->cluster_uuid[k], p->clusters_uuid, cl, NULL, k);
-		for (size_t g = 0; g < p->nr_cluster_kinds; g++)
-			pfw_group_tracks(p, &p->cluster_groups[k * p->nr_cluster_kinds + g],
-					 &p->kinds[p->first_cluster_kind + g],
-					 p->cluster_uuid[k], cl);
 	}
 	return p->err;
 }

@@ -30,10 +30,16 @@ struct pfw_group_kind {
 	unsigned int nr;
 };
 
-/* One entity's group: its sequence, track uuids and values last written. */
+/*
+ * One entity's group: its track uuids, its sequence (made at its first
+ * event), the time of its last event (its clock counts from there: a
+ * sample's delta is a few bytes, not a whole timestamp) and the values
+ * last written.
+ */
 struct pfw_group {
 	uint32_t seq;
-	uint64_t uuid0;		/* counter i's track is uuid0 + i */
+	uint64_t last_ts;
+	uint64_t uuid0;		/* counter i's track is uuid0 + i; 0: none yet */
 	double last[PFW_GROUP_MAX];
 	uint16_t had;		/* bit i: last[i] was written */
 };
@@ -104,11 +110,18 @@ int pfw_flush(struct schedstat_perfetto *p);
 /* One ClockSnapshot of @n clocks; @primary: the trace's clock (0: leave it). */
 void pfw_clock_snapshot(struct schedstat_perfetto *p, const uint32_t *ids,
 			const uint64_t *ts, int n, uint32_t primary);
-/* A new sequence: its first packet sets the defaults and the clock. */
+/*
+ * A new sequence: its first packet sets the defaults and the clock. A
+ * counter group's (@k) times are deltas on a clock of its own that starts
+ * at @ts (CLOCK_MONOTONIC); others' are CLOCK_MONOTONIC.
+ */
 uint32_t pfw_sequence(struct schedstat_perfetto *p, const struct pfw_group_kind *k,
-		      uint64_t uuid0);
+		      uint64_t uuid0, uint64_t ts);
 /* Opens a TracePacket (Trace.packet) on @seq at @ts (0: none). */
 void pfw_packet_begin(struct schedstat_perfetto *p, uint32_t seq, uint64_t ts);
+/* The same at @delta after the sequence's last packet (written if 0 too). */
+void pfw_packet_begin_delta(struct schedstat_perfetto *p, uint32_t seq,
+			    uint64_t delta);
 /* Closes it; flushes the output when enough is held. */
 int pfw_packet_end(struct schedstat_perfetto *p);
 /* A track: a plain one (@counter NULL) or a counter track. */
@@ -127,14 +140,19 @@ void pfw_tasks_sweep(struct schedstat_perfetto *p);
 /* perfetto_counters.c */
 int pfw_counter_kinds(struct schedstat_perfetto *p,
 		      const struct schedstat_trace_counter *ctrs, size_t nr);
-/* The group's tracks under @parent, named "@prefix NAME" (NULL: "NAME"). */
-void pfw_group_tracks(struct schedstat_perfetto *p, struct pfw_group *g,
-		      const struct pfw_group_kind *k, uint64_t parent,
-		      const char *prefix);
+/*
+ * Where a group's tracks go, made at its first event: under @task's
+ * signals track, or under @parent; named "@prefix NAME" (NULL: "NAME").
+ */
+struct pfw_where {
+	struct pfw_task *task;
+	uint64_t parent;
+	const char *prefix;
+};
 /* Writes @row's values of @k at @ts if any changed. */
 int pfw_group_sample(struct schedstat_perfetto *p, struct pfw_group *g,
 		     const struct pfw_group_kind *k, const void *row,
-		     uint32_t avail, uint64_t ts);
+		     uint32_t avail, uint64_t ts, const struct pfw_where *where);
 int pfw_samples_counters(struct schedstat_perfetto *p,
 			 const struct schedstat_snapshot *snap);
 

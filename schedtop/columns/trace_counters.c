@@ -18,39 +18,45 @@ static const struct trace_pick {
 	const char *table, *column;
 	unsigned char group;
 	const char *unit;	/* also what counters share a y axis by */
+	/*
+	 * A task's activity, not a signal of the scheduler's: --atrace writes
+	 * it, convert --perfetto with --task-stats only (a capture has every
+	 * switch; these double a trace of 500 tasks).
+	 */
+	bool stats;
 } trace_picks[] = {
-	{ "task", "util_avg", 1, "capacity" },
-	{ "task", "runnable_avg", 1, "capacity" },
-	{ "task", "util_est", 1, "capacity" },
-	{ "task", "load_avg", 1, "load" },
-	{ "task", "cpu_pct", 2, "%" },
-	{ "task", "wait_ns", 2, "ns" },
-	{ "task", "cpu", 2, "cpu" },
-	{ "task", "misfit", 2, "flag" },
-	{ "cpu", "util_avg", 1, "capacity" },
-	{ "cpu", "runnable_avg", 1, "capacity" },
-	{ "cpu", "util_est", 1, "capacity" },
-	{ "cpu", "blocked_util", 1, "capacity" },
-	{ "cpu", "capacity_cfs", 1, "capacity" },
-	{ "cpu", "load_avg", 1, "load" },
-	{ "cpu", "nr_running", 1, "tasks" },
-	{ "cpu", "freq_khz", 1, "kHz" },
-	{ "cpu", "online", 1, "flag" },
-	{ "cpu", "rt_util", 2, "capacity" },
-	{ "cpu", "dl_util", 2, "capacity" },
-	{ "cpu", "irq_util", 2, "capacity" },
-	{ "cpu", "hw_pressure", 2, "capacity" },
-	{ "cpu", "capacity", 2, "capacity" },
-	{ "cluster", "util_pct", 1, "%" },
-	{ "cluster", "busy_pct", 1, "%" },
-	{ "cluster", "nr_running", 1, "tasks" },
-	{ "cluster", "misfit_tasks", 1, "tasks" },
-	{ "cluster", "freq_khz", 1, "kHz" },
-	{ "cluster", "nr_online", 1, "cpus" },
-	{ "cluster", "capacity", 1, "capacity" },
-	{ "cluster", "power_mw", 2, "mW" },
-	{ "cluster", "eas_power_mw", 2, "mW" },
-	{ "cluster", "energy_uj", 2, "uJ" },
+	{ "task", "util_avg", 1, "capacity", false },
+	{ "task", "runnable_avg", 1, "capacity", false },
+	{ "task", "util_est", 1, "capacity", false },
+	{ "task", "load_avg", 1, "load", false },
+	{ "task", "cpu_pct", 2, "%", true },
+	{ "task", "wait_ns", 2, "ns", true },
+	{ "task", "cpu", 2, "cpu", true },
+	{ "task", "misfit", 2, "flag", true },
+	{ "cpu", "util_avg", 1, "capacity", false },
+	{ "cpu", "runnable_avg", 1, "capacity", false },
+	{ "cpu", "util_est", 1, "capacity", false },
+	{ "cpu", "blocked_util", 1, "capacity", false },
+	{ "cpu", "capacity_cfs", 1, "capacity", false },
+	{ "cpu", "load_avg", 1, "load", false },
+	{ "cpu", "nr_running", 1, "tasks", false },
+	{ "cpu", "freq_khz", 1, "kHz", false },
+	{ "cpu", "online", 1, "flag", false },
+	{ "cpu", "rt_util", 2, "capacity", false },
+	{ "cpu", "dl_util", 2, "capacity", false },
+	{ "cpu", "irq_util", 2, "capacity", false },
+	{ "cpu", "hw_pressure", 2, "capacity", false },
+	{ "cpu", "capacity", 2, "capacity", false },
+	{ "cluster", "util_pct", 1, "%", false },
+	{ "cluster", "busy_pct", 1, "%", false },
+	{ "cluster", "nr_running", 1, "tasks", false },
+	{ "cluster", "misfit_tasks", 1, "tasks", false },
+	{ "cluster", "freq_khz", 1, "kHz", false },
+	{ "cluster", "nr_online", 1, "cpus", false },
+	{ "cluster", "capacity", 1, "capacity", false },
+	{ "cluster", "power_mw", 2, "mW", false },
+	{ "cluster", "eas_power_mw", 2, "mW", false },
+	{ "cluster", "energy_uj", 2, "uJ", false },
 };
 
 static int field_type(enum column_type t, enum schedstat_field_type *out)
@@ -78,24 +84,29 @@ static int field_type(enum column_type t, enum schedstat_field_type *out)
 	}
 }
 
-int trace_counters(struct schedstat_trace_counter **out, size_t *nr)
+int trace_counters(struct schedstat_trace_counter **out, size_t *nr, bool stats)
 {
 	struct schedstat_trace_counter *c = calloc(ARRAY_SIZE(trace_picks), sizeof(*c));
+	size_t n = 0;
 
 	*out = NULL;
 	*nr = 0;
 	if (!c)
 		return -ENOMEM;
-	for (size_t i = 0; i < ARRAY_SIZE(trace_picks); i++) {
-		const struct trace_pick *tp = &trace_picks[i];
+	for (size_t k = 0; k < ARRAY_SIZE(trace_picks); k++) {
+		const struct trace_pick *tp = &trace_picks[k];
 		const struct column_table *t = column_table_find(tp->table);
 		const struct column *col = t ? column_find(t, tp->column) : NULL;
+		size_t i = n;
 
+		if (tp->stats && !stats)
+			continue;
 		/* A column renamed without this table: a bug, caught by test_cli. */
 		if (!col || field_type(col->type, &c[i].type)) {
 			free(c);
 			return -ENOENT;
 		}
+		n++;
 		c[i].row = t == &task_table ? SCHEDSTAT_ROW_TASK :
 			   t == &cpu_table ? SCHEDSTAT_ROW_CPU : SCHEDSTAT_ROW_CLUSTER;
 		c[i].name = col->name;
@@ -105,7 +116,7 @@ int trace_counters(struct schedstat_trace_counter **out, size_t *nr)
 		c[i].unit = tp->unit;
 	}
 	*out = c;
-	*nr = ARRAY_SIZE(trace_picks);
+	*nr = n;
 	return 0;
 }
 

@@ -7,8 +7,13 @@
 
 #include "schedstat.h"
 
-/* Every traced counter, task then CPU then cluster ones (free the array). */
-int trace_counters(struct schedstat_trace_counter **out, size_t *nr);
+#include <stdbool.h>
+
+/*
+ * Every traced counter, task then CPU then cluster ones (free the array);
+ * with @stats, also the tasks' activity (cpu_pct, wait_ns, cpu, misfit).
+ */
+int trace_counters(struct schedstat_trace_counter **out, size_t *nr, bool stats);
 /* The counter's column description. */
 const char *trace_counter_desc(const struct schedstat_trace_counter *c);
 

@@ -65,7 +65,8 @@ static int until(struct merge *m, uint64_t ts)
 	return err;
 }
 
-int convert_perfetto(struct schedstat_recording *rec, int fd, const char *path)
+int convert_perfetto(struct schedstat_recording *rec, int fd, const char *path,
+		     bool task_stats)
 {
 	struct schedstat_recording_info info;
 	struct schedstat_perfetto_opts opts = { .sz = sizeof(opts) };
@@ -77,7 +78,7 @@ int convert_perfetto(struct schedstat_recording *rec, int fd, const char *path)
 	int err;
 
 	schedstat_recording_info(rec, &info);
-	err = trace_counters(&ctrs, &opts.nr_counters);
+	err = trace_counters(&ctrs, &opts.nr_counters, task_stats);
 	if (err)
 		goto cleanup;
 	opts.counters = ctrs;

@@ -2,6 +2,8 @@
 #ifndef SCHEDTOP_CONVERT_PERFETTO_H
 #define SCHEDTOP_CONVERT_PERFETTO_H
 
+#include <stdbool.h>
+
 #include "schedstat.h"
 
 /*
@@ -9,6 +11,7 @@
  * messages): EXIT_OK, or EXIT_FAIL after saying what failed or what damage
  * was skipped.
  */
-int convert_perfetto(struct schedstat_recording *rec, int fd, const char *path);
+int convert_perfetto(struct schedstat_recording *rec, int fd, const char *path,
+		     bool task_stats);
 
 #endif /* SCHEDTOP_CONVERT_PERFETTO_H */

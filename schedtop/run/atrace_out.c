@@ -33,7 +33,7 @@ int atrace_out_open(struct atrace_out *o, const struct cli_pelt_args *sel)
 	if (!sel->atrace)
 		return 0;
 	o->sel = sel;
-	err = trace_counters(&o->counters, &opts.nr_counters);
+	err = trace_counters(&o->counters, &opts.nr_counters, true);
 	opts.counters = o->counters;
 	if (!err)
 		err = schedstat_atrace_open(&o->a, &opts);

@@ -110,6 +110,7 @@ class Trace:
         self.snapshots = []
         self.referenced = set()
         last_ts = {}
+        seq_clock = {}              # seq -> its incremental clock's last value
         for p in self.packets:
             seq = one(p, "trusted_packet_sequence_id")
             check(seq, "a packet without a sequence: %s" % p)
@@ -124,19 +125,34 @@ class Trace:
                 if parent:
                     self.referenced.add(parent)
             if "clock_snapshot" in p:
-                self.snapshots.append(p["clock_snapshot"][0])
+                cs = p["clock_snapshot"][0]
+                clocks = {one(c, "clock_id"): c for c in cs.get("clocks", [])}
+                if 64 in clocks:
+                    # A sequence's own clock: CLOCK_MONOTONIC in deltas.
+                    check(one(clocks[64], "is_incremental") and 3 in clocks and
+                          one(clocks[64], "timestamp") == one(clocks[3], "timestamp"),
+                          "sequence %d's clock is not MONOTONIC counted in deltas: %s"
+                          % (seq, cs))
+                    seq_clock[seq] = one(clocks[64], "timestamp")
+                else:
+                    self.snapshots.append(cs)
             if "trace_packet_defaults" in p:
                 self.defaults[seq] = p["trace_packet_defaults"][0]
             if "track_event" not in p:
                 continue
             ts = one(p, "timestamp")
             check(ts is not None, "an event without a timestamp")
+            clock = one(self.defaults.get(seq, {}), "timestamp_clock_id")
+            if clock == 64:
+                check(seq in seq_clock, "sequence %d counts on a clock it never set" % seq)
+                seq_clock[seq] += ts
+                ts = seq_clock[seq]
+            else:
+                check(clock == 3, "sequence %d's events are on clock %s, not "
+                      "CLOCK_MONOTONIC" % (seq, clock))
             check(ts >= last_ts.get(seq, 0), "sequence %d goes back in time: "
                   "%d after %d" % (seq, ts, last_ts.get(seq, 0)))
             last_ts[seq] = ts
-            clock = one(one(self.defaults.get(seq, {}), "timestamp_clock_id", {}) and
-                        self.defaults[seq], "timestamp_clock_id")
-            check(clock == 3, "sequence %d's events are not on CLOCK_MONOTONIC" % seq)
             self._event(p["track_event"][0], seq, ts)
 
     def _event(self, te, seq, ts):

@@ -29,9 +29,9 @@ def ok(r, what):
     return r
 
 
-def export(rec, name=None):
+def export(rec, name=None, *opts):
     out = path((name or os.path.basename(rec)) + ".perfetto-trace")
-    r = schedtop("convert", rec, "--perfetto", "-o", out)
+    r = schedtop("convert", rec, "--perfetto", *opts, "-o", out)
     return r, out
 
 
@@ -57,10 +57,10 @@ def as_csv(v, text):
     return str(int(v))
 
 
-def counters_equal_csv(rec, minimum):
+def counters_equal_csv(rec, minimum, *opts):
     """Every counter track's value at every sample of csv --from, for every
     non-empty cell of the columns traced; returns the Trace."""
-    r, out = export(rec)
+    r, out = export(rec, os.path.basename(rec) + "".join(opts), *opts)
     ok(r, "convert --perfetto " + rec)
     tr = Trace(out)
     unused = [tr.name(u) for u in tr.tracks
@@ -124,8 +124,11 @@ def defaults_uuids(tr):
 
 @test
 def counters_equal_csv_from_sample_by_sample():
-    for name, minimum in (("two-samples.rec", 1000), ("cpuhp.rec", 5000)):
-        counters_equal_csv(os.path.join(CORPUS, name), minimum)
+    for name, minimum, opts in (("two-samples.rec", 900, ()),
+                                ("cpuhp.rec", 5000, ("--task-stats",))):
+        tr = counters_equal_csv(os.path.join(CORPUS, name), minimum, *opts)
+        stats = {tr.name(u) for u in tr.tracks if tr.name(u) in ("cpu_pct", "wait_ns")}
+        check(bool(stats) == bool(opts), "task stats %s with options %s" % (stats, opts))
 
 
 @test
