@@ -91,7 +91,8 @@ int convert_perfetto(struct schedstat_recording *rec, int fd, const char *path,
 			"its clock (CLOCK_MONOTONIC) stood against CLOCK_BOOTTIME "
 			"(format 1.2 or older, or made from a trace file): the trace "
 			"keeps its own time and cannot be lined up with a Perfetto "
-			"capture of the same moments\n", path);
+			"capture of the same moments (at best by the wall-clock time "
+			"of its start)\n", path);
 	if (meta_u64(rec, "start_monotonic_ns", &mono) &&
 	    meta_u64(rec, "start_realtime_ns", &real)) {
 		opts.have_realtime = true;
