@@ -21,6 +21,7 @@
 
 #include "atrace.h"
 #include "schedstat-local.h"
+#include "trace_counter.h"
 
 #define LINE_MAX_OURS	160
 /* Segments per writev(): the kernel's UIO_MAXIOV. */
@@ -135,14 +136,7 @@ static int add(struct schedstat_atrace *a, int32_t pid, const char *subject,
 		v = strtoll(text, NULL, 10);
 		snprintf(signal, sizeof(signal), "%s" ATRACE_X100_SUFFIX, c->name);
 	} else {
-		v = (int64_t)d;
-		/* 64-bit counters exactly, not through a double. */
-		if (c->type == SCHEDSTAT_FIELD_U64) {
-			uint64_t x;
-
-			memcpy(&x, (const char *)row + c->offset, sizeof(x));
-			v = x > INT64_MAX ? INT64_MAX : (int64_t)x;
-		}
+		v = trace_counter_int(c, row);
 		snprintf(signal, sizeof(signal), "%s", c->name);
 	}
 	if (tid >= 0)

@@ -14,78 +14,7 @@
 #include "perfetto_proto.h"
 #include "perfetto_writer.h"
 #include "schedstat-local.h"
-
-bool schedstat_trace_counter_value(const struct schedstat_trace_counter *c,
-				   const void *row, uint32_t avail, double *v)
-{
-	const char *p = (const char *)row + c->offset;
-
-	if (c->avail && !(avail & c->avail))
-		return false;
-	switch (c->type) {
-	case SCHEDSTAT_FIELD_BOOL:
-		*v = *(const bool *)p;
-		return true;
-	case SCHEDSTAT_FIELD_S32: {
-		int32_t x;
-
-		memcpy(&x, p, sizeof(x));
-		/* An optional signed value is negative when not known. */
-		if (c->avail && x < 0)
-			return false;
-		*v = x;
-		return true;
-	}
-	case SCHEDSTAT_FIELD_U32: {
-		uint32_t x;
-
-		memcpy(&x, p, sizeof(x));
-		*v = x;
-		return true;
-	}
-	case SCHEDSTAT_FIELD_U64: {
-		uint64_t x;
-
-		memcpy(&x, p, sizeof(x));
-		*v = (double)x;
-		return true;
-	}
-	case SCHEDSTAT_FIELD_F64:
-		memcpy(v, p, sizeof(*v));
-		return isfinite(*v);
-	default:
-		return false;
-	}
-}
-
-/* The integer a counter of an integer type holds (exact: not via double). */
-static int64_t int_value(const struct schedstat_trace_counter *c, const void *row)
-{
-	const char *p = (const char *)row + c->offset;
-
-	switch (c->type) {
-	case SCHEDSTAT_FIELD_BOOL:
-		return *(const bool *)p;
-	case SCHEDSTAT_FIELD_S32: {
-		int32_t x;
-
-		memcpy(&x, p, sizeof(x));
-		return x;
-	}
-	case SCHEDSTAT_FIELD_U32: {
-		uint32_t x;
-
-		memcpy(&x, p, sizeof(x));
-		return x;
-	}
-	default: {
-		uint64_t x;
-
-		memcpy(&x, p, sizeof(x));
-		return x > INT64_MAX ? INT64_MAX : (int64_t)x;
-	}
-	}
-}
+#include "trace_counter.h"
 
 static bool is_double(const struct schedstat_trace_counter *c)
 {
@@ -180,7 +109,7 @@ static void put_value(struct proto_buf *b, const struct schedstat_trace_counter 
 				 PF_TE_EXTRA_DOUBLE_VALUES, v);
 	else
 		proto_put_int(b, main ? PF_TE_COUNTER_VALUE : PF_TE_EXTRA_COUNTER_VALUES,
-			      int_value(c, row));
+			      trace_counter_int(c, row));
 }
 
 /*
