@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -227,4 +228,66 @@ int atrace_name_split(const char *name, size_t len, struct atrace_name *out)
 	    parse_int(name + 3, out->subject_len - 3, false, &v) && v < 1 << 20)
 		out->cpu = (int)v;
 	return 0;
+}
+
+/* Every field of the three rows by name, from their schemas. */
+struct named_field {
+	const char *name;
+	enum schedstat_field_type type;
+	size_t offset;
+};
+
+#define NF(st, name, member, type) \
+	{ #name, SCHEDSTAT_FIELD_##type, offsetof(st, member) },
+#define NF_TASK(n, m, t)	NF(struct schedstat_task, n, m, t)
+#define NF_CPU(n, m, t)		NF(struct schedstat_cpu, n, m, t)
+#define NF_CLUSTER(n, m, t)	NF(struct schedstat_cluster, n, m, t)
+
+static const struct named_field task_fields[] = {
+	SCHEDSTAT_TASK_FIELDS(NF_TASK, NF_TASK) {}
+};
+static const struct named_field cpu_fields[] = {
+	SCHEDSTAT_CPU_FIELDS(NF_CPU, NF_CPU) {}
+};
+static const struct named_field cluster_fields[] = {
+	SCHEDSTAT_CLUSTER_FIELDS(NF_CLUSTER, NF_CLUSTER) {}
+};
+
+int atrace_counter_read(const struct atrace_point *pt, struct atrace_counter *out)
+{
+	const struct named_field *f;
+	struct atrace_name n;
+
+	memset(out, 0, sizeof(*out));
+	if (pt->phase != 'C' || atrace_name_split(pt->name, pt->name_len, &n))
+		return -EINVAL;
+	out->tgid = pt->pid;
+	out->tid = n.tid;
+	out->cpu = n.cpu;
+	if (n.tid >= 0) {
+		out->row = SCHEDSTAT_ROW_TASK;
+		f = task_fields;
+	} else if (n.cpu >= 0) {
+		out->row = SCHEDSTAT_ROW_CPU;
+		f = cpu_fields;
+	} else {
+		if (n.subject_len >= sizeof(out->cluster))
+			return -EINVAL;
+		memcpy(out->cluster, n.subject, n.subject_len);
+		out->row = SCHEDSTAT_ROW_CLUSTER;
+		f = cluster_fields;
+	}
+	for (; f->name; f++) {
+		if (strlen(f->name) != n.signal_len ||
+		    memcmp(f->name, n.signal, n.signal_len))
+			continue;
+		if (f->type == SCHEDSTAT_FIELD_STR || f->type == SCHEDSTAT_FIELD_CHAR ||
+		    n.x100 != (f->type == SCHEDSTAT_FIELD_F64))
+			return -EINVAL;
+		out->type = f->type;
+		out->offset = f->offset;
+		out->value = n.x100 ? pt->value / 100.0 : (double)pt->value;
+		return 0;
+	}
+	return -EINVAL;
 }

@@ -27,6 +27,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "schedstat.h"
+
 /* The kernel cuts a trace_marker write here; no line of ours comes close. */
 #define ATRACE_LINE_MAX		1024
 /* What a double counter is multiplied by, and the suffix its name gets. */
@@ -94,5 +96,29 @@ struct atrace_name {
  * -EINVAL if it has no space or an empty part.
  */
 int atrace_name_split(const char *name, size_t len, struct atrace_name *out);
+
+/*
+ * One of schedtop's counter lines read back into a row's field: what a trace
+ * reader needs to show a captured --atrace value as the value, not an
+ * estimate. The field is the row schema's of the signal's name (stored or
+ * derived; SCHEDSTAT_TASK_FIELDS and the others).
+ */
+struct atrace_counter {
+	enum schedstat_row_kind row;
+	int64_t tid;		/* a task's (pid): row TASK */
+	int64_t tgid;		/* the line's PID: the task's process */
+	int cpu;		/* row CPU */
+	char cluster[SCHEDSTAT_NAME_LEN];	/* row CLUSTER: its name */
+	enum schedstat_field_type type;
+	size_t offset;		/* of the field in the row struct */
+	double value;		/* the line's, divided by 100 for SIGNAL_x100 */
+};
+
+/*
+ * -EINVAL unless @pt is a counter whose name is schedtop's ("COMM TID
+ * SIGNAL", "cpuN SIGNAL", "CLUSTER SIGNAL") and SIGNAL names a numeric
+ * field of that row.
+ */
+int atrace_counter_read(const struct atrace_point *pt, struct atrace_counter *out);
 
 #endif /* SCHEDSTAT_ATRACE_H */

@@ -165,6 +165,42 @@ static void schedtop_names(void **state)
 	assert_int_equal(-EINVAL, atrace_name_split("trailing ", 9, &n));
 }
 
+/* What a reader gets back: the row, the schema's field, the value. */
+static void read_back_into_fields(void **state)
+{
+	struct atrace_counter c;
+	struct atrace_point p;
+
+	assert_int_equal(0, parse_str("C|100|x?1?y 104 util_avg|517\n", &p));
+	assert_int_equal(0, atrace_counter_read(&p, &c));
+	assert_int_equal(SCHEDSTAT_ROW_TASK, c.row);
+	assert_int_equal(104, c.tid);
+	assert_int_equal(100, c.tgid);
+	assert_int_equal(offsetof(struct schedstat_task, util_avg), c.offset);
+	assert_int_equal(SCHEDSTAT_FIELD_U32, c.type);
+	assert_true(c.value == 517);
+	assert_int_equal(0, parse_str("C|9|cpu3 blocked_util|12", &p));
+	assert_int_equal(0, atrace_counter_read(&p, &c));
+	assert_int_equal(SCHEDSTAT_ROW_CPU, c.row);
+	assert_int_equal(3, c.cpu);
+	assert_int_equal(offsetof(struct schedstat_cpu, blocked_util), c.offset);
+	assert_int_equal(0, parse_str("C|9|big util_pct_x100|-4213", &p));
+	assert_int_equal(0, atrace_counter_read(&p, &c));
+	assert_int_equal(SCHEDSTAT_ROW_CLUSTER, c.row);
+	assert_string_equal("big", c.cluster);
+	assert_int_equal(offsetof(struct schedstat_cluster, util_pct), c.offset);
+	assert_true(c.value == -42.13);
+	/* A fraction without its scale, a string field, an unknown signal. */
+	assert_int_equal(0, parse_str("C|9|big util_pct|42", &p));
+	assert_int_equal(-EINVAL, atrace_counter_read(&p, &c));
+	assert_int_equal(0, parse_str("C|9|big cpus|42", &p));
+	assert_int_equal(-EINVAL, atrace_counter_read(&p, &c));
+	assert_int_equal(0, parse_str("C|9|wq:monitor|0", &p));
+	assert_int_equal(-EINVAL, atrace_counter_read(&p, &c));
+	assert_int_equal(0, parse_str("B|9|cpu3 util_avg", &p));
+	assert_int_equal(-EINVAL, atrace_counter_read(&p, &c));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -172,6 +208,7 @@ int main(void)
 		cmocka_unit_test(forged_lines_stay_one_counter),
 		cmocka_unit_test(other_writers_lines),
 		cmocka_unit_test(schedtop_names),
+		cmocka_unit_test(read_back_into_fields),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
