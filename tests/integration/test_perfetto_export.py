@@ -298,9 +298,10 @@ def boot_ns():
 
 
 def mover(seconds):
-    """A thread that hops between cpu0 and cpu1 every 50 ms, running 5 ms
-    each time; its tid."""
+    """A thread that sleeps a second, then hops between cpu0 and cpu1 every
+    50 ms, running 5 ms each time; its tid."""
     code = ("import os,time\n"
+            "time.sleep(1)\n"
             "end=time.monotonic()+%f\n"
             "i=0\n"
             "while time.monotonic()<end:\n"
@@ -323,7 +324,7 @@ def export_lines_up_with_a_boot_clock_capture():
     with TraceInstance("pftrace", ["sched/sched_migrate_task",
                                    "sched/sched_switch"]) as inst:
         inst.write("trace_clock", "boot")
-        p = mover(3.5)
+        p = mover(2.5)
         try:
             time.sleep(0.3)
             ok(schedtop("record", "-q", "-o", rec, "-i", "100", "-d", "2.5",
@@ -363,23 +364,33 @@ def export_lines_up_with_a_boot_clock_capture():
               (ts, a["from_cpu"], a["to_cpu"], best))
         matched += 1
     print("# %d moves lined up within 50 us (offset %.6f s)" % (matched, offset / 1e9))
-    # The run: the task's cpu_pct turns positive in the sample whose interval
-    # holds its first switch-in.
-    sw = re.compile(r"\s(\d+)\.(\d{6}): sched_switch: .*next_pid=%d " % p.pid)
-    first_in = min(int(m.group(1)) * 10**9 + int(m.group(2)) * 1000
-                   for m in map(sw.search, lines) if m)
+    # The run: the first sample whose interval saw the task run after its
+    # second of sleep holds the kernel's first switch-in of it after the
+    # sample before, on the boot clock.
+    r, out = export(rec, "fresh-stats", "--task-stats")
+    ok(r, "convert --task-stats")
+    tr = Trace(out)
     u = next(u for u in tr.tracks if tr.name(u) == "cpu_pct" and
              tr.thread_of(tr.parent(u)) and tr.thread_of(tr.parent(u))[0] == p.pid)
-    samples = sorted({ts for seq in tr.counters.values() for ts, _ in seq
-                      if ts >= clocks[3]})
-    pct = tr.counters[u]
-    first = next(ts for ts, v in pct if v > 0)
-    prev = max([s for s in samples if s < first], default=None)
-    if prev is None or first_in > first + offset:
-        raise Inconclusive("the task ran before the recording's first sample")
-    check(prev + offset < first_in + 1000000 or first_in < prev + offset,
-          "first run seen in the sample at boot %d, first switch-in %d" %
-          (first + offset, first_in))
+    times = sorted(int(row["ts_ns"]) for row in csv_from(rec, "task")
+                   if int(row["pid"]) == p.pid)
+    pct = [(ts, held(tr.counters[u], ts)) for ts in times]
+    k = next((i for i in range(1, len(pct)) if pct[i][1] > 0 and pct[i - 1][1] == 0),
+             None)
+    if k is None:
+        raise Inconclusive("the task never went from idle to running between samples")
+    sw = re.compile(r"\s(\d+)\.(\d{6}): sched_switch: .*next_pid=%d " % p.pid)
+    ins = sorted(int(m.group(1)) * 10**9 + int(m.group(2)) * 1000
+                 for m in map(sw.search, lines) if m)
+    first_in = next(t for t in ins if t > pct[k - 1][0] + offset)
+    check(first_in <= pct[k][0] + offset,
+          "the export has the task start running in (%d, %d] (boot), the kernel "
+          "switched it in first at %d" % (pct[k - 1][0] + offset, pct[k][0] + offset,
+                                          first_in))
+    print("# its first run after sleeping: in sample %d's interval in both, "
+          "%.3f ms before the sample" % (k, (pct[k][0] + offset - first_in) / 1e6))
+
+
 if __name__ == "__main__":
     try:
         run()
