@@ -9,12 +9,13 @@
    alike, so that the memory of the two lengths can be compared (streamed:
    the same).
 2. --atrace: csv -t cpu at 100 ms for 30 s with and without --atrace (the
-   default selection: every CPU and cluster), side by side, three rounds;
+   default selection: every CPU and cluster), side by side, five rounds;
    the CPU time of each, the difference per sample and per counter line.
 
 Prints a Markdown section; root only (records and loads BPF).
 """
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -27,18 +28,20 @@ from record import cpu_s, nr_tasks, workers  # noqa: E402
 BIN = os.path.join(TOP, "build", "schedtop")
 TARGET_TASKS = 500
 ATRACE_S = 30
+ROUNDS = 5
 
 
 def run(args):
-    """(wall s, rusage) of schedtop @args run to its end."""
+    """(wall s, peak RSS KB) of schedtop @args run to its end. The peak is
+    GNU time's (%M): a child of this Python would count Python's own pages,
+    copied at fork, as its peak."""
     t = time.monotonic()
-    p = subprocess.Popen([BIN, *args], stdout=subprocess.DEVNULL,
-                         stderr=subprocess.PIPE)
-    _, status, ru = os.wait4(p.pid, 0)
+    p = subprocess.run(["/usr/bin/time", "-f", "%M", BIN, *args],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     wall = time.monotonic() - t
-    if status:
-        sys.exit("bench: %s failed: %s" % (" ".join(args), p.stderr.read()[-300:]))
-    return wall, ru
+    if p.returncode:
+        sys.exit("bench: %s failed: %s" % (" ".join(args), p.stderr[-300:]))
+    return wall, int(p.stderr.decode().split()[-1])
 
 
 def record(path, seconds):
@@ -48,9 +51,9 @@ def record(path, seconds):
 def export(rec, fmt, out):
     best, rss = None, 0
     for _ in range(3):
-        wall, ru = run(["convert", rec, "--" + fmt, "-o", out])
+        wall, peak = run(["convert", rec, "--" + fmt, "-o", out])
         best = wall if best is None else min(best, wall)
-        rss = max(rss, ru.ru_maxrss)
+        rss = max(rss, peak)
     return best, os.path.getsize(out), rss
 
 
@@ -82,15 +85,16 @@ def convert_bench(tmp):
     ps = rows[("6 s", "perfetto")]
     print("\nNative / JSON: %.2f of the size, %.2f of the time. Peak RSS of "
           "the 60 s export / the 6 s one: %.2f (streamed by sample: memory "
-          "follows the tasks alive, not the length). Targets: at most 2 s, "
-          "at most 1/3 of the JSON's size." % (p[1] / j[1], p[0] / j[0], p[2] / ps[2]))
+          "follows the tasks alive, not the length; the RSS includes the "
+          "recording's pages, mapped as read). Targets: at most 2 s, at most "
+          "1/3 of the JSON's size." % (p[1] / j[1], p[0] / j[0], p[2] / ps[2]))
     for f in (long_rec, short_rec):
         os.unlink(f)
 
 
 def atrace_bench():
     rounds = []
-    for _ in range(3):
+    for _ in range(ROUNDS):
         procs = {
             "plain": subprocess.Popen([BIN, "csv", "-t", "cpu", "-i", "100", "-d",
                                        str(ATRACE_S)], stdout=subprocess.DEVNULL),
@@ -111,8 +115,8 @@ def atrace_bench():
     print("\n### --atrace (bench/perfetto.py)\n")
     print("`csv -t cpu -i 100` for %d s (%d samples) with and without "
           "`--atrace` (every CPU's and cluster's counters, %d lines a sample), "
-          "run side by side, three rounds; CPU time of each:\n" %
-          (ATRACE_S, samples, lines))
+          "run side by side, %d rounds; CPU time of each:\n" %
+          (ATRACE_S, samples, lines, ROUNDS))
     print("| round | without | with --atrace | ratio | extra per sample | per line |")
     print("|---|---|---|---|---|---|")
     for i, u in enumerate(rounds, 1):
@@ -120,7 +124,7 @@ def atrace_bench():
         print("| %d | %.3f s | %.3f s | %.3f | %.1f us | %.2f us |" %
               (i, u["plain"], u["atrace"], u["atrace"] / u["plain"],
                1e6 * extra / samples, 1e6 * extra / samples / lines))
-    ratio = sorted(u["atrace"] / u["plain"] for u in rounds)[1]
+    ratio = sorted(u["atrace"] / u["plain"] for u in rounds)[ROUNDS // 2]
     print("\nMedian ratio %.3f: target at most 1.02." % ratio)
 
 
@@ -148,7 +152,7 @@ def main():
         if "--convert-only" not in sys.argv:
             atrace_bench()
     finally:
-        os.rmdir(tmp)
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 if __name__ == "__main__":
