@@ -1317,7 +1317,8 @@ struct schedstat_atrace_opts {
  * "C|PID|NAME|VALUE" lines in trace_marker, one print event each, which a
  * Perfetto, systrace or trace-cmd capture running meanwhile shows as counter
  * tracks at the kernel's own time. -ENOENT when there is no trace_marker
- * (no tracefs), -EACCES/-EPERM when it cannot be written.
+ * (no tracefs), -EACCES/-EPERM when it cannot be written; *@out is then a
+ * handle good for schedstat_atrace_path() (the file tried) and close only.
  */
 int schedstat_atrace_open(struct schedstat_atrace **out,
 			  const struct schedstat_atrace_opts *opts);
