@@ -240,8 +240,8 @@ FUZZ_LIB_SRCS := $(filter $(addprefix %/,record_codec.c record_reader.c \
 	record_bytes.c record_rows.c record_topology.c record_regroup.c \
 	record_reader_chunks.c record_reader_samples.c record_reader_pelt.c \
 	model_derived.c model_migrations.c \
-	record_pelt.c record_cpuhp.c cpuhp_names.c cpuhp_split.c pelt_entity.c \
-	energy_model.c energy_estimate.c \
+	record_pelt.c record_cpuhp.c record_clock.c cpuhp_names.c cpuhp_split.c \
+	pelt_entity.c energy_model.c energy_estimate.c \
 	topology.c spec.c cpu_sysfs.c detect.c cluster_names.c cpulist.c sysfs.c \
 	snapshot.c util.c errors.c comm.c),$(LIB_SRCS))
 FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \

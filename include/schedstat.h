@@ -1212,6 +1212,20 @@ int schedstat_recorder_add_pelt(struct schedstat_recorder *r,
 				const struct schedstat_pelt_update *u);
 void schedstat_recorder_pelt_dropped(struct schedstat_recorder *r,
 				     uint64_t dropped);
+/* CLOCK_MONOTONIC and CLOCK_BOOTTIME read at one instant. */
+struct schedstat_clock_pair {
+	uint64_t monotonic_ns;
+	uint64_t boottime_ns;
+};
+/*
+ * Where CLOCK_MONOTONIC (every timestamp here) stands against
+ * CLOCK_BOOTTIME (Perfetto's and ftrace's "boot" clock), read together by
+ * the caller: at the start and at each sample, say. Kept (format 1.4) when
+ * the distance moved, i.e. the machine slept; see
+ * schedstat_recording_clocks().
+ */
+int schedstat_recorder_add_clock(struct schedstat_recorder *r,
+				 const struct schedstat_clock_pair *pair);
 /* Writes what is buffered, the index and the end marker; frees @r. */
 int schedstat_recorder_close(struct schedstat_recorder *r);
 
@@ -1223,7 +1237,7 @@ struct schedstat_recording;
  * added is skipped: say so.
  */
 #define SCHEDSTAT_RECORDING_VERSION_MAJOR	1
-#define SCHEDSTAT_RECORDING_VERSION_MINOR	3
+#define SCHEDSTAT_RECORDING_VERSION_MINOR	4
 
 struct schedstat_recording_info {
 	unsigned int version_major, version_minor;
@@ -1318,6 +1332,16 @@ int schedstat_recording_pelt_next(struct schedstat_recording *rec,
 void schedstat_recording_pelt_rewind(struct schedstat_recording *rec);
 /* Updates the recorder lost, as of the last PELT chunk read so far. */
 uint64_t schedstat_recording_pelt_dropped(const struct schedstat_recording *rec);
+/*
+ * schedstat_recording_clocks - where the recorder's clock stood against
+ * CLOCK_BOOTTIME (format 1.4)
+ * @pairs: set to the pairs kept, in time order, owned by @rec
+ *
+ * 0 (*@nr at least 1), -ENODATA when the file kept none (an older format, a
+ * trace file's recording), -ENOMEM. Damaged CLOCK chunks are skipped.
+ */
+int schedstat_recording_clocks(struct schedstat_recording *rec,
+			       const struct schedstat_clock_pair **pairs, size_t *nr);
 
 /* ------------------------------------------------------------------ */
 /* Taking a CPU out of service and back, timed (docs/hotplug.md)      */
@@ -1438,6 +1462,127 @@ int schedstat_recording_hotplug(struct schedstat_recording *rec,
 				size_t *nr, size_t *damaged);
 void schedstat_recording_hotplug_free(struct schedstat_recorded_hotplug *ops,
 				      size_t nr);
+
+/* ------------------------------------------------------------------ */
+/* Exports: Perfetto's native trace, atrace counters (docs/perfetto.md) */
+
+enum schedstat_row_kind {
+	SCHEDSTAT_ROW_TASK = 1,		/* struct schedstat_task */
+	SCHEDSTAT_ROW_CPU,		/* struct schedstat_cpu */
+	SCHEDSTAT_ROW_CLUSTER,		/* struct schedstat_cluster */
+};
+
+/*
+ * One signal of a row that becomes a counter track in a trace: a field of
+ * the row struct, named as its CSV column. The front end lists them (from
+ * its column tables); the exports write what the CSV would.
+ */
+struct schedstat_trace_counter {
+	enum schedstat_row_kind row;
+	const char *name;		/* the CSV column's name */
+	enum schedstat_field_type type;	/* BOOL, S32, U32, U64 or F64 */
+	size_t offset;			/* of the field in the row struct */
+	uint32_t avail;			/* SCHEDSTAT_AVAIL_* it needs, 0: always */
+	/*
+	 * Counters of one row with the same group go out together in one
+	 * event (at most 9 a group): those that change together.
+	 */
+	unsigned int group;
+	const char *unit;		/* "ns", "kHz", "%", "mW", "uJ" or NULL */
+};
+
+/*
+ * The value of @c in @row as a double, or false where the CSV leaves it
+ * empty: @avail (the row's, or a task's snapshot's) lacks c->avail, an
+ * optional S32 is negative, a double is not finite.
+ */
+bool schedstat_trace_counter_value(const struct schedstat_trace_counter *c,
+				   const void *row, uint32_t avail, double *v);
+
+struct schedstat_perfetto;
+
+struct schedstat_perfetto_opts {
+	size_t sz;			/* sizeof(struct schedstat_perfetto_opts) */
+	const struct schedstat_topology *topo;
+	const struct schedstat_trace_counter *counters;
+	size_t nr_counters;
+	/*
+	 * Where CLOCK_MONOTONIC (schedtop's clock) stood against CLOCK_BOOTTIME
+	 * (Perfetto's), in time order (schedstat_recording_clocks()): the trace
+	 * then carries them as clock snapshots and opens in BOOTTIME beside a
+	 * capture of the same moments. None: its time is CLOCK_MONOTONIC's.
+	 */
+	const struct schedstat_clock_pair *clocks;
+	size_t nr_clocks;
+	/* CLOCK_REALTIME - CLOCK_MONOTONIC when known (wall-clock in the UI). */
+	bool have_realtime;
+	int64_t realtime_offset_ns;
+};
+
+/*
+ * schedstat_perfetto_open - start a native Perfetto trace on @fd
+ *
+ * Streams: every call writes its packets (buffered, at most about 256 KiB
+ * held), and memory grows with the tasks alive, not with the length.
+ * Tasks, CPUs and clusters become counter tracks named as docs/perfetto.md
+ * lists; errors of writing stick and come back from every later call.
+ */
+int schedstat_perfetto_open(struct schedstat_perfetto **out, int fd,
+			    const struct schedstat_perfetto_opts *opts);
+/* One sample and the events of its interval, in time order of samples. */
+int schedstat_perfetto_add_sample(struct schedstat_perfetto *p,
+				  const struct schedstat_snapshot *snap,
+				  const struct schedstat_event *evs, size_t nr_evs);
+/* One --pelt-trace update: counters at the update's own time. */
+int schedstat_perfetto_add_pelt(struct schedstat_perfetto *p,
+				const struct schedstat_pelt_update *u);
+struct schedstat_recorded_hotplug;
+/* One hotplug operation: a slice, its cpuhp states nested slices. */
+int schedstat_perfetto_add_hotplug(struct schedstat_perfetto *p,
+				   const struct schedstat_recorded_hotplug *h);
+/* Writes what is buffered and frees @p; 0 or the first error. */
+int schedstat_perfetto_close(struct schedstat_perfetto *p);
+
+struct schedstat_atrace;
+
+struct schedstat_atrace_opts {
+	size_t sz;			/* sizeof(struct schedstat_atrace_opts) */
+	const struct schedstat_trace_counter *counters;
+	size_t nr_counters;
+	/* The tasks whose counters are written; NULL: none (CPUs and clusters). */
+	bool (*want_task)(const struct schedstat_task *t, void *ctx);
+	void *ctx;
+	/* NULL: tracefs's trace_marker (/sys/kernel/tracing, else debugfs's). */
+	const char *marker;
+	/* The process CPU and cluster counters go under; 0: this one. */
+	int32_t pid;
+};
+
+/*
+ * schedstat_atrace_open - write samples into trace_marker as atrace counters
+ *
+ * Every sample's counters (docs/perfetto.md, "Live counters") become
+ * "C|PID|NAME|VALUE" lines in trace_marker, one print event each, which a
+ * Perfetto, systrace or trace-cmd capture running meanwhile shows as counter
+ * tracks at the kernel's own time. -ENOENT when there is no trace_marker
+ * (no tracefs), -EACCES/-EPERM when it cannot be written; *@out is then a
+ * handle good for schedstat_atrace_path() (the file tried) and close only.
+ */
+int schedstat_atrace_open(struct schedstat_atrace **out,
+			  const struct schedstat_atrace_opts *opts);
+/* The trace_marker written to. */
+const char *schedstat_atrace_path(const struct schedstat_atrace *a);
+/* One sample's counters; 0 or the write's error (the next sample tries again). */
+int schedstat_atrace_sample(struct schedstat_atrace *a,
+			    const struct schedstat_snapshot *snap);
+struct schedstat_atrace_stats {
+	/* (not "lines": <term.h> makes that a macro) */
+	uint64_t nr_samples, nr_lines, nr_bytes;
+	uint64_t nr_failed;		/* lines the kernel did not take */
+};
+void schedstat_atrace_stats(const struct schedstat_atrace *a,
+			    struct schedstat_atrace_stats *st);
+void schedstat_atrace_close(struct schedstat_atrace *a);
 
 /* ------------------------------------------------------------------ */
 /* Text helpers shared by every front end                             */

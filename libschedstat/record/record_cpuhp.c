@@ -60,39 +60,6 @@ void rec_cpuhp_out_free(struct rec_cpuhp_out *o)
 	cpuhp_names_free(&o->names);
 }
 
-/*
- * From *@off, the next whole chunk of @type (its offset in *@at, *@off past
- * it). -ENODATA at the end, -EBADMSG for a damaged chunk of that type (*@off
- * past it too): PELT's walk (record_reader_pelt.c), for CPUHP chunks.
- */
-static int next_chunk(struct schedstat_recording *r, uint64_t *off,
-		      uint16_t type, struct rec_chunk_hdr *h, uint64_t *at)
-{
-	for (;;) {
-		uint64_t o = *off;
-
-		if (o >= r->size)
-			return -ENODATA;
-		if (rec_chunk_at(r, o, h)) {
-			/* Say so for @type; others are their readers' business. */
-			bool mine = !rec_chunk_hdr_decode(r->map + o, h) &&
-				    h->type == type;
-
-			*off = rec_resync(r, o + 1);
-			if (mine)
-				return -EBADMSG;
-			continue;
-		}
-		*off = o + REC_CHUNK_HDR_LEN + h->stored_len;
-		if (h->type == REC_CHUNK_END)
-			*off = r->size;
-		if (h->type == type) {
-			*at = o;
-			return 0;
-		}
-	}
-}
-
 /* One recorded step. */
 struct hp_step {
 	uint64_t ts;
@@ -317,7 +284,7 @@ int schedstat_recording_hotplug(struct schedstat_recording *r,
 	*ops = NULL;
 	*nr = *damaged = 0;
 	for (;;) {
-		err = next_chunk(r, &off, REC_CHUNK_CPUHP, &h, &at);
+		err = rec_next_chunk(r, &off, REC_CHUNK_CPUHP, &h, &at);
 		if (err == -ENODATA)
 			break;
 		if (!err) {

@@ -24,8 +24,9 @@
 #define REC_FILE_HDR_LEN	20
 #define REC_VERSION_MAJOR	SCHEDSTAT_RECORDING_VERSION_MAJOR
 /*
- * 1.1: PELT chunks (--pelt-trace); 1.2: CPUHP chunks (cpuhp steps). An
- * older reader skips a chunk type it does not know, unread.
+ * 1.1: PELT chunks (--pelt-trace); 1.2: CPUHP chunks (cpuhp steps); 1.3:
+ * the cpu table's misfit_task_load; 1.4: CLOCK chunks. An older reader skips
+ * a chunk type it does not know, unread.
  */
 #define REC_VERSION_MINOR	SCHEDSTAT_RECORDING_VERSION_MINOR
 
@@ -44,6 +45,7 @@ enum rec_chunk_type {
 	REC_CHUNK_END,
 	REC_CHUNK_PELT,		/* 1.1: PELT updates, in the order recorded */
 	REC_CHUNK_CPUHP,	/* 1.2: cpuhp steps, in the order recorded */
+	REC_CHUNK_CLOCK,	/* 1.4: CLOCK_MONOTONIC against CLOCK_BOOTTIME */
 };
 
 #define REC_CHUNK_DEFLATE	0x1	/* chunk flags */
@@ -176,6 +178,26 @@ struct rec_cpuhp_out {
 /* Appends one SCHEDSTAT_EV_CPUHP event; buf.err says if that failed. */
 void rec_cpuhp_add(struct rec_cpuhp_out *o, const struct schedstat_event *ev);
 void rec_cpuhp_out_free(struct rec_cpuhp_out *o);
+
+/*
+ * CLOCK chunks (record_clock.c): CLOCK_MONOTONIC and CLOCK_BOOTTIME read
+ * together, each pair at least REC_CLOCK_MIN_LEN bytes, at most
+ * REC_CHUNK_MAX_CLOCK a chunk. The writer keeps a pair only when the two
+ * clocks' distance moved by more than REC_CLOCK_SLACK_NS (a suspend).
+ */
+#define REC_CLOCK_MIN_LEN	2
+#define REC_CHUNK_MAX_CLOCK	4096
+#define REC_CLOCK_SLACK_NS	1000
+struct rec_clock_out {
+	struct rec_buf buf;
+	uint64_t first_ts;
+	uint32_t count;
+	int64_t last_offset;
+	bool kept;		/* a pair was kept: last_offset is its */
+};
+/* 1 if the pair was kept (a chunk's worth: flush), 0, or buf.err. */
+int rec_clock_add(struct rec_clock_out *o, const struct schedstat_clock_pair *pair);
+void rec_clock_out_free(struct rec_clock_out *o);
 
 int rec_encode_topology(struct rec_buf *b, const struct schedstat_topology *topo);
 int rec_decode_topology(struct rec_cur *c, struct schedstat_topology **out);

@@ -161,6 +161,7 @@ void schedstat_recording_close(struct schedstat_recording *r)
 	free(r->meta);
 	free(r->chunks);
 	free(r->pelt);
+	free(r->clocks);
 	cpuhp_names_free(&r->hp_names);
 	free(r);
 }

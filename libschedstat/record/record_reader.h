@@ -44,6 +44,10 @@ struct schedstat_recording {
 	size_t pelt_nr, pelt_pos;
 	uint64_t pelt_dropped;
 	struct cpuhp_names hp_names;	/* of the CPUHP chunks read */
+	/* CLOCK chunks' pairs, read on first asking (record_clock.c). */
+	struct schedstat_clock_pair *clocks;
+	size_t nr_clocks;
+	bool clocks_read;
 	/* From the metadata: power is derived on read, as it was live. */
 	struct schedstat_energy_model *em;
 	/* Set once regrouped (record_regroup.c): the topology recorded. */
@@ -85,6 +89,14 @@ int rec_read_index(struct schedstat_recording *r, uint64_t head_end);
 int rec_scan(struct schedstat_recording *r, uint64_t off);
 /* The next offset at or after @off where a whole, valid chunk starts. */
 uint64_t rec_resync(struct schedstat_recording *r, uint64_t off);
+/*
+ * The next whole chunk of @type at or after *@off (its offset in *@at, *@off
+ * moved past it): 0, -EBADMSG once per damaged chunk of @type (call again
+ * to go on), -ENODATA at the end. Chunks outside the index (PELT, CPUHP,
+ * CLOCK) are found this way.
+ */
+int rec_next_chunk(struct schedstat_recording *r, uint64_t *off,
+		   uint16_t type, struct rec_chunk_hdr *h, uint64_t *at);
 
 /* record_reader_samples.c */
 /* Decode chunk @k into the cache. */

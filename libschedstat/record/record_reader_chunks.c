@@ -258,3 +258,31 @@ int rec_read_index(struct schedstat_recording *r, uint64_t head_end)
 	r->info.finished = true;
 	return 0;
 }
+
+int rec_next_chunk(struct schedstat_recording *r, uint64_t *off,
+		      uint16_t type, struct rec_chunk_hdr *h, uint64_t *at)
+{
+	for (;;) {
+		uint64_t o = *off;
+
+		if (o >= r->size)
+			return -ENODATA;
+		if (rec_chunk_at(r, o, h)) {
+			/* Say so for @type; others are their readers' business. */
+			bool mine = !rec_chunk_hdr_decode(r->map + o, h) &&
+				    h->type == type;
+
+			*off = rec_resync(r, o + 1);
+			if (mine)
+				return -EBADMSG;
+			continue;
+		}
+		*off = o + REC_CHUNK_HDR_LEN + h->stored_len;
+		if (h->type == REC_CHUNK_END)
+			*off = r->size;
+		if (h->type == type) {
+			*at = o;
+			return 0;
+		}
+	}
+}

@@ -53,6 +53,8 @@ struct schedstat_recorder {
 	uint32_t pelt_count;
 	/* cpuhp steps since the last CPUHP chunk. */
 	struct rec_cpuhp_out hp;
+	/* Clock pairs since the last CLOCK chunk. */
+	struct rec_clock_out clk;
 };
 
 /* A PELT chunk goes out with every samples chunk, or when this big. */
@@ -214,6 +216,39 @@ static int flush_cpuhp(struct schedstat_recorder *r)
 	return err;
 }
 
+/* Like PELT chunks: not indexed, before the samples they go out with. */
+static int flush_clock(struct schedstat_recorder *r)
+{
+	struct rec_chunk_hdr h = {
+		.type = REC_CHUNK_CLOCK,
+		.first_ts = r->clk.first_ts,
+		.count = r->clk.count,
+	};
+	int err;
+
+	if (!r->clk.count)
+		return r->err;
+	if (r->clk.buf.err)
+		return fail(r, r->clk.buf.err);
+	err = write_chunk(r, &h, r->clk.buf.p, r->clk.buf.len, false);
+	r->clk.buf.len = 0;
+	r->clk.count = 0;
+	return err;
+}
+
+int schedstat_recorder_add_clock(struct schedstat_recorder *r,
+				 const struct schedstat_clock_pair *pair)
+{
+	int kept;
+
+	if (r->err)
+		return r->err;
+	kept = rec_clock_add(&r->clk, pair);
+	if (kept < 0)
+		return fail(r, kept);
+	return kept && r->clk.count >= REC_CHUNK_MAX_CLOCK ? flush_clock(r) : 0;
+}
+
 static int flush_samples(struct schedstat_recorder *r)
 {
 	struct rec_chunk_hdr h = {
@@ -224,7 +259,7 @@ static int flush_samples(struct schedstat_recorder *r)
 	uint64_t at;
 	int err;
 
-	err = flush_pelt(r) ?: flush_cpuhp(r);
+	err = flush_clock(r) ?: flush_pelt(r) ?: flush_cpuhp(r);
 	if (err)
 		return err;
 	at = r->offset;
@@ -411,6 +446,7 @@ int schedstat_recorder_close(struct schedstat_recorder *r)
 	free(r->raw.p);
 	free(r->pelt.p);
 	rec_cpuhp_out_free(&r->hp);
+	rec_clock_out_free(&r->clk);
 	free(r->evs);
 	free(r->index);
 	free(r->zbuf);

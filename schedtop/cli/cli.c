@@ -46,6 +46,7 @@ CLI_USAGE_ENERGY_MODEL
 "                         buffers: the task detail (Enter) draws the last 2 s\n"
 "                         of them, each update, with its time axis\n"
 CLI_USAGE_PELT_SELECT
+CLI_USAGE_ATRACE
 "  -v, --verbose          show libbpf debug output\n"
 "  -V, --version          print the version and exit\n"
 "      --list-keys[=man]  print the live view's keys (troff for the man page)\n"
@@ -344,6 +345,9 @@ int cli_pelt_arg(const char *cmd, int c, const char *arg, struct cli_pelt_args *
 	case OPT_PELT_CGROUP:
 		a->cgroup = arg;
 		return 0;
+	case OPT_ATRACE:
+		a->atrace = true;
+		return 0;
 	}
 	return -ENOENT;
 }
@@ -366,8 +370,12 @@ int cli_shared_option(const char *cmd, int c, char **argv,
 
 int cli_pelt_args_check(const char *cmd, const struct cli_pelt_args *a)
 {
-	if ((a->pids || a->comm || a->cpus) && !a->trace) {
-		cli_usage_error(cmd, "-p, -c and --pelt-cpus select what --pelt-trace traces: add --pelt-trace");
+	if ((a->pids || a->comm) && !a->trace && !a->atrace) {
+		cli_usage_error(cmd, "-p and -c select what --pelt-trace traces or --atrace writes: add one");
+		return -EINVAL;
+	}
+	if (a->cpus && !a->trace) {
+		cli_usage_error(cmd, "--pelt-cpus selects what --pelt-trace traces: add --pelt-trace");
 		return -EINVAL;
 	}
 	if (a->trace && !a->pids && !a->comm && !a->cpus && !a->cgroup) {

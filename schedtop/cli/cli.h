@@ -88,6 +88,7 @@ enum {
 	OPT_PELT_TRACE,
 	OPT_PELT_CPUS,
 	OPT_PELT_CGROUP,
+	OPT_ATRACE,
 };
 
 #define CLI_OPT_TOPOLOGY	{ "topology", required_argument, NULL, OPT_TOPOLOGY }
@@ -105,6 +106,13 @@ enum {
 /* All four, for a command whose -p and -c only select what is traced. */
 #define CLI_OPT_PELT \
 	CLI_OPT_PELT_TRACE, CLI_OPT_PID, CLI_OPT_COMM, CLI_OPT_PELT_CPUS
+/* --atrace: the selection's, CPUs' and clusters' counters into trace_marker. */
+#define CLI_OPT_ATRACE		{ "atrace", no_argument, NULL, OPT_ATRACE }
+#define CLI_USAGE_ATRACE \
+"      --atrace           write each sample's counters (the tasks of -p/-c,\n" \
+"                         every CPU and cluster) into trace_marker as atrace\n" \
+"                         counters: a Perfetto or trace-cmd capture taken\n" \
+"                         meanwhile shows them (docs/perfetto.md)\n"
 
 #define CLI_USAGE_TOPOLOGY \
 "      --topology SPEC    clusters as NAME:CPULIST[@CAPACITY],..., or @FILE\n" \
@@ -170,6 +178,8 @@ struct cli_pelt_args {
 	const char *cpus;	/* --pelt-cpus LIST */
 	/* --pelt-cgroup DIR: csv only (recordings keep no group entity) */
 	const char *cgroup;
+	/* --atrace: -p and -c select its tasks too */
+	bool atrace;
 };
 
 /*

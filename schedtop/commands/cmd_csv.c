@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "array_size.h"
+#include "atrace_out.h"
 #include "cli.h"
 #include "columns.h"
 #include "csv_format.h"
@@ -63,6 +64,7 @@ CLI_USAGE_EMULATE
 "      --pelt-cpus LIST   CPUs whose cfs, rt, dl and irq updates are traced\n"
 "      --pelt-cgroup DIR  the cgroup (its directory) whose group entities'\n"
 "                         updates are traced, one per CPU (not --record)\n"
+CLI_USAGE_ATRACE
 CLI_USAGE_ENERGY_MODEL
 CLI_USAGE_EXACT_WAKEUPS
 "      --from FILE        read a recording (schedtop record) instead of the\n"
@@ -104,6 +106,7 @@ const struct option csv_long_opts[] = {
 	CLI_OPT_PELT_TRACE,
 	CLI_OPT_PELT_CPUS,
 	CLI_OPT_PELT_CGROUP,
+	CLI_OPT_ATRACE,
 	CLI_OPT_ENERGY_MODEL,
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -157,8 +160,11 @@ static int check_csv_opts(struct csv_opts *o, double seconds)
 		return cli_usage_error("csv", "--emulate gives the topology: no --topology with it");
 	if (o->table == &pelt_table && !o->from)
 		o->pelt.trace = true;
-	if ((o->pelt.pids || o->pelt.comm) && o->table != &task_table && o->table != &pelt_table)
+	if ((o->pelt.pids || o->pelt.comm) && o->table != &task_table &&
+	    o->table != &pelt_table && !o->pelt.atrace)
 		return cli_usage_error("csv", "-p and -c filter tasks: use them with --table task or pelt");
+	if (o->pelt.atrace && (o->from || o->trace_file))
+		return cli_usage_error("csv", "--atrace writes the live kernel's samples into trace_marker: not with --from or --trace");
 	if (o->pelt.cpus && !o->pelt.trace)
 		return cli_usage_error("csv", "--pelt-cpus selects what --pelt-trace traces: add --pelt-trace (or -t pelt)");
 	if (o->pelt.trace && (o->from || o->trace_file ||
@@ -367,6 +373,7 @@ static int on_sample(const struct schedstat_snapshot *snap, void *ctx)
 	struct csv_run *r = ctx;
 	int err;
 
+	atrace_out_sample(&r->run.atrace, snap);
 	if (r->o->record) {
 		if (r->o->pelt.trace)
 			recording_out_pelt_dropped(&r->run.rec,
@@ -542,7 +549,7 @@ static int open_run(struct csv_run *r, int argc, char **argv)
 	cli_pelt_args_apply(&o->pelt, sopts, on_pelt, r);
 	/* The CSV stays pandas' plain table: the method is said on stderr. */
 	ret = run_open(&r->run, &(struct run_opts){
-		.cmd = "csv", .args = &o->session, .record = o->record,
+		.cmd = "csv", .args = &o->session, .pelt = &o->pelt, .record = o->record,
 		.interval_ms = o->interval_ms, .argc = argc, .argv = argv,
 		.say_emulation = true,
 	});

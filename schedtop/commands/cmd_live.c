@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "atrace_out.h"
 #include "cli.h"
 #include "loop.h"
 #include "recording.h"
@@ -36,6 +37,7 @@ const struct option live_long_opts[] = {
 	CLI_OPT_EMULATE,
 	CLI_OPT_ENERGY_MODEL,
 	CLI_OPT_PELT,
+	CLI_OPT_ATRACE,
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "version", no_argument, NULL, 'V' },
 	{ "list-keys", optional_argument, NULL, OPT_LIST_KEYS },
@@ -95,6 +97,7 @@ static int sample(void *ctx)
 		if (lv->recording)
 			recording_out_pelt_dropped(&lv->run.rec, lv->view.pelt_lost);
 	}
+	atrace_out_sample(&lv->run.atrace, snap);
 	/* A recording that fails stops; the view goes on and says why. */
 	if (lv->recording && recording_out_sample(&lv->run.rec, snap)) {
 		lv->recording = false;
@@ -267,7 +270,7 @@ int cmd_live(int argc, char **argv)
 	/* A full-screen view cannot print: the recording keeps its failures. */
 	lv.run.rec.defer_errors = true;
 	ret = run_open(&lv.run, &(struct run_opts){
-		.args = &o.session, .record = o.record,
+		.args = &o.session, .pelt = &o.pelt, .record = o.record,
 		.interval_ms = o.interval_ms, .argc = argc, .argv = argv,
 		.before_session = open_view, .leave_screen = leave_view, .ctx = &lv,
 	});

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "atrace_out.h"
 #include "cli.h"
 #include "recording.h"
 #include "run.h"
@@ -33,6 +34,7 @@ CLI_USAGE_EXACT_WAKEUPS
 "                         and the CPUs of --pelt-cpus, through BPF ring\n"
 "                         buffers (csv --from FILE -t pelt reads them back)\n"
 CLI_USAGE_PELT_SELECT
+CLI_USAGE_ATRACE
 CLI_USAGE_ENERGY_MODEL
 "  -q, --quiet            no summary on standard error at the end\n"
 "  -v, --verbose          show libbpf debug output\n"
@@ -51,6 +53,7 @@ const struct option record_long_opts[] = {
 	CLI_OPT_EXACT_WAKEUPS,
 	CLI_OPT_EMULATE,
 	CLI_OPT_PELT,
+	CLI_OPT_ATRACE,
 	CLI_OPT_ENERGY_MODEL,
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
@@ -71,6 +74,7 @@ static int on_sample(const struct schedstat_snapshot *snap, void *ctx)
 	if (r->pelt_trace)
 		recording_out_pelt_dropped(&r->run.rec,
 					   schedstat_session_pelt_dropped(r->run.session));
+	atrace_out_sample(&r->run.atrace, snap);
 	return recording_out_sample(&r->run.rec, snap);
 }
 
@@ -189,7 +193,7 @@ int cmd_record(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	/* The energy model is stored: report and csv --from derive the same power. */
 	ret = run_open(&r.run, &(struct run_opts){
-		.cmd = "record", .args = &o.session, .record = o.path,
+		.cmd = "record", .args = &o.session, .pelt = &o.pelt, .record = o.path,
 		.interval_ms = o.interval_ms, .argc = argc, .argv = argv,
 		.say_emulation = !o.quiet,
 	});

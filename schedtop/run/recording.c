@@ -24,6 +24,21 @@ static uint64_t clock_ns(clockid_t id)
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
+/*
+ * CLOCK_MONOTONIC and CLOCK_BOOTTIME at one instant: boottime read between
+ * two monotonic reads, against their middle (a few tens of ns apart
+ * through the vDSO), so that an export lines up with a capture to the us.
+ */
+static void clock_pair(struct schedstat_clock_pair *pair)
+{
+	uint64_t m1 = clock_ns(CLOCK_MONOTONIC);
+	uint64_t b = clock_ns(CLOCK_BOOTTIME);
+	uint64_t m2 = clock_ns(CLOCK_MONOTONIC);
+
+	pair->monotonic_ns = m1 + (m2 - m1) / 2;
+	pair->boottime_ns = b;
+}
+
 /* @err: a negative errno or SCHEDSTAT_ERR_* code; returned. */
 static int fail_open(struct recording_out *o, int err)
 {
@@ -106,6 +121,12 @@ int recording_out_open(struct recording_out *o, const char *path,
 		}
 		err = schedstat_recorder_open(&o->rec, o->fd, topo, meta);
 	}
+	if (!err) {
+		struct schedstat_clock_pair pair;
+
+		clock_pair(&pair);
+		err = schedstat_recorder_add_clock(o->rec, &pair);
+	}
 	if (err)
 		return fail_open(o, err);
 	return 0;
@@ -165,8 +186,15 @@ static void report_kept(struct recording_out *o, int err)
 int recording_out_sample(struct recording_out *o,
 			 const struct schedstat_snapshot *snap)
 {
+	struct schedstat_clock_pair pair;
+	int err;
+
+	/* Kept only if the machine slept since: the clocks' distance moved. */
+	clock_pair(&pair);
 	/* An event that could not be kept fails the sample it belongs to. */
-	int err = o->err ? o->err : schedstat_recorder_add_sample(o->rec, snap);
+	err = o->err ? o->err : schedstat_recorder_add_clock(o->rec, &pair);
+	if (!err)
+		err = schedstat_recorder_add_sample(o->rec, snap);
 
 	if (err) {
 		report_kept(o, err);

@@ -80,6 +80,8 @@ int run_open(struct run *r, const struct run_opts *o)
 		return EXIT_USAGE;
 	r->sopts.energy_model = r->em;
 	r->rec.em = r->em;
+	if (o->pelt && atrace_out_open(&r->atrace, o->pelt))
+		return EXIT_FAIL;
 	if (o->args->emulate) {
 		ret = open_emulation(r, o);
 		if (ret != EXIT_OK)
@@ -129,6 +131,7 @@ int run_close(struct run *r)
 	/* Detach first: the file's end marker is the last thing written. */
 	schedstat_session_close(r->session);
 	r->session = NULL;
+	atrace_out_close(&r->atrace);
 	if (recording_out_close(&r->rec))
 		ret = EXIT_FAIL;
 	/* A full-screen view kept its recording's failure: said now. */

@@ -9,7 +9,8 @@
  *
  *   1. the shared options into the session's options (--topology, ...)
  *   2. the energy model (--energy-model, else the kernel's): a bad file is
- *      said before anything on the machine changes
+ *      said before anything on the machine changes; --atrace's
+ *      trace_marker opened (a plain line if it cannot be)
  *   3. --emulate: parsed, its topology given to the session, started
  *   4. the command's own step (opts.before_session: the live view takes
  *      the terminal here)
@@ -24,6 +25,7 @@
 
 #include <stdbool.h>
 
+#include "atrace_out.h"
 #include "cli.h"
 #include "recording.h"
 #include "schedstat.h"
@@ -31,6 +33,8 @@
 struct run_opts {
 	const char *cmd;	/* "record", "csv", ...; NULL: the live view */
 	const struct cli_session_args *args;	/* --topology, --emulate, ... */
+	/* -p, -c and --atrace: the counters written into trace_marker, or NULL. */
+	const struct cli_pelt_args *pelt;
 	const char *record;	/* a recording to write beside the session */
 	unsigned long interval_ms;	/* for the recording's metadata */
 	int argc;		/* the command line, for the recording's */
@@ -60,6 +64,7 @@ struct run {
 	struct schedstat_energy_model *em;	/* NULL: none */
 	struct schedstat_emulation *emul;	/* NULL: not emulating */
 	struct recording_out rec;		/* .fd -1 until opened */
+	struct atrace_out atrace;		/* --atrace (atrace_out.h) */
 	char *topology_spec;			/* --topology's text, read */
 	char emulation[256];			/* "SPEC by METHOD", or "" */
 };

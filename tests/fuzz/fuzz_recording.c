@@ -63,6 +63,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!schedstat_recording_hotplug(rec, &ops, &nr, &damaged))
 			schedstat_recording_hotplug_free(ops, nr);
 	}
+	/* CLOCK chunks (1.4): the pairs, in order on both clocks. */
+	{
+		const struct schedstat_clock_pair *pairs;
+		size_t nr;
+
+		if (!schedstat_recording_clocks(rec, &pairs, &nr))
+			for (size_t i = 1; i < nr; i++)
+				if (pairs[i].monotonic_ns <= pairs[i - 1].monotonic_ns)
+					__builtin_trap();
+	}
 	schedstat_recording_close(rec);
 	return 0;
 }

@@ -234,7 +234,7 @@ def cycles_told_apart(source):
               "report's hotplug lines %s, the recording's operations %s" %
               (lines, found))
 
-        r = schedtop("convert", rec, "--perfetto", "-o", js)
+        r = schedtop("convert", rec, "--json", "-o", js)
         check(r.returncode == 0, "convert: %s" % r.stderr)
         with open(js) as f:
             evs = json.load(f)["traceEvents"]

@@ -200,7 +200,7 @@ def recorded_operations_per_state(source):
         check(r.returncode == 0, "report: %r" % r.stderr)
         got = report_states(r.stdout.decode())
         js = rec + ".json"
-        r = schedtop("convert", rec, "--perfetto", "-o", js)
+        r = schedtop("convert", rec, "--json", "-o", js)
         check(r.returncode == 0, "convert: %r" % r.stderr)
         with open(js) as f:
             slices = [e for e in json.load(f)["traceEvents"] if e["ph"] == "X"]

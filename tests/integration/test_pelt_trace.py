@@ -397,7 +397,7 @@ def recording_gives_back_live_rows_and_perfetto():
               if r["entity"] in ("rt", "dl", "irq")),
           "rt/dl/irq rows with a pid or util_est")
     js = tmp("rt.json")
-    conv = schedtop("convert", rec, "--perfetto", "-o", js)
+    conv = schedtop("convert", rec, "--json", "-o", js)
     check(conv.returncode == 0, "convert: %s" % conv.stderr.decode())
     with open(js) as f:
         evs = [e for e in json.load(f)["traceEvents"]

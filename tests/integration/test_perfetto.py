@@ -278,7 +278,7 @@ def pixel_replay_shows_it_and_convert_exports_it():
     finally:
         t.close()
     out = path("pixel.json")
-    r = schedtop("convert", "--topology", TOPO, pixel(), "--perfetto", "-o", out)
+    r = schedtop("convert", "--topology", TOPO, pixel(), "--json", "-o", out)
     check(r.returncode == 0, "convert: %s" % r.stderr)
     with open(out) as f:
         events = json.load(f)["traceEvents"]

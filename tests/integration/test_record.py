@@ -229,7 +229,7 @@ def report_names_the_rtapp_tasks():
 @test(root=True)
 def perfetto_trace_has_the_tracks():
     rec = rtapp_recording()
-    ok(schedtop("convert", path("rt.rec"), "--perfetto", "-o", path("rt.json")),
+    ok(schedtop("convert", path("rt.rec"), "--json", "-o", path("rt.json")),
        "convert")
     with open(path("rt.json")) as f:
         trace = json.load(f)
@@ -275,7 +275,7 @@ def perfetto_values_equal_csv_from():
     cfs/rt/dl/irq and online, cluster util/busy) has the values and times
     that csv --from gives for the same recording, change for change."""
     rtapp_recording()
-    ok(schedtop("convert", path("rt.rec"), "--perfetto", "-o", path("rt.json")),
+    ok(schedtop("convert", path("rt.rec"), "--json", "-o", path("rt.json")),
        "convert")
     with open(path("rt.json")) as f:
         evs = [e for e in json.load(f)["traceEvents"] if e["ph"] == "C"]
@@ -407,7 +407,7 @@ def damaged_files_give_errors_never_crashes():
             f.write(d)
         for cmd in (["csv", "--from", path("bad.rec"), "-t", "cluster"],
                     ["report", path("bad.rec")],
-                    ["convert", path("bad.rec"), "--perfetto", "-o", os.devnull]):
+                    ["convert", path("bad.rec"), "--json", "-o", os.devnull]):
             r = schedtop(*cmd)
             err = r.stderr.decode(errors="replace")
             check(r.returncode in (0, 1), "%s on a %s file: exit %d (crash?)\n%s" %
@@ -599,7 +599,7 @@ def topology_override_regroups_a_recording():
                       "%s %s util_pct %s, CPU rows give %.3f" %
                       (spec, row["cluster"], row["util_pct"], 100.0 * util / cap))
                 compared += 1
-        for cmd in (["report", rec], ["convert", rec, "--perfetto", "-o", path("rg.json")]):
+        for cmd in (["report", rec], ["convert", rec, "--json", "-o", path("rg.json")]):
             r = schedtop(*cmd[:1], "--topology", spec, *cmd[1:])
             ok(r, "%s --topology" % cmd[0])
             check(r.stderr.decode().count("regrouped by --topology") == 1,

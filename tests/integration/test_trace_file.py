@@ -96,7 +96,7 @@ def report_and_convert_take_the_topology():
         check(task in out, "%s missing from the report:\n%s" % (task, out))
     with tempfile.TemporaryDirectory() as d:
         js = os.path.join(d, "juno.json")
-        r = schedtop("convert", "--topology", TOPO, JUNO, "--perfetto", "-o", js)
+        r = schedtop("convert", "--topology", TOPO, JUNO, "--json", "-o", js)
         check(r.returncode == 0, "convert: %s" % r.stderr)
         with open(js) as f:
             text = f.read()
@@ -183,7 +183,7 @@ def check_refused_as_damaged(path, out):
     """Every command that reads a trace (convert writing @out) says @path
     is damaged in one line, exits 1 and prints nothing."""
     for cmd in (["report", path], ["replay", path],
-                ["convert", path, "--perfetto", "-o", out],
+                ["convert", path, "--json", "-o", out],
                 ["csv", "--from", path], ["csv", "--trace", path]):
         r = schedtop(*cmd)
         err = r.stderr.decode()

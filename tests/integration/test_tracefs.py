@@ -504,7 +504,7 @@ def csv_from_trace_cmd_file():
                              text=True, timeout=60)
         check(rep.returncode == 0 and " dat40 " in rep.stdout,
               "report on trace.dat: %s%s" % (rep.stdout[-500:], rep.stderr))
-        js = subprocess.run([BIN, "convert", path, "--perfetto", "-o", "-"],
+        js = subprocess.run([BIN, "convert", path, "--json", "-o", "-"],
                             capture_output=True, timeout=60)
         check(js.returncode == 0 and
               any(e.get("name") == "dat40 %d" % tid

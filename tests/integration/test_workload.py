@@ -832,7 +832,7 @@ def recording_keeps_the_model():
                   "%s: %f mJ from the recording, %f live" % (cl["name"], uj / 1000, cl["energy_mj"]))
         # Perfetto counters carry the same power.
         pf = os.path.join(d, "w.json")
-        r = schedtop("convert", rec, "--perfetto", "-o", pf)
+        r = schedtop("convert", rec, "--json", "-o", pf)
         check(r.returncode == 0, r.stderr)
         with open(pf) as f:
             trace = json.load(f)

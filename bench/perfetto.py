@@ -1,0 +1,159 @@
+#!/usr/bin/env python3
+"""What the Perfetto exports cost (issue 33's targets).
+
+1. convert: a 60 s recording at 100 ms with ~500 tasks on the machine (a
+   helper holds the threads, a quarter of them waking every 10-200 ms as in
+   bench/record.py), exported by convert --perfetto and by convert --json
+   (the baseline, same run): wall time (best of 3), file size, peak RSS
+   (wait4's ru_maxrss); and a 6 s recording of the same machine exported
+   alike, so that the memory of the two lengths can be compared (streamed:
+   the same).
+2. --atrace: csv -t cpu at 100 ms for 30 s with and without --atrace (the
+   default selection: every CPU and cluster), side by side, five rounds;
+   the CPU time of each, the difference per sample and per counter line.
+
+Prints a Markdown section; root only (records and loads BPF).
+"""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(TOP, "bench"))
+from record import cpu_s, nr_tasks, workers  # noqa: E402
+
+BIN = os.path.join(TOP, "build", "schedtop")
+TARGET_TASKS = 500
+ATRACE_S = 30
+ROUNDS = 5
+
+
+def run(args):
+    """(wall s, peak RSS KB) of schedtop @args run to its end. The peak is
+    GNU time's (%M): a child of this Python would count Python's own pages,
+    copied at fork, as its peak."""
+    t = time.monotonic()
+    p = subprocess.run(["/usr/bin/time", "-f", "%M", BIN, *args],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    wall = time.monotonic() - t
+    if p.returncode:
+        sys.exit("bench: %s failed: %s" % (" ".join(args), p.stderr[-300:]))
+    return wall, int(p.stderr.decode().split()[-1])
+
+
+def record(path, seconds):
+    run(["record", "-q", "-o", path, "-i", "100", "-d", str(seconds)])
+
+
+def export(rec, fmt, out):
+    best, rss = None, 0
+    for _ in range(3):
+        wall, peak = run(["convert", rec, "--" + fmt, "-o", out])
+        best = wall if best is None else min(best, wall)
+        rss = max(rss, peak)
+    return best, os.path.getsize(out), rss
+
+
+def convert_bench(tmp):
+    helper = workers(max(0, TARGET_TASKS - nr_tasks()))
+    try:
+        time.sleep(2)
+        tasks = nr_tasks()
+        long_rec, short_rec = os.path.join(tmp, "60s.rec"), os.path.join(tmp, "6s.rec")
+        record(long_rec, 60)
+        record(short_rec, 6)
+    finally:
+        helper.kill()
+        helper.wait()
+    rows = {}
+    for name, rec in (("60 s", long_rec), ("6 s", short_rec)):
+        for fmt in ("perfetto", "json"):
+            rows[(name, fmt)] = export(rec, fmt, os.path.join(tmp, "out." + fmt))
+    print("### convert --perfetto (bench/perfetto.py)\n")
+    print("A recording of 60 s at 100 ms with %d tasks on the machine (%.1f MB), "
+          "exported three times each way; time the best round, RSS the peak:\n"
+          % (tasks, os.path.getsize(long_rec) / 1e6))
+    print("| recording | format | time | file | peak RSS |")
+    print("|---|---|---|---|---|")
+    for (name, fmt), (wall, size, rss) in rows.items():
+        print("| %s | %s | %.2f s | %.1f MB | %.1f MB |" %
+              (name, "--" + fmt, wall, size / 1e6, rss / 1024))
+    p, j = rows[("60 s", "perfetto")], rows[("60 s", "json")]
+    ps = rows[("6 s", "perfetto")]
+    print("\nNative / JSON: %.2f of the size, %.2f of the time. Peak RSS of "
+          "the 60 s export / the 6 s one: %.2f (streamed by sample: memory "
+          "follows the tasks alive, not the length; the RSS includes the "
+          "recording's pages, mapped as read). Targets: at most 2 s, at most "
+          "1/3 of the JSON's size." % (p[1] / j[1], p[0] / j[0], p[2] / ps[2]))
+    for f in (long_rec, short_rec):
+        os.unlink(f)
+
+
+def atrace_bench():
+    rounds = []
+    for _ in range(ROUNDS):
+        procs = {
+            "plain": subprocess.Popen([BIN, "csv", "-t", "cpu", "-i", "100", "-d",
+                                       str(ATRACE_S)], stdout=subprocess.DEVNULL),
+            "atrace": subprocess.Popen([BIN, "csv", "-t", "cpu", "-i", "100", "-d",
+                                        str(ATRACE_S), "--atrace"],
+                                       stdout=subprocess.DEVNULL),
+        }
+        usage = {}
+        for name, p in procs.items():
+            _, status, ru = os.wait4(p.pid, 0)
+            if status:
+                sys.exit("bench: csv %s failed" % name)
+            usage[name] = cpu_s(ru)
+        rounds.append(usage)
+    # Lines a sample writes: count them once through a private instance.
+    lines = count_lines()
+    samples = ATRACE_S * 10
+    print("\n### --atrace (bench/perfetto.py)\n")
+    print("`csv -t cpu -i 100` for %d s (%d samples) with and without "
+          "`--atrace` (every CPU's and cluster's counters, %d lines a sample), "
+          "run side by side, %d rounds; CPU time of each:\n" %
+          (ATRACE_S, samples, lines, ROUNDS))
+    print("| round | without | with --atrace | ratio | extra per sample | per line |")
+    print("|---|---|---|---|---|---|")
+    for i, u in enumerate(rounds, 1):
+        extra = u["atrace"] - u["plain"]
+        print("| %d | %.3f s | %.3f s | %.3f | %.1f us | %.2f us |" %
+              (i, u["plain"], u["atrace"], u["atrace"] / u["plain"],
+               1e6 * extra / samples, 1e6 * extra / samples / lines))
+    ratio = sorted(u["atrace"] / u["plain"] for u in rounds)[ROUNDS // 2]
+    print("\nMedian ratio %.3f: target at most 1.02." % ratio)
+
+
+def count_lines():
+    inst = "/sys/kernel/tracing/instances/bench-atrace-%d" % os.getpid()
+    os.mkdir(inst)
+    try:
+        with open(inst + "/options/copy_trace_marker", "w") as f:
+            f.write("1")
+        p = subprocess.Popen([BIN, "csv", "-t", "cpu", "-n", "1", "--atrace"],
+                             stdout=subprocess.DEVNULL)
+        p.wait()
+        with open(inst + "/trace") as f:
+            return sum(1 for line in f if "-%d " % p.pid in line and
+                       "tracing_mark_write: C|" in line)
+    finally:
+        os.rmdir(inst)
+
+
+def main():
+    tmp = tempfile.mkdtemp(prefix="schedtop-bench-")
+    try:
+        if "--atrace-only" not in sys.argv:
+            convert_bench(tmp)
+        if "--convert-only" not in sys.argv:
+            atrace_bench()
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * atrace counter lines: what schedtop writes parses back to the same pid,
+ * name and value, whatever bytes a task calls itself (every byte value in
+ * every position of a comm: none can end a field, add a line or reach a
+ * terminal); and the parser reads the lines other writers make as
+ * Perfetto's systrace parser does (its own examples: systrace_parser.h).
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "atrace.h"
+
+static int parse_str(const char *s, struct atrace_point *p)
+{
+	return atrace_parse(s, strlen(s), p);
+}
+
+static bool field_is(const char *p, size_t len, const char *want)
+{
+	return p && len == strlen(want) && !memcmp(p, want, len);
+}
+
+static void round_trip_of_every_byte(void **state)
+{
+	int checked = 0;
+
+	for (int c = 1; c < 256; c++) {
+		for (int at = 0; at < 15; at++) {
+			char comm[16], name[128], line[ATRACE_LINE_MAX];
+			struct atrace_point p;
+			struct atrace_name n;
+			int len;
+
+			memset(comm, 'a', 15);
+			comm[15] = '\0';
+			comm[at] = (char)c;
+			assert_true(atrace_task_name(name, sizeof(name), comm, 4242,
+						     "util_avg") > 0);
+			len = atrace_format_counter(line, sizeof(line), 4240, name, -17);
+			assert_true(len > 0);
+			/* One line: the only newline is the last byte. */
+			assert_ptr_equal(strchr(line, '\n'), line + len - 1);
+			for (int i = 0; i < len - 1; i++)
+				assert_true((unsigned char)line[i] >= 0x20 &&
+					    (unsigned char)line[i] < 0x7f);
+			/* Four fields: '|' only as the separators. */
+			assert_int_equal(0, parse_str(line, &p));
+			assert_int_equal('C', p.phase);
+			assert_int_equal(4240, p.pid);
+			assert_int_equal(-17, p.value);
+			assert_null(memchr(p.name, '|', p.name_len));
+			assert_int_equal(0, atrace_name_split(p.name, p.name_len, &n));
+			assert_int_equal(4242, n.tid);
+			assert_true(field_is(n.signal, n.signal_len, "util_avg"));
+			/* The comm back, each unsafe byte as '?'. */
+			assert_int_equal(15, n.subject_len);
+			for (int i = 0; i < 15; i++) {
+				char want = i != at ? 'a' :
+					    (c >= 0x20 && c < 0x7f && c != '|') ? c : '?';
+
+				assert_int_equal(want, n.subject[i]);
+			}
+			checked++;
+		}
+	}
+	print_message("# %d comms with one byte of each value round-tripped\n", checked);
+	assert_int_equal(255 * 15, checked);
+}
+
+static void forged_lines_stay_one_counter(void **state)
+{
+	static const char *const hostile[] = {
+		"x|1|y\nC|1|forged|9", "\n", "|", "a\rb", "\x1b[2J", "", "||||",
+		"C|0|z|1", "\xe2\x82\xac", "a b 12",
+	};
+	char name[128], line[ATRACE_LINE_MAX];
+
+	for (size_t i = 0; i < sizeof(hostile) / sizeof(hostile[0]); i++) {
+		struct atrace_point p;
+		struct atrace_name n;
+		int len;
+
+		atrace_task_name(name, sizeof(name), hostile[i], 7, "runnable_avg");
+		len = atrace_format_counter(line, sizeof(line), 7, name, 5);
+		assert_true(len > 0);
+		assert_ptr_equal(strchr(line, '\n'), line + len - 1);
+		assert_int_equal(0, parse_str(line, &p));
+		assert_int_equal(5, p.value);
+		assert_int_equal(0, atrace_name_split(p.name, p.name_len, &n));
+		assert_int_equal(7, n.tid);
+		assert_true(field_is(n.signal, n.signal_len, "runnable_avg"));
+	}
+}
+
+static void other_writers_lines(void **state)
+{
+	struct atrace_point p;
+
+	assert_int_equal(0, parse_str("B|1636|pokeUserActivity", &p));
+	assert_int_equal('B', p.phase);
+	assert_int_equal(1636, p.pid);
+	assert_true(field_is(p.name, p.name_len, "pokeUserActivity"));
+	assert_int_equal(0, parse_str("B|1636|a|b\n", &p));
+	assert_true(field_is(p.name, p.name_len, "a|b"));
+	assert_int_equal(0, parse_str("E|1636", &p));
+	assert_int_equal(0, parse_str("E", &p));
+	assert_int_equal(-1, p.pid);
+	assert_int_equal(0, parse_str("C|1636|wq:monitor|0", &p));
+	assert_int_equal(0, p.value);
+	assert_int_equal(0, parse_str("C|3209|TransfersBytesPendingOnDisk-value|0|Blob", &p));
+	assert_true(field_is(p.name, p.name_len, "TransfersBytesPendingOnDisk-value"));
+	assert_int_equal(0, parse_str("C|1|neg|-9223372036854775808\n\n", &p));
+	assert_int_equal(INT64_MIN, p.value);
+	assert_int_equal(-EINVAL, parse_str("C|1|big|9223372036854775808", &p));
+	assert_int_equal(-EINVAL, parse_str("C|1|frac|1.5", &p));
+	assert_int_equal(-EINVAL, parse_str("C|1||1", &p));
+	assert_int_equal(-EINVAL, parse_str("C|x|n|1", &p));
+	assert_int_equal(-EINVAL, parse_str("C|1|n", &p));
+	assert_int_equal(0, parse_str("S|1636|frame_capture|123", &p));
+	assert_int_equal(123, p.value);
+	assert_int_equal(0, parse_str("I|4820|instant", &p));
+	assert_int_equal(0, parse_str("N|1938|track_name|instant_name", &p));
+	assert_true(field_is(p.track, p.track_len, "track_name"));
+	assert_true(field_is(p.name, p.name_len, "instant_name"));
+	assert_int_equal(0, parse_str("G|1339|track_name|slice_name|789", &p));
+	assert_int_equal(789, p.value);
+	assert_int_equal(0, parse_str("H|6890|track_name|slice_name|135", &p));
+	assert_int_equal(135, p.value);
+	assert_int_equal(0, parse_str("H|6890|track_name|135", &p));
+	assert_int_equal(135, p.value);
+	assert_int_equal(-ENOTSUP, parse_str("trace_event_clock_sync: parent_ts=1.0", &p));
+	assert_int_equal(-EINVAL, parse_str("some random text", &p));
+	assert_int_equal(-EINVAL, parse_str("", &p));
+}
+
+static void schedtop_names(void **state)
+{
+	struct atrace_name n;
+	char buf[64];
+
+	atrace_format_name(buf, sizeof(buf), "cpu3", "util_avg");
+	assert_int_equal(0, atrace_name_split(buf, strlen(buf), &n));
+	assert_int_equal(3, n.cpu);
+	assert_int_equal(-1, n.tid);
+	assert_true(field_is(n.subject, n.subject_len, "cpu3"));
+	atrace_format_name(buf, sizeof(buf), "LITTLE", "util_pct" ATRACE_X100_SUFFIX);
+	assert_int_equal(0, atrace_name_split(buf, strlen(buf), &n));
+	assert_true(n.x100);
+	assert_true(field_is(n.signal, n.signal_len, "util_pct"));
+	assert_int_equal(-1, n.cpu);
+	/* A comm with spaces and digits: split from the right. */
+	atrace_task_name(buf, sizeof(buf), "kworker 1 2", 99, "util_est");
+	assert_int_equal(0, atrace_name_split(buf, strlen(buf), &n));
+	assert_int_equal(99, n.tid);
+	assert_true(field_is(n.subject, n.subject_len, "kworker 1 2"));
+	assert_int_equal(-EINVAL, atrace_name_split("nospace", 7, &n));
+	assert_int_equal(-EINVAL, atrace_name_split("trailing ", 9, &n));
+}
+
+/* What a reader gets back: the row, the schema's field, the value. */
+static void read_back_into_fields(void **state)
+{
+	struct atrace_counter c;
+	struct atrace_point p;
+
+	assert_int_equal(0, parse_str("C|100|x?1?y 104 util_avg|517\n", &p));
+	assert_int_equal(0, atrace_counter_read(&p, &c));
+	assert_int_equal(SCHEDSTAT_ROW_TASK, c.row);
+	assert_int_equal(104, c.tid);
+	assert_int_equal(100, c.tgid);
+	assert_int_equal(offsetof(struct schedstat_task, util_avg), c.offset);
+	assert_int_equal(SCHEDSTAT_FIELD_U32, c.type);
+	assert_true(c.value == 517);
+	assert_int_equal(0, parse_str("C|9|cpu3 blocked_util|12", &p));
+	assert_int_equal(0, atrace_counter_read(&p, &c));
+	assert_int_equal(SCHEDSTAT_ROW_CPU, c.row);
+	assert_int_equal(3, c.cpu);
+	assert_int_equal(offsetof(struct schedstat_cpu, blocked_util), c.offset);
+	assert_int_equal(0, parse_str("C|9|big util_pct_x100|-4213", &p));
+	assert_int_equal(0, atrace_counter_read(&p, &c));
+	assert_int_equal(SCHEDSTAT_ROW_CLUSTER, c.row);
+	assert_string_equal("big", c.cluster);
+	assert_int_equal(offsetof(struct schedstat_cluster, util_pct), c.offset);
+	assert_true(c.value == -42.13);
+	/* A fraction without its scale, a string field, an unknown signal. */
+	assert_int_equal(0, parse_str("C|9|big util_pct|42", &p));
+	assert_int_equal(-EINVAL, atrace_counter_read(&p, &c));
+	assert_int_equal(0, parse_str("C|9|big cpus|42", &p));
+	assert_int_equal(-EINVAL, atrace_counter_read(&p, &c));
+	assert_int_equal(0, parse_str("C|9|wq:monitor|0", &p));
+	assert_int_equal(-EINVAL, atrace_counter_read(&p, &c));
+	assert_int_equal(0, parse_str("B|9|cpu3 util_avg", &p));
+	assert_int_equal(-EINVAL, atrace_counter_read(&p, &c));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(round_trip_of_every_byte),
+		cmocka_unit_test(forged_lines_stay_one_counter),
+		cmocka_unit_test(other_writers_lines),
+		cmocka_unit_test(schedtop_names),
+		cmocka_unit_test(read_back_into_fields),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
