@@ -1,5 +1,6 @@
 """schedtop's command line and `schedtop csv` against the live kernel."""
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -379,13 +380,24 @@ def escape_sequences_never_reach_output():
 def signals_end_cleanly_and_detach():
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         p = start_schedtop("csv", "-t", "cluster", "-i", "100")
+        head = b""
         try:
-            time.sleep(0.6)
+            # The signal comes once 3 rows are out: a fixed wait (0.6 s)
+            # gave a start slowed by a busy machine (BPF load and attach)
+            # too few rows, which read as output cut.
+            deadline = time.monotonic() + 15
+            while head.count(b"\r\n") < 4 and time.monotonic() < deadline:
+                if select.select([p.stdout], [], [], 0.1)[0]:
+                    chunk = os.read(p.stdout.fileno(), 65536)
+                    if not chunk:
+                        break
+                    head += chunk
             progs = bpf_progs_of(p.pid)
             loaded = sorted(set(progs.values()))
         finally:
             p.send_signal(sig)
             out, err = p.communicate(timeout=10)
+            out = head + out
         check(set(OUR_PROGS) <= set(loaded) and
               len(set(loaded) & set(ITERS)) == 1,
               "programs loaded while running: %s" % loaded)
