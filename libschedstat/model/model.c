@@ -24,9 +24,9 @@ int model_new(struct model **out, const struct schedstat_topology *topo)
 	m->prev_cpus = calloc(m->nr_cpus ? m->nr_cpus : 1, sizeof(*m->prev_cpus));
 	m->prev_hotplug = calloc(m->nr_cpus ? m->nr_cpus : 1,
 				 sizeof(*m->prev_hotplug));
-	if (!m->prev_cpus || !m->prev_hotplug ||
-	    schedstat_hash_new(&m->prev_index) ||
-	    schedstat_hash_new(&m->cur_index)) {
+	m->now_pelt = calloc(m->nr_cpus ? m->nr_cpus : 1, sizeof(*m->now_pelt));
+	if (!m->prev_cpus || !m->prev_hotplug || !m->now_pelt ||
+	    model_tasks_new(m)) {
 		model_free(m);
 		return -ENOMEM;
 	}
@@ -38,10 +38,7 @@ void model_free(struct model *m)
 {
 	if (!m)
 		return;
-	free(m->prev);
-	free(m->prev_matched);
-	schedstat_hash_free(m->prev_index);
-	schedstat_hash_free(m->cur_index);
+	model_tasks_free(m);
 	free(m->prev_cpus);
 	free(m->prev_hotplug);
 	free(m->prev_freq);
@@ -50,29 +47,15 @@ void model_free(struct model *m)
 	free(m);
 }
 
-/* Keep this sample's records and their index (cur_index) as the base. */
+/* Keep this sample's tasks (the table) and CPUs as the next one's base. */
 static int save_prev(struct model *m, const struct model_input *in)
 {
-	struct schedstat_hash *ix;
-	struct st_task_rec *recs = NULL;
-	bool *matched = NULL;
 	size_t keep = 0;
+	int err;
 
-	if (in->nr_tasks) {
-		recs = malloc(in->nr_tasks * sizeof(*recs));
-		matched = calloc(in->nr_tasks, sizeof(*matched));
-		if (!recs || !matched) {
-			free(recs);
-			free(matched);
-			return -ENOMEM;
-		}
-		memcpy(recs, in->tasks, in->nr_tasks * sizeof(*recs));
-	}
-	free(m->prev);
-	free(m->prev_matched);
-	m->prev = recs;
-	m->prev_matched = matched;
-	m->nr_prev = in->nr_tasks;
+	err = model_tasks_done(m);
+	if (err)
+		return err;
 	for (size_t i = 0; i < (size_t)m->nr_cpus; i++) {
 		m->prev_cpus[i] = *model_cpu_of(in, i);
 		if (in->hotplug)
@@ -86,9 +69,6 @@ static int save_prev(struct model *m, const struct model_input *in)
 		if (m->exits[i].pid >= 0)
 			m->exits[keep++] = m->exits[i];
 	m->nr_exits = keep;
-	ix = m->prev_index;
-	m->prev_index = m->cur_index;
-	m->cur_index = ix;
 	return 0;
 }
 
@@ -101,11 +81,10 @@ int model_update(struct model *m, const struct model_input *in,
 	int err;
 
 	*out = NULL;
-	err = model_pid_index_build(m->cur_index, in->tasks, in->nr_tasks);
+	err = model_apply_tasks(m, in);
 	if (err)
 		return err;
 	if (!m->have_baseline) {
-		m->have_baseline = true;
 		/*
 		 * Moves drained with the baseline (the BPF source drains its
 		 * events just before each model_update()) happened before the
@@ -116,6 +95,7 @@ int model_update(struct model *m, const struct model_input *in,
 		err = model_freq_cumulative(in, &m->prev_freq, &m->nr_prev_freq);
 		if (!err)
 			err = save_prev(m, in);
+		m->have_baseline = true;
 		goto cleanup;
 	}
 	err = -ENOMEM;
@@ -125,8 +105,9 @@ int model_update(struct model *m, const struct model_input *in,
 	s->ts_ns = in->ts_ns;
 	s->interval_ns = in->ts_ns > m->prev_ts ? in->ts_ns - m->prev_ts : 0;
 	s->avail = in->avail;
-	cap_tasks = in->nr_tasks + m->nr_prev + m->nr_exits;
-	s->tasks = calloc(cap_tasks ? cap_tasks : 1, sizeof(*s->tasks));
+	/* Every row is written whole: no need to zero them. */
+	cap_tasks = model_nr_task_rows(m);
+	s->tasks = malloc((cap_tasks ? cap_tasks : 1) * sizeof(*s->tasks));
 	s->nr_cpus = m->nr_cpus;
 	s->cpus = calloc(s->nr_cpus ? s->nr_cpus : 1, sizeof(*s->cpus));
 	s->nr_clusters = schedstat_topology_nr_clusters(m->topo);
@@ -136,7 +117,9 @@ int model_update(struct model *m, const struct model_input *in,
 	if (!s->tasks || !s->cpus || !s->clusters || !cpu_running)
 		goto cleanup;
 
-	model_fill_tasks(m, in, s, cpu_running);
+	err = model_fill_tasks(m, in, s, cpu_running);
+	if (err)
+		goto cleanup;
 	err = migrations_fill_table(s, m->moves, m->nr_moves, NULL);
 	if (err)
 		goto cleanup;

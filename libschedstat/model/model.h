@@ -70,8 +70,17 @@ struct model;
 /* What the kernel handed over for one sample. */
 struct model_input {
 	uint64_t ts_ns;				/* CLOCK_MONOTONIC */
+	/*
+	 * Every task listed now: one missing since the last sample is gone. Or,
+	 * with @tasks_changed, only the tasks whose record changed since the
+	 * last sample and the new ones, @gone the pids of those that left (a
+	 * pid gone and listed again is a new task).
+	 */
 	const struct st_task_rec *tasks;
 	size_t nr_tasks;
+	bool tasks_changed;
+	const int32_t *gone;
+	size_t nr_gone;
 	const struct st_cpu_state *cpus;	/* indexed by CPU number */
 	const struct st_hotplug *hotplug;	/* the same, may be NULL */
 	/* scaling_cur_freq by CPU (0: unknown), for CPUs without events. */

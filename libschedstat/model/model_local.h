@@ -8,16 +8,58 @@
 
 #include "model.h"
 
+/* What a task's counters moved by in one interval. */
+struct model_deltas {
+	uint64_t run_ns;
+	uint64_t wait_ns;
+	uint64_t wakeups;
+	uint64_t migrations;
+	uint64_t nvcsw;
+	uint64_t nivcsw;
+};
+
+/*
+ * One task, kept from sample to sample (model_tasks.c): its latest record,
+ * and the row that record gives before the sample's time is applied (no
+ * deltas, PELT not decayed). Only a record that differs is turned into a row
+ * again; a task whose record did not change since the last sample has no
+ * deltas.
+ */
+struct model_task {
+	struct st_task_rec rec;
+	struct schedstat_task row;
+	struct model_deltas deltas;	/* of sample delta_gen */
+	uint32_t delta_gen;
+	uint32_t seen_gen;		/* sample of its latest record */
+	bool live;
+	bool kernel_pelt;		/* model_input.task_kernel_pelt */
+};
+
 struct model {
 	const struct schedstat_topology *topo;
 	int nr_cpus;
 	bool have_baseline;
 	uint64_t prev_ts;
-	struct st_task_rec *prev;
-	bool *prev_matched;
-	size_t nr_prev;
-	/* pid -> index into prev; this sample's, swapped in by save_prev(). */
-	struct schedstat_hash *prev_index, *cur_index;
+	/*
+	 * The tasks: entries never move (indices are kept) and are reused once
+	 * free; by_pid finds a task's entry, order[] lists the live ones by
+	 * pid. gen counts samples.
+	 */
+	struct model_task *tasks;
+	size_t nr_tasks, cap_tasks;
+	struct schedstat_hash *by_pid;
+	uint32_t *order, *order_next;
+	size_t nr_order, cap_order, cap_order_next;
+	uint32_t *born;			/* new this sample, not yet in order */
+	size_t nr_born, cap_born;
+	uint32_t *freed;		/* free, reused from the next sample on */
+	size_t nr_freed, cap_freed;
+	size_t nr_reuse;		/* freed[0..nr_reuse) may be reused now */
+	/* Rows of tasks gone this sample other than by the sweep, by pid. */
+	struct schedstat_task *gone_rows;
+	size_t nr_gone_rows, cap_gone_rows;
+	uint64_t *now_pelt;		/* each CPU's PELT clock at the sample */
+	uint32_t gen;
 	struct st_cpu_state *prev_cpus;
 	struct st_hotplug *prev_hotplug;
 	struct st_global_state prev_global;
@@ -55,11 +97,26 @@ model_cpu_of(const struct model_input *in, uint32_t cpu)
 }
 
 /* model_tasks.c */
-/* pid -> index into @recs; a pid listed twice maps to its first record. */
-int model_pid_index_build(struct schedstat_hash *ix,
-			  const struct st_task_rec *recs, size_t nr);
-void model_fill_tasks(struct model *m, const struct model_input *in,
-		      struct schedstat_snapshot *s, bool *cpu_running);
+int model_tasks_new(struct model *m);
+void model_tasks_free(struct model *m);
+/*
+ * This sample's records into the task table: changed and new tasks, and
+ * those gone (named by model_input.gone, or missing from a full list). The
+ * first call only sets the baseline.
+ */
+int model_apply_tasks(struct model *m, const struct model_input *in);
+/* Upper bound of the rows model_fill_tasks() writes. */
+size_t model_nr_task_rows(const struct model *m);
+/*
+ * Every task row of @s: this sample's tasks, the tasks gone since the last
+ * one (their final stretch, once) and those born and gone within the
+ * interval, sorted by pid. Marks the CPUs that run a task in @cpu_running
+ * and counts their runnable tasks, util_est and blocked load.
+ */
+int model_fill_tasks(struct model *m, const struct model_input *in,
+		     struct schedstat_snapshot *s, bool *cpu_running);
+/* After a sample: the table as the next one's baseline. */
+int model_tasks_done(struct model *m);
 
 
 /* model_cpus.c */

@@ -1,36 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The model's task rows: each task matched to its previous sample by pid
- * and start time, its counters turned into deltas, its PELT values decayed
- * to the sample where it sleeps, its blocked load added to its CPU, and the
- * tasks gone since the last sample accounted once (docs/signals.md).
+ * The model's task rows. Each task is kept from sample to sample in a table
+ * found by pid (its start time tells a reused pid): a record that differs
+ * from the task's last one is turned into a row again, with its counters'
+ * deltas; a task whose record did not change costs a copy of its row and its
+ * PELT values decayed to the sample where it sleeps. Its blocked load is
+ * added to its CPU, and the tasks gone since the last sample are accounted
+ * once (docs/signals.md). A source gives every task (gone: not listed) or
+ * only the changed ones and the gone (the BPF source's task table).
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "model_local.h"
 #include "pelt.h"
 #include "sched_kernel.h"
-
-/* pid -> index into @recs; a pid listed twice maps to its first record. */
-int model_pid_index_build(struct schedstat_hash *ix,
-			  const struct st_task_rec *recs, size_t nr)
-{
-	schedstat_hash_clear(ix);
-	/* Backwards, so that the first record is the last put: one probe
-	 * sequence a task instead of a lookup and then an insert. */
-	for (size_t i = nr; i-- > 0;)
-		if (schedstat_hash_put(ix, (uint32_t)recs[i].pid, i))
-			return -ENOMEM;
-	return 0;
-}
-
-static long pid_index_find(const struct schedstat_hash *ix, int32_t pid)
-{
-	uint64_t i;
-
-	return schedstat_hash_get(ix, (uint32_t)pid, &i) ? -1 : (long)i;
-}
 
 int model_add_exit(struct model *m, const struct st_task_rec *rec)
 {
@@ -60,11 +45,11 @@ char model_state_letter(unsigned int state, unsigned int exit_state)
 }
 
 /*
- * Asleep with its PELT contribution parked on a cfs_rq (see add_blocked).
- * EEVDF's delayed dequeue (6.12+) leaves a task that blocked while owing
- * CPU time (negative lag: a contended CPU) queued, on_rq with
- * se.sched_delayed, until it is picked or woken. It is asleep all the
- * same: never curr, so its util decays from its switch-out, and
+ * Asleep with its PELT contribution parked on a cfs_rq (see the blocked
+ * load in model_fill_tasks()). EEVDF's delayed dequeue (6.12+) leaves a task
+ * that blocked while owing CPU time (negative lag: a contended CPU) queued,
+ * on_rq with se.sched_delayed, until it is picked or woken. It is asleep
+ * all the same: never curr, so its util decays from its switch-out, and
  * se_runnable() is false for it (mainline since "sched/eevdf: More PELT
  * vs DELAY_DEQUEUE"; 6.18 here), so its runnable decays too.
  */
@@ -75,11 +60,9 @@ static bool sleeping_fair(const struct st_task_rec *r)
 	       r->last_update_time && prio_is_fair(r->prio);
 }
 
-static uint64_t sleep_periods(const struct st_task_rec *r, uint64_t now_pelt)
+static bool is_runnable(const struct st_task_rec *r)
 {
-	if (!now_pelt)
-		return 0;
-	return pelt_periods_since(r->last_update_time, r->period_contrib, now_pelt);
+	return r->on_rq && !r->sched_delayed && !r->exit_state;
 }
 
 /* No periods, no change (the raw multiply would round one unit away). */
@@ -88,15 +71,11 @@ static uint64_t pelt_decay_avg(uint64_t v, uint64_t n)
 	return n ? pelt_decay(v, n) : v;
 }
 
-static void fill_task(struct model *m, const struct model_input *in,
-		      struct schedstat_task *t, const struct st_task_rec *r,
-		      const struct st_task_rec *base)
+/* What a row takes from its record alone. */
+static void row_of_record(const struct model *m, struct schedstat_task *t,
+			  const struct st_task_rec *r)
 {
-	static const struct st_task_rec zero;
-	uint64_t now_pelt, decay;
-
-	if (!base)
-		base = &zero;
+	memset(t, 0, sizeof(*t));
 	t->pid = r->pid;
 	t->tgid = r->tgid;
 	schedstat_comm_sanitize(t->comm, r->comm, sizeof(t->comm));
@@ -110,16 +89,24 @@ static void fill_task(struct model *m, const struct model_input *in,
 	t->util_est = r->util_est;
 	t->nr_cpus_allowed = r->nr_cpus_allowed;
 	t->max_allowed_capacity = r->max_allowed_capacity;
-	t->pelt_estimated = in->avail & SCHEDSTAT_AVAIL_PELT_ESTIMATED;
-	now_pelt = model_pelt_now(model_cpu_of(in, r->cpu), in->ts_ns);
+}
+
+/*
+ * The PELT values at the sample, @now_pelt being the task's CPU's PELT
+ * clock then. A sleeping task's se.avg froze when it blocked; the kernel
+ * decays it at its next look (sync_entity_load_avg() before placing it).
+ * Show what that look will find, so an idle task does not keep its peak.
+ */
+static void row_pelt(struct schedstat_task *t, const struct st_task_rec *r,
+		     uint64_t now_pelt)
+{
+	uint64_t decay = 0;
+
 	t->pelt_age_ns = now_pelt > r->last_update_time && r->last_update_time ?
 			 now_pelt - r->last_update_time : 0;
-	/*
-	 * A sleeping task's se.avg froze when it blocked; the kernel decays it
-	 * at its next look (sync_entity_load_avg() before placing it). Show
-	 * what that look will find, so an idle task does not keep its peak.
-	 */
-	decay = sleeping_fair(r) ? sleep_periods(r, now_pelt) : 0;
+	if (sleeping_fair(r) && now_pelt)
+		decay = pelt_periods_since(r->last_update_time,
+					   r->period_contrib, now_pelt);
 	t->util_avg = pelt_decay_avg(r->util_avg, decay);
 	t->runnable_avg = pelt_decay_avg(r->runnable_avg, decay);
 	/*
@@ -129,51 +116,60 @@ static void fill_task(struct model *m, const struct model_input *in,
 	 */
 	t->load_avg = r->sched_delayed ? r->load_avg :
 		      pelt_decay_avg(r->load_avg, decay);
-	t->run_ns = model_delta(r->sum_exec_runtime, base->sum_exec_runtime);
-	t->wait_ns = model_delta(r->run_delay, base->run_delay);
+}
+
+static void deltas_of(struct model_deltas *d, const struct st_task_rec *r,
+		      const struct st_task_rec *base, uint32_t avail)
+{
+	static const struct st_task_rec zero;
+
+	if (!base)
+		base = &zero;
+	d->run_ns = model_delta(r->sum_exec_runtime, base->sum_exec_runtime);
+	d->wait_ns = model_delta(r->run_delay, base->run_delay);
 	/*
 	 * Without the sched_waking counter, count the sleeps that ended:
 	 * every voluntary switch is the task blocking until a wakeup.
 	 */
-	if (in->avail & SCHEDSTAT_AVAIL_WAKEUPS)
-		t->wakeups = model_delta(r->wakeups, base->wakeups);
+	if (avail & SCHEDSTAT_AVAIL_WAKEUPS)
+		d->wakeups = model_delta(r->wakeups, base->wakeups);
 	else
-		t->wakeups = model_delta(r->nvcsw, base->nvcsw);
-	t->migrations = model_delta(r->nr_migrations, base->nr_migrations);
-	t->nvcsw = model_delta(r->nvcsw, base->nvcsw);
-	t->nivcsw = model_delta(r->nivcsw, base->nivcsw);
+		d->wakeups = model_delta(r->nvcsw, base->nvcsw);
+	d->migrations = model_delta(r->nr_migrations, base->nr_migrations);
+	d->nvcsw = model_delta(r->nvcsw, base->nvcsw);
+	d->nivcsw = model_delta(r->nivcsw, base->nivcsw);
+}
+
+static void row_deltas(struct schedstat_task *t, const struct model_deltas *d)
+{
+	t->run_ns = d->run_ns;
+	t->wait_ns = d->wait_ns;
+	t->wakeups = d->wakeups;
+	t->migrations = d->migrations;
+	t->nvcsw = d->nvcsw;
+	t->nivcsw = d->nivcsw;
+}
+
+static uint64_t now_pelt_of(const struct model *m, uint32_t cpu)
+{
+	return cpu < (uint32_t)m->nr_cpus ? m->now_pelt[cpu] : 0;
 }
 
 /* The last row of a task gone since the previous sample. */
-static void fill_exited(struct model *m, const struct model_input *in,
-			struct schedstat_task *t, const struct st_task_rec *r,
-			const struct st_task_rec *base)
+static void row_exited(const struct model *m, const struct model_input *in,
+		       struct schedstat_task *t, const struct st_task_rec *r,
+		       const struct st_task_rec *base)
 {
-	fill_task(m, in, t, r, base);
+	struct model_deltas d;
+
+	row_of_record(m, t, r);
+	deltas_of(&d, r, base, in->avail);
+	row_deltas(t, &d);
+	row_pelt(t, r, now_pelt_of(m, r->cpu));
+	t->pelt_estimated = in->avail & SCHEDSTAT_AVAIL_PELT_ESTIMATED;
 	t->state = 'X';
 	t->exited = true;
 	t->running = false;
-}
-
-static bool is_runnable(const struct st_task_rec *r)
-{
-	return r->on_rq && !r->sched_delayed && !r->exit_state;
-}
-
-/*
- * A sleeping fair task's PELT contribution stays in the root cfs_rq of the
- * CPU it last ran on and decays there by y per period (the seed RFC's blocked
- * load). Its se.avg was frozen at dequeue, so decay it to the sample time the
- * way the kernel will when it next looks.
- */
-static void add_blocked(struct schedstat_cpu *cpus, size_t nr_cpus,
-			const struct schedstat_task *t, const struct st_task_rec *r)
-{
-	if (!sleeping_fair(r) || r->cpu >= nr_cpus)
-		return;
-	/* fill_task() already decayed it to the sample. */
-	cpus[r->cpu].blocked_util += t->util_avg;
-	cpus[r->cpu].blocked_load += t->load_avg;
 }
 
 /* Moves the exit record of (pid, start_time) to @out, if there is one. */
@@ -191,6 +187,209 @@ static bool take_exit(struct model *m, int32_t pid, uint64_t start_time,
 	return false;
 }
 
+int model_tasks_new(struct model *m)
+{
+	return schedstat_hash_new(&m->by_pid);
+}
+
+void model_tasks_free(struct model *m)
+{
+	schedstat_hash_free(m->by_pid);
+	free(m->tasks);
+	free(m->order);
+	free(m->order_next);
+	free(m->born);
+	free(m->freed);
+	free(m->gone_rows);
+	free(m->now_pelt);
+}
+
+static struct model_task *task_at(const struct model *m, uint64_t idx)
+{
+	return &m->tasks[idx];
+}
+
+static long task_find(const struct model *m, int32_t pid)
+{
+	uint64_t idx;
+
+	return schedstat_hash_get(m->by_pid, (uint32_t)pid, &idx) ? -1 : (long)idx;
+}
+
+/* A free entry: one freed before this sample, else a new one. */
+static long task_alloc(struct model *m)
+{
+	uint32_t idx;
+
+	if (m->nr_reuse) {
+		idx = m->freed[--m->nr_reuse];
+		m->freed[m->nr_reuse] = m->freed[--m->nr_freed];
+	} else {
+		if (util_array_reserve((void **)&m->tasks, &m->cap_tasks,
+				       m->nr_tasks + 1, sizeof(*m->tasks)))
+			return -ENOMEM;
+		idx = m->nr_tasks++;
+	}
+	return idx;
+}
+
+/*
+ * The task at @idx is gone: its final stretch from its exit record when
+ * that is newer (the exit event is taken in do_exit(); a zombie seen after
+ * it is newer), else from its last record, into @row if given (the
+ * baseline has no rows). Its entry is free from the next sample on: this
+ * one's order[] may still name it.
+ */
+static int task_gone(struct model *m, const struct model_input *in, long idx,
+		     struct schedstat_task *row)
+{
+	struct model_task *e = task_at(m, idx);
+	struct st_task_rec last;
+
+	if (util_array_reserve((void **)&m->freed, &m->cap_freed, m->nr_freed + 1,
+			       sizeof(*m->freed)))
+		return -ENOMEM;
+	if (!take_exit(m, e->rec.pid, e->rec.start_time, &last) ||
+	    last.sum_exec_runtime < e->rec.sum_exec_runtime)
+		last = e->rec;
+	if (row)
+		row_exited(m, in, row, &last, &e->rec);
+	schedstat_hash_remove(m->by_pid, (uint32_t)e->rec.pid);
+	e->live = false;
+	m->freed[m->nr_freed++] = idx;
+	return 0;
+}
+
+/* A gone task's row among the ones merged in by pid (model_fill_tasks()). */
+static int task_gone_row(struct model *m, const struct model_input *in,
+			 long idx)
+{
+	if (!m->have_baseline)
+		return task_gone(m, in, idx, NULL);
+	if (util_array_reserve((void **)&m->gone_rows, &m->cap_gone_rows,
+			       m->nr_gone_rows + 1, sizeof(*m->gone_rows)))
+		return -ENOMEM;
+	return task_gone(m, in, idx, &m->gone_rows[m->nr_gone_rows++]);
+}
+
+/* One record of this sample: a change, a new task, or one unchanged. */
+static int task_apply(struct model *m, const struct model_input *in, size_t i)
+{
+	const struct st_task_rec *r = &in->tasks[i];
+	bool kernel_pelt = in->task_kernel_pelt && in->task_kernel_pelt[i];
+	struct model_task *e;
+	long idx = task_find(m, r->pid);
+	int err;
+
+	if (idx >= 0) {
+		e = task_at(m, idx);
+		/* Listed twice in one sample: its first record counts. */
+		if (e->seen_gen == m->gen)
+			return 0;
+		if (e->rec.start_time == r->start_time) {
+			e->seen_gen = m->gen;
+			e->kernel_pelt = kernel_pelt;
+			if (!memcmp(&e->rec, r, sizeof(*r)))
+				return 0;
+			deltas_of(&e->deltas, r, &e->rec, in->avail);
+			e->delta_gen = m->gen;
+			e->rec = *r;
+			row_of_record(m, &e->row, r);
+			return 0;
+		}
+		/* A reused pid: a new task, the old one gone. */
+		err = task_gone_row(m, in, idx);
+		if (err)
+			return err;
+	}
+	idx = task_alloc(m);
+	if (idx < 0)
+		return idx;
+	if (util_array_reserve((void **)&m->born, &m->cap_born, m->nr_born + 1,
+			       sizeof(*m->born)) ||
+	    schedstat_hash_put(m->by_pid, (uint32_t)r->pid, idx))
+		return -ENOMEM;
+	e = task_at(m, idx);
+	memset(e, 0, sizeof(*e));
+	e->rec = *r;
+	row_of_record(m, &e->row, r);
+	/* New since the last sample: its counters count from zero. */
+	deltas_of(&e->deltas, r, NULL, in->avail);
+	e->delta_gen = m->gen;
+	e->seen_gen = m->gen;
+	e->live = true;
+	e->kernel_pelt = kernel_pelt;
+	m->born[m->nr_born++] = idx;
+	return 0;
+}
+
+int model_apply_tasks(struct model *m, const struct model_input *in)
+{
+	int err = 0;
+
+	m->nr_gone_rows = 0;
+	for (int cpu = 0; cpu < m->nr_cpus; cpu++)
+		m->now_pelt[cpu] = model_pelt_now(model_cpu_of(in, cpu), in->ts_ns);
+	for (size_t i = 0; in->tasks_changed && !err && i < in->nr_gone; i++) {
+		long idx = task_find(m, in->gone[i]);
+
+		if (idx >= 0)
+			err = task_gone_row(m, in, idx);
+	}
+	for (size_t i = 0; !err && i < in->nr_tasks; i++)
+		err = task_apply(m, in, i);
+	return err;
+}
+
+size_t model_nr_task_rows(const struct model *m)
+{
+	return m->nr_order + m->nr_born + m->nr_gone_rows + m->nr_exits;
+}
+
+/* Gone this sample: missing from a full list. */
+static bool task_missing(const struct model *m, const struct model_input *in,
+			 const struct model_task *e)
+{
+	return !in->tasks_changed && e->seen_gen != m->gen;
+}
+
+/*
+ * Exit records of tasks the table does not hold (born and gone within the
+ * interval) into gone_rows. Those of tasks still listed (zombies) wait for
+ * the next sample; those of tasks missing now are taken when the sweep
+ * reaches them.
+ */
+static int born_and_gone(struct model *m, const struct model_input *in)
+{
+	for (size_t i = 0; i < m->nr_exits; i++) {
+		const struct st_task_rec *r = &m->exits[i];
+		long idx;
+
+		if (r->pid < 0)
+			continue;
+		idx = task_find(m, r->pid);
+		if (idx >= 0 && task_at(m, idx)->rec.start_time == r->start_time)
+			continue;
+		if (util_array_reserve((void **)&m->gone_rows, &m->cap_gone_rows,
+				       m->nr_gone_rows + 1, sizeof(*m->gone_rows)))
+			return -ENOMEM;
+		row_exited(m, in, &m->gone_rows[m->nr_gone_rows++], r, NULL);
+		m->exits[i].pid = -1;
+	}
+	return 0;
+}
+
+/* Room in order_next for every live task and every one born. */
+static int order_reserve(struct model *m)
+{
+	size_t need = m->nr_order + m->nr_born;
+
+	if (util_array_reserve((void **)&m->order_next, &m->cap_order_next,
+			       need, sizeof(*m->order_next)))
+		return -ENOMEM;
+	return 0;
+}
+
 static int cmp_task(const void *a, const void *b)
 {
 	const struct schedstat_task *x = a, *y = b;
@@ -200,82 +399,142 @@ static int cmp_task(const void *a, const void *b)
 	return x->exited - y->exited;
 }
 
-static bool pid_listed(const struct schedstat_hash *ix,
-		       const struct model_input *in, const struct st_task_rec *r)
+static int cmp_born(const void *a, const void *b, void *ctx)
 {
-	long j = pid_index_find(ix, r->pid);
+	const struct model *m = ctx;
+	int32_t x = task_at(m, *(const uint32_t *)a)->rec.pid;
+	int32_t y = task_at(m, *(const uint32_t *)b)->rec.pid;
 
-	return j >= 0 && in->tasks[j].start_time == r->start_time;
+	return (x > y) - (x < y);
+}
+
+/* A live task's row at this sample, and what it adds to its CPU. */
+static void task_row(struct model *m, const struct model_input *in,
+		     struct schedstat_snapshot *s, struct schedstat_task *t,
+		     const struct model_task *e, bool *cpu_running)
+{
+	const struct st_task_rec *r = &e->rec;
+
+	*t = e->row;
+	if (e->delta_gen == m->gen)
+		row_deltas(t, &e->deltas);
+	t->pelt_estimated = (in->avail & SCHEDSTAT_AVAIL_PELT_ESTIMATED) &&
+			    !e->kernel_pelt;
+	row_pelt(t, r, now_pelt_of(m, r->cpu));
+	if (r->cpu >= s->nr_cpus)
+		return;
+	if (is_runnable(r)) {
+		s->cpus[r->cpu].nr_running++;
+		/*
+		 * The kernel adds a fair task's util_est to its CPU's root
+		 * cfs_rq at enqueue and takes the same value away at dequeue:
+		 * the sum over queued tasks is it.
+		 */
+		if (prio_is_fair(r->prio))
+			s->cpus[r->cpu].util_est += r->util_est;
+	}
+	if (r->on_cpu)
+		cpu_running[r->cpu] = true;
+	/*
+	 * A sleeping fair task's PELT contribution stays in the root cfs_rq
+	 * of the CPU it last ran on and decays there by y per period (the
+	 * seed RFC's blocked load); row_pelt() decayed it to the sample.
+	 */
+	if (sleeping_fair(r)) {
+		s->cpus[r->cpu].blocked_util += t->util_avg;
+		s->cpus[r->cpu].blocked_load += t->load_avg;
+	}
 }
 
 /*
- * Every task row of @s: this sample's tasks against their previous
- * sample, the tasks gone since it (their final stretch, once), and those
- * born and gone within the interval; sorted by pid. Marks the CPUs that
- * run a task in @cpu_running and counts their runnable tasks and util_est.
+ * Rows in pid order, merging the table's live tasks (order[], then the
+ * ones born this sample) and gone_rows; a gone task's row after a live one
+ * of its pid. A task missing from a full list is gone here, in its place.
  */
-void model_fill_tasks(struct model *m, const struct model_input *in,
-		      struct schedstat_snapshot *s, bool *cpu_running)
+int model_fill_tasks(struct model *m, const struct model_input *in,
+		     struct schedstat_snapshot *s, bool *cpu_running)
 {
-	size_t n = 0;
+	size_t i = 0, j = 0, k = 0, n = 0, next = 0;
+	int err;
 
-	for (size_t i = 0; i < in->nr_tasks; i++) {
-		const struct st_task_rec *r = &in->tasks[i];
-		const struct st_task_rec *base = NULL;
-		long j = pid_index_find(m->prev_index, r->pid);
+	err = born_and_gone(m, in);
+	if (err)
+		return err;
+	if (m->nr_gone_rows > 1)
+		qsort(m->gone_rows, m->nr_gone_rows, sizeof(*m->gone_rows), cmp_task);
+	if (m->nr_born > 1)
+		qsort_r(m->born, m->nr_born, sizeof(*m->born), cmp_born, m);
+	err = order_reserve(m);
+	if (err)
+		return err;
+	while (i < m->nr_order || j < m->nr_born) {
+		uint32_t idx;
+		struct model_task *e;
 
-		if (j >= 0 && m->prev[j].start_time == r->start_time) {
-			base = &m->prev[j];
-			m->prev_matched[j] = true;
+		if (j == m->nr_born || (i < m->nr_order &&
+		    task_at(m, m->order[i])->rec.pid < task_at(m, m->born[j])->rec.pid))
+			idx = m->order[i++];
+		else
+			idx = m->born[j++];
+		e = task_at(m, idx);
+		if (!e->live)
+			continue;
+		while (k < m->nr_gone_rows && m->gone_rows[k].pid < e->rec.pid)
+			s->tasks[n++] = m->gone_rows[k++];
+		if (task_missing(m, in, e)) {
+			err = task_gone(m, in, idx, &s->tasks[n++]);
+			if (err)
+				return err;
+			continue;
 		}
-		fill_task(m, in, &s->tasks[n], r, base);
-		if (in->task_kernel_pelt && in->task_kernel_pelt[i])
-			s->tasks[n].pelt_estimated = false;
-		if (r->cpu < s->nr_cpus) {
-			if (is_runnable(r))
-				s->cpus[r->cpu].nr_running++;
-			/*
-			 * The kernel adds a fair task's util_est to its CPU's
-			 * root cfs_rq at enqueue and takes the same value
-			 * away at dequeue: the sum over queued tasks is it.
-			 */
-			if (is_runnable(r) && prio_is_fair(r->prio))
-				s->cpus[r->cpu].util_est += r->util_est;
-			if (r->on_cpu)
-				cpu_running[r->cpu] = true;
-		}
-		add_blocked(s->cpus, s->nr_cpus, &s->tasks[n++], r);
+		task_row(m, in, s, &s->tasks[n++], e, cpu_running);
+		m->order_next[next++] = idx;
+		while (k < m->nr_gone_rows && m->gone_rows[k].pid == e->rec.pid)
+			s->tasks[n++] = m->gone_rows[k++];
 	}
-	/* Gone since the last sample: account their final stretch once. */
-	for (size_t j = 0; j < m->nr_prev; j++) {
-		struct st_task_rec last;
-
-		if (m->prev_matched[j])
-			continue;
-		/*
-		 * The exit event is taken in do_exit(); a zombie seen by the
-		 * iterator afterwards is newer. Keep the newest record.
-		 */
-		if (!take_exit(m, m->prev[j].pid, m->prev[j].start_time, &last) ||
-		    last.sum_exec_runtime < m->prev[j].sum_exec_runtime)
-			last = m->prev[j];
-		fill_exited(m, in, &s->tasks[n++], &last, &m->prev[j]);
-	}
-	/* Born and gone within the interval. */
-	for (size_t i = 0; i < m->nr_exits; i++) {
-		const struct st_task_rec *r = &m->exits[i];
-		long j;
-
-		if (r->pid < 0)
-			continue;
-		j = pid_index_find(m->prev_index, r->pid);
-		if (j >= 0 && m->prev[j].start_time == r->start_time)
-			continue;
-		if (pid_listed(m->cur_index, in, r))
-			continue;
-		fill_exited(m, in, &s->tasks[n++], r, NULL);
-		m->exits[i].pid = -1;
-	}
+	while (k < m->nr_gone_rows)
+		s->tasks[n++] = m->gone_rows[k++];
 	s->nr_tasks = n;
-	qsort(s->tasks, n, sizeof(*s->tasks), cmp_task);
+	m->nr_order = next;
+	return 0;
+}
+
+/*
+ * The baseline: the table holds every task listed; order[] lists them. A
+ * full list's missing ones cannot be: there was no table before.
+ */
+static int tasks_baseline(struct model *m)
+{
+	int err;
+
+	if (m->nr_born > 1)
+		qsort_r(m->born, m->nr_born, sizeof(*m->born), cmp_born, m);
+	err = order_reserve(m);
+	if (err)
+		return err;
+	memcpy(m->order_next, m->born, m->nr_born * sizeof(*m->born));
+	m->nr_order = m->nr_born;
+	return 0;
+}
+
+int model_tasks_done(struct model *m)
+{
+	uint32_t *o = m->order;
+	size_t cap = m->cap_order;
+	int err;
+
+	if (!m->have_baseline) {
+		err = tasks_baseline(m);
+		if (err)
+			return err;
+	}
+	/* order_next is the new order[]; the old one is the next's buffer. */
+	m->order = m->order_next;
+	m->cap_order = m->cap_order_next;
+	m->order_next = o;
+	m->cap_order_next = cap;
+	m->nr_born = 0;
+	m->nr_reuse = m->nr_freed;
+	m->gen++;
+	return 0;
 }

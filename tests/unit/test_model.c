@@ -392,6 +392,178 @@ static void bpf_side_decays_removed_as_the_kernel(void **state)
 	assert_int_equal(st_pelt_decay32(1000, 64), 249);
 }
 
+/*
+ * A source that sends only what changed (the BPF task table) and one that
+ * lists every task must give the same rows. Each sample below is fed whole
+ * to one model, and to another as the records that differ from the last
+ * sample's (or are new) and the pids gone, as the table sends them; a
+ * reused pid is a changed record, not a gone one (the table sees its slot's
+ * task change). Both get the same exit events.
+ */
+struct twin {
+	struct model *whole, *changed;
+	struct st_task_rec prev[8];
+	size_t nr_prev;
+};
+
+static void assert_rows_equal(const struct schedstat_task *a,
+			      const struct schedstat_task *b)
+{
+#define SAME(name, member, type) \
+	assert_memory_equal(&a->member, &b->member, sizeof(a->member));
+	SCHEDSTAT_TASK_FIELDS(SAME, SAME)
+#undef SAME
+}
+
+static void twin_update(struct fixture *f, struct twin *tw, uint64_t ts)
+{
+	struct st_task_rec changed[8];
+	int32_t gone[8];
+	size_t nr_changed = 0, nr_gone = 0, n, m;
+	struct model_input in = {
+		.ts_ns = ts, .cpus = f->cpus, .nr_cpus = 2, .online = &f->online,
+		.global = &f->global, .avail = SCHEDSTAT_AVAIL_CFS,
+	};
+	struct schedstat_snapshot *a = NULL, *b = NULL;
+	const struct schedstat_task *ta, *tb;
+	const struct schedstat_cpu *ca, *cb;
+
+	for (size_t i = 0; i < f->nr; i++) {
+		bool same = false;
+
+		for (size_t j = 0; j < tw->nr_prev; j++)
+			if (!memcmp(&tw->prev[j], &f->tasks[i], sizeof(f->tasks[i])))
+				same = true;
+		if (!same)
+			changed[nr_changed++] = f->tasks[i];
+	}
+	for (size_t j = 0; j < tw->nr_prev; j++) {
+		bool listed = false;
+
+		for (size_t i = 0; i < f->nr; i++)
+			if (f->tasks[i].pid == tw->prev[j].pid)
+				listed = true;
+		if (!listed)
+			gone[nr_gone++] = tw->prev[j].pid;
+	}
+	memcpy(tw->prev, f->tasks, f->nr * sizeof(f->tasks[0]));
+	tw->nr_prev = f->nr;
+
+	in.tasks = f->tasks;
+	in.nr_tasks = f->nr;
+	assert_int_equal(model_update(tw->whole, &in, &a), 0);
+	in.tasks = changed;
+	in.nr_tasks = nr_changed;
+	in.tasks_changed = true;
+	in.gone = gone;
+	in.nr_gone = nr_gone;
+	assert_int_equal(model_update(tw->changed, &in, &b), 0);
+	assert_true(!a == !b);
+	if (!a)
+		return;
+	ta = schedstat_snapshot_tasks(a, &n);
+	tb = schedstat_snapshot_tasks(b, &m);
+	assert_int_equal(n, m);
+	for (size_t i = 0; i < n; i++)
+		assert_rows_equal(&ta[i], &tb[i]);
+	ca = schedstat_snapshot_cpus(a, &n);
+	cb = schedstat_snapshot_cpus(b, &m);
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(ca[i].blocked_util, cb[i].blocked_util);
+		assert_int_equal(ca[i].blocked_load, cb[i].blocked_load);
+		assert_int_equal(ca[i].nr_running, cb[i].nr_running);
+		assert_int_equal(ca[i].util_est, cb[i].util_est);
+	}
+	schedstat_snapshot_free(a);
+	schedstat_snapshot_free(b);
+}
+
+static void twin_exit(struct twin *tw, const struct st_task_rec *r)
+{
+	assert_int_equal(model_add_exit(tw->whole, r), 0);
+	assert_int_equal(model_add_exit(tw->changed, r), 0);
+}
+
+static struct st_task_rec *task_of(struct fixture *f, int pid)
+{
+	for (size_t i = 0; i < f->nr; i++)
+		if (f->tasks[i].pid == pid)
+			return &f->tasks[i];
+	fail();
+	return NULL;
+}
+
+static void drop_task(struct fixture *f, int pid)
+{
+	struct st_task_rec *r = task_of(f, pid);
+
+	*r = f->tasks[--f->nr];
+}
+
+static void changed_only_gives_the_rows_of_every_task(void **state)
+{
+	struct fixture *f = *state;
+	struct twin tw = {};
+	struct st_task_rec ghost, *r;
+
+	assert_int_equal(model_new(&tw.whole, f->topo), 0);
+	assert_int_equal(model_new(&tw.changed, f->topo), 0);
+	cpu1_read(f, 0);
+	r = add_task(f, 10, "sleeper", 1);
+	r->util_avg = 400;
+	r->load_avg = 900;
+	r->last_update_time = 4000 * MS;
+	r = add_task(f, 11, "runner", 1);
+	r->on_rq = 1;
+	r->on_cpu = 1;
+	r->util_avg = 100;
+	r->last_update_time = 5000 * MS;
+	add_task(f, 12, "exits", 0)->sum_exec_runtime = 5 * MS;
+	add_task(f, 13, "zombie", 0)->sum_exec_runtime = 7 * MS;
+	add_task(f, 14, "reused", 0)->sum_exec_runtime = 9 * MS;
+	twin_update(f, &tw, 100 * MS);
+
+	cpu1_read(f, 200 * MS);
+	task_of(f, 11)->sum_exec_runtime += 40 * MS;
+	task_of(f, 11)->nvcsw += 3;
+	r = task_of(f, 12);
+	r->sum_exec_runtime += 1 * MS;
+	twin_exit(&tw, r);
+	drop_task(f, 12);
+	r = task_of(f, 14);
+	r->start_time += 1;
+	r->sum_exec_runtime = 1 * MS;
+	add_task(f, 15, "born", 0)->sum_exec_runtime = 2 * MS;
+	twin_update(f, &tw, 200 * MS);
+
+	cpu1_read(f, 300 * MS);
+	r = task_of(f, 13);
+	r->exit_state = 0x20;
+	r->sum_exec_runtime += 2 * MS;
+	twin_exit(&tw, r);
+	memset(&ghost, 0, sizeof(ghost));
+	ghost.pid = 16;
+	ghost.start_time = 250 * MS;
+	ghost.sum_exec_runtime = 3 * MS;
+	twin_exit(&tw, &ghost);
+	twin_update(f, &tw, 300 * MS);
+
+	cpu1_read(f, 400 * MS);
+	drop_task(f, 13);
+	strcpy(task_of(f, 10)->comm, "renamed");
+	twin_update(f, &tw, 400 * MS);
+
+	/* Nothing changed: no record at all for the changed-only one. */
+	cpu1_read(f, 500 * MS);
+	twin_update(f, &tw, 500 * MS);
+
+	cpu1_read(f, 600 * MS);
+	f->nr = 1;
+	twin_update(f, &tw, 600 * MS);
+	model_free(tw.whole);
+	model_free(tw.changed);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void)
@@ -410,6 +582,7 @@ int main(void)
 		T(delayed_dequeue_task_decays_as_asleep),
 		T(blocked_util_holds_removed_until_cfs_rq_update),
 		T(bpf_side_decays_removed_as_the_kernel),
+		T(changed_only_gives_the_rows_of_every_task),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
