@@ -54,6 +54,9 @@ struct thread_info {
 	u32 cpu;
 };
 
+struct pid;
+struct linux_binprm;
+
 struct task_struct {
 	struct thread_info thread_info;
 	unsigned int __state;
@@ -67,6 +70,8 @@ struct task_struct {
 	int exit_state;
 	pid_t pid;
 	pid_t tgid;
+	struct task_struct *group_leader;
+	struct pid *thread_pid;		/* NULL once released (pid_alive()) */
 	u64 start_time;
 	unsigned long nvcsw;
 	unsigned long nivcsw;

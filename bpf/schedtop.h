@@ -166,6 +166,70 @@ struct st_task_rec {
 	__u32 max_allowed_capacity;
 };
 
+/*
+ * The task table (bpf/task_table.bpf.h, kernels with bpf_task_acquire()
+ * and open-coded iterators: 6.4+). A slot per pid holds a reference to
+ * the task, taken when it was forked (or when schedtop started), and what
+ * its record was made from when last sent: each sample reads that much of
+ * every task and sends the record of a task only when it differs, so a
+ * task that did not run costs no record and no copy.
+ */
+#define ST_MAX_TASK_SLOTS	(1 << 16)	/* pid_max at most this */
+#define ST_TASK_OUT		4096		/* records per scan call */
+
+/*
+ * What a task's record is sent again for: everything the record holds
+ * that can change while the task sleeps (name, state, priority, weight,
+ * affinity, group), and the counters that move whenever it runs, wakes or
+ * moves. Its other fields change only with these (docs/signals.md).
+ */
+struct st_task_fp {
+	__u64 sum_exec_runtime;
+	__u64 last_update_time;
+	__u64 load_avg;
+	__u64 nr_migrations;
+	__u64 wakeups;		/* --exact-wakeups only */
+	char comm[ST_COMM_LEN];
+	__u32 state;
+	__u32 flags;
+	__u32 cpu;
+	__s32 prio;
+	__u32 util_est;
+	__u32 nr_cpus_allowed;
+	__u32 max_allowed_capacity;
+	__u8 on_rq;
+	__u8 on_cpu;
+	__u8 sched_delayed;
+	__u8 depth;
+};
+
+struct st_task_slot {
+	__u64 task;		/* a struct task_struct kptr, referenced */
+	__u64 id;		/* the task's address when last sent; 0: none */
+	struct st_task_fp fp;
+};
+
+enum st_task_change {
+	ST_TASK_GONE = 1,	/* pid only: its task was released */
+	ST_TASK_CHANGED,	/* a new task, or one whose record differs */
+};
+
+struct st_task_out {
+	__u32 change;		/* enum st_task_change */
+	__s32 pid;
+	struct st_task_rec rec;
+};
+
+/* One sample's walk of the table, across scan calls. */
+struct st_task_scan {
+	__u32 cursor;		/* next slot to read; 0: a new sample */
+	__u32 nr_out;		/* records in task_out */
+	__u32 done;		/* the walk reached the end: CPUs read */
+	__u32 pad;
+	__u64 nr_tasks;		/* tasks held */
+	__u64 lost;		/* inserts that failed: the table is wrong */
+};
+
 enum st_event_type {
 	ST_EV_EXIT = 1,
 	ST_EV_MIGRATE,

@@ -234,6 +234,8 @@ enum schedstat_tp_flags {
 	SCHEDSTAT_TP_EVENTS		= 1u << 3,
 	/* Events: trace files only; the live tracefs source leaves it off. */
 	SCHEDSTAT_TP_FILES_ONLY		= 1u << 4,
+	/* BPF: only where the kernel allows the task table (6.4+). */
+	SCHEDSTAT_TP_TASK_TABLE		= 1u << 5,
 };
 
 /*

@@ -55,6 +55,16 @@ int sysfs_parse_u64(const char *buf, uint64_t *val);
 /* An fd for sysfs_pread_u64(), or -errno. */
 int sysfs_open(const char *root, const char *rel);
 int sysfs_pread_u64(int fd, uint64_t *val);
+/* An open file read again from its start, as sysfs_read(): its length. */
+int sysfs_pread(int fd, char *buf, size_t size);
+/*
+ * A file read at every sample, as sysfs_read(). Below the real /sys (@root
+ * NULL) it stays open in *@fd (-1 at first; the caller closes it) and is
+ * read again from its start: no path walk each time. Below another root
+ * (a copy, which tests rewrite by renaming files) it is opened each time.
+ */
+int sysfs_read_kept(const char *root, const char *rel, int *fd, char *buf,
+		    size_t size);
 
 /*
  * devices/system/cpu/online. Returns -errno if it cannot be read or parsed,
@@ -62,6 +72,8 @@ int sysfs_pread_u64(int fd, uint64_t *val);
  * CPUs of the topology, say, from topology_cpus()).
  */
 int topology_read_online(const char *sysfs_root, struct cpuset *online);
+/* The same from that file kept open (sysfs_open()): no path walk. */
+int topology_pread_online(int fd, struct cpuset *online);
 /* CPUs that belong to some cluster. */
 void topology_cpus(const struct schedstat_topology *topo, struct cpuset *set);
 

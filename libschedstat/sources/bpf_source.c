@@ -25,6 +25,7 @@
 #include "cpuhp_names.h"
 #include "cpuidle.h"
 #include "pelt_stream.h"
+#include "proc_stat.h"
 
 static void bpfsrc_close(struct bpfsrc *s);
 
@@ -32,6 +33,18 @@ static void bpfsrc_close(struct bpfsrc *s);
 static schedstat_log_fn log_fn;
 static void *log_ctx;
 static bool log_debug;
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt,
+			va_list args);
+
+static void bpfsrc_log(enum libbpf_print_level level, const char *fmt, ...)
+{
+	va_list args;
+
+	va_start(args, fmt);
+	libbpf_print(level, fmt, args);
+	va_end(args);
+}
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt,
 			va_list args)
@@ -101,9 +114,14 @@ static int bpfsrc_alloc(struct bpfsrc *s,
 	s->hotplug = calloc(s->nr_cpus ? s->nr_cpus : 1, sizeof(*s->hotplug));
 	s->polled_khz = calloc(s->nr_cpus ? s->nr_cpus : 1, sizeof(*s->polled_khz));
 	s->sysfs_root = opts->sysfs_root ? strdup(opts->sysfs_root) : NULL;
-	if (!s->cpus || !s->hotplug || !s->polled_khz ||
+	s->nr_cur_freq_fds = schedstat_topology_nr_clusters(s->topo);
+	s->cur_freq_fds = malloc((s->nr_cur_freq_fds ? s->nr_cur_freq_fds : 1) *
+				 sizeof(*s->cur_freq_fds));
+	if (!s->cpus || !s->hotplug || !s->polled_khz || !s->cur_freq_fds ||
 	    (opts->sysfs_root && !s->sysfs_root))
 		return -ENOMEM;
+	for (int k = 0; k < s->nr_cur_freq_fds; k++)
+		s->cur_freq_fds[k] = -1;
 	err = model_new(&s->model, s->topo);
 	if (err)
 		return err;
@@ -119,10 +137,12 @@ static int bpfsrc_alloc(struct bpfsrc *s,
 
 /*
  * The skeleton's lifecycle up to attached programs and ring buffers: probe,
- * open, choose programs and rodata, load, fill maps, attach.
+ * open, choose programs and rodata, load, fill maps, attach. With
+ * @task_table, the task table's programs too where the kernel has what they
+ * need (bpf_tasks.c).
  */
 static int bpfsrc_load(struct bpfsrc *s,
-		       const struct schedstat_session_opts *opts)
+		       const struct schedstat_session_opts *opts, bool task_table)
 {
 	struct btf *vmlinux = NULL;
 	int err;
@@ -144,7 +164,7 @@ static int bpfsrc_load(struct bpfsrc *s,
 		err = -errno;
 		goto cleanup;
 	}
-	err = bpfsrc_choose_programs(s, vmlinux, opts);
+	err = bpfsrc_choose_programs(s, vmlinux, opts, task_table);
 	if (err)
 		goto cleanup;
 	s->skel->rodata->count_wakeups = opts->exact_wakeups;
@@ -179,9 +199,27 @@ static int bpfsrc_load(struct bpfsrc *s,
 	    ring_buffer__add(s->rb, bpf_map__fd(s->skel->maps.pelt_events),
 			     bpfsrc_on_pelt_record, s))
 		err = -errno;
+	if (!err)
+		err = bpfsrc_tasks_start(s);
 cleanup:
 	btf__free(vmlinux);
 	return err;
+}
+
+/* What bpfsrc_load() made, undone, for another try. */
+static void bpfsrc_unload(struct bpfsrc *s)
+{
+	bpfsrc_tasks_stop(s);
+	s->task_out = NULL;
+	s->scan_link = NULL;
+	s->gone = NULL;
+	s->nr_gone = s->cap_gone = 0;
+	ring_buffer__free(s->rb);
+	s->rb = NULL;
+	schedtop_bpf__destroy(s->skel);
+	s->skel = NULL;
+	memset(s->attached, 0, sizeof(s->attached));
+	s->avail = 0;
 }
 
 static int bpfsrc_open(struct bpfsrc **out,
@@ -197,6 +235,7 @@ static int bpfsrc_open(struct bpfsrc **out,
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
+	s->online_fd = -1;
 	s->on_event = opts->on_event;
 	s->event_ctx = opts->event_ctx;
 	if (s->on_event)
@@ -209,9 +248,22 @@ static int bpfsrc_open(struct bpfsrc **out,
 	err = bpfsrc_alloc(s, opts);
 	if (err)
 		goto cleanup;
-	err = bpfsrc_load(s, opts);
+	err = bpfsrc_load(s, opts, true);
+	/*
+	 * The task table is the newest thing the programs ask of a kernel:
+	 * should this one refuse it (a verifier of its own), read the tasks
+	 * with the iterator walk instead.
+	 */
+	if (err && s->task_table) {
+		bpfsrc_log(LIBBPF_WARN, "the task table did not load (%s): "
+			   "walking the tasks instead\n", schedstat_strerror(err));
+		bpfsrc_unload(s);
+		err = bpfsrc_load(s, opts, false);
+	}
 	if (err)
 		goto cleanup;
+	bpfsrc_log(LIBBPF_DEBUG, "tasks read %s\n", s->task_table ?
+		   "from the task table" : "by the task iterator's walk");
 	/* The baseline that the first snapshot's deltas are taken against. */
 	err = bpfsrc_sample(s, &none);
 	if (err)
@@ -234,6 +286,7 @@ static void bpfsrc_close(struct bpfsrc *s)
 {
 	if (!s)
 		return;
+	bpfsrc_tasks_stop(s);
 	ring_buffer__free(s->rb);
 	schedtop_bpf__destroy(s->skel);
 	pelt_stream_free(s->pelt);
@@ -245,9 +298,17 @@ static void bpfsrc_close(struct bpfsrc *s)
 	free(s->sysfs_root);
 	free(s->recs);
 	free(s->groups);
+	free(s->group_vals);
 	free(s->freq_times);
 	cgroup_names_free(s->cgroup_names);
 	cpuidle_close(s->cpuidle);
+	proc_stat_close(s->proc_stat);
+	if (s->online_fd >= 0)
+		close(s->online_fd);
+	for (int k = 0; s->cur_freq_fds && k < s->nr_cur_freq_fds; k++)
+		if (s->cur_freq_fds[k] >= 0)
+			close(s->cur_freq_fds[k]);
+	free(s->cur_freq_fds);
 	cpufreq_stats_close(s->cpufreq_stats);
 	free(s);
 }

@@ -37,12 +37,24 @@ struct bpfsrc {
 	size_t recs_cap;		/* bytes */
 	struct schedstat_group *groups;
 	size_t nr_groups, cap_groups;
+	struct st_group_val *group_vals;	/* read_groups()'s batch */
 	struct model_freq_time *freq_times;
 	size_t nr_freq_times, cap_freq_times;
 	struct cgroup_names *cgroup_names;
 	struct cpuidle *cpuidle;
+	struct proc_stat *proc_stat;	/* without tick_sched: idle time */
+	int online_fd;			/* devices/system/cpu/online, or -1 */
+	int *cur_freq_fds;		/* each cluster's scaling_cur_freq */
+	int nr_cur_freq_fds;
 	struct cpufreq_stats *cpufreq_stats;
 	bool ksyms;			/* per-CPU ksyms resolve: dump_task */
+	/* bpf_tasks.c: the task table (scan_tasks), else the walk. */
+	bool task_table;
+	struct bpf_link *scan_link;
+	const struct st_task_out *task_out;	/* mapped */
+	int32_t *gone;
+	size_t nr_gone, cap_gone;
+	uint64_t nr_table_tasks;
 	int cb_err;
 	/* --pelt-trace: updates held for ordering, records left this drain. */
 	struct pelt_stream *pelt;
@@ -55,12 +67,22 @@ struct bpfsrc {
 int bpfsrc_kernel_features(const struct schedstat_session_opts *opts);
 /* Autoload set on each program; s->attached and s->avail filled. */
 int bpfsrc_choose_programs(struct bpfsrc *s, const struct btf *vmlinux,
-			   const struct schedstat_session_opts *opts);
+			   const struct schedstat_session_opts *opts,
+			   bool task_table);
 /* --pelt-trace: rodata before load; the pid map after, before attach. */
 int bpfsrc_pelt_select(struct bpfsrc *s,
 		       const struct schedstat_session_opts *opts);
 int bpfsrc_pelt_fill_pids(struct bpfsrc *s,
 			  const struct schedstat_session_opts *opts);
+
+/* bpf_tasks.c */
+/* Before load: the task table's programs where the kernel has it and @table. */
+int bpfsrc_tasks_choose(struct bpfsrc *s, const struct btf *vmlinux, bool table);
+/* After attach: the table filled and its scan attached. */
+int bpfsrc_tasks_start(struct bpfsrc *s);
+void bpfsrc_tasks_stop(struct bpfsrc *s);
+/* This sample's tasks into @in: tasks, nr_tasks, tasks_changed, gone. */
+int bpfsrc_tasks_read(struct bpfsrc *s, struct model_input *in);
 
 /* bpf_source_sample.c */
 int bpfsrc_sample(struct bpfsrc *s, struct schedstat_snapshot **out);

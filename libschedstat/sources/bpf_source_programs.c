@@ -40,8 +40,20 @@ static bool wanted(const char *tp, const struct schedstat_tracepoint *row,
 	return true;
 }
 
+/* The task table's programs: bpfsrc_tasks_choose() decides on them. */
+static bool task_table_program(const struct bpfsrc *s,
+			       const struct bpf_program *prog)
+{
+	const struct schedtop_bpf *k = s->skel;
+
+	return prog == k->progs.scan_tasks || prog == k->progs.scan_tasks_nosym ||
+	       prog == k->progs.fill_task_table || prog == k->progs.track_new ||
+	       prog == k->progs.track_exec;
+}
+
 int bpfsrc_choose_programs(struct bpfsrc *s, const struct btf *vmlinux,
-			   const struct schedstat_session_opts *opts)
+			   const struct schedstat_session_opts *opts,
+			   bool task_table)
 {
 	struct bpf_program *prog;
 	char name[128];
@@ -55,6 +67,8 @@ int bpfsrc_choose_programs(struct bpfsrc *s, const struct btf *vmlinux,
 		const char *tp;
 		bool have;
 
+		if (task_table_program(s, prog))
+			continue;
 		if (!strncmp(sec, "iter/", 5)) {
 			have = btf__find_by_name_kind(vmlinux, "bpf_iter_task",
 						      BTF_KIND_FUNC) > 0;
@@ -93,7 +107,7 @@ int bpfsrc_choose_programs(struct bpfsrc *s, const struct btf *vmlinux,
 	 * queued tasks anyway.
 	 */
 	s->avail |= SCHEDSTAT_AVAIL_UTIL_EST;
-	return 0;
+	return bpfsrc_tasks_choose(s, vmlinux, task_table);
 }
 
 /*

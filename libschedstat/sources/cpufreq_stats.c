@@ -19,6 +19,7 @@
 struct policy_stats {
 	int cluster;
 	int policy;
+	int fd;			/* time_in_state, kept open (sysfs_read_kept()) */
 	size_t nr_base;
 	struct model_freq_time base[MAX_OPPS];	/* cpu unused */
 };
@@ -57,15 +58,15 @@ int cpufreq_stats_parse(const char *text, long user_hz,
 	return n;
 }
 
-static int read_policy(const struct cpufreq_stats *st, int policy,
+static int read_policy(const struct cpufreq_stats *st, struct policy_stats *p,
 		       struct model_freq_time *out)
 {
 	char rel[96], text[MAX_OPPS * 32];
 	int len;
 
 	snprintf(rel, sizeof(rel),
-		 "devices/system/cpu/cpufreq/policy%d/stats/time_in_state", policy);
-	len = sysfs_read(st->sysfs_root, rel, text, sizeof(text));
+		 "devices/system/cpu/cpufreq/policy%d/stats/time_in_state", p->policy);
+	len = sysfs_read_kept(st->sysfs_root, rel, &p->fd, text, sizeof(text));
 	if (len <= 0)
 		return len ? len : -ENOENT;
 	return cpufreq_stats_parse(text, st->user_hz, out, MAX_OPPS);
@@ -96,12 +97,17 @@ int cpufreq_stats_open(struct cpufreq_stats **out, const char *sysfs_root,
 		struct policy_stats *p = &st->policies[st->nr];
 		int n;
 
+		p->fd = -1;
 		p->policy = schedstat_topology_cluster_policy(topo, k);
 		if (p->policy < 0)
 			continue;
-		n = read_policy(st, p->policy, p->base);
-		if (n <= 0)
+		n = read_policy(st, p, p->base);
+		if (n <= 0) {
+			if (p->fd >= 0)
+				close(p->fd);
+			p->fd = -1;
 			continue;	/* no CPU_FREQ_STAT: the events tell */
+		}
 		p->cluster = k;
 		p->nr_base = n;
 		st->nr++;
@@ -114,6 +120,9 @@ void cpufreq_stats_close(struct cpufreq_stats *st)
 {
 	if (!st)
 		return;
+	for (size_t k = 0; k < st->nr; k++)
+		if (st->policies[k].fd >= 0)
+			close(st->policies[k].fd);
 	free(st->policies);
 	free(st->sysfs_root);
 	free(st);
@@ -134,7 +143,7 @@ int cpufreq_stats_apply(struct cpufreq_stats *st, struct model_freq_time **times
 		struct policy_stats *p = &st->policies[k];
 		struct model_freq_time now[MAX_OPPS];
 		size_t kept = 0;
-		int n = read_policy(st, p->policy, now);
+		int n = read_policy(st, p, now);
 
 		if (n <= 0)
 			continue;

@@ -149,9 +149,10 @@ static void proc_idle_line(void *ctx, int cpu, const uint64_t *ns, int nr)
 	pi->cpus[cpu].seen |= ST_SEEN_IDLE_TIME;
 }
 
-void cpuidle_read_proc_stat(struct st_cpu_state *cpus, int nr)
+void cpuidle_read_proc_stat(struct proc_stat *ps, struct st_cpu_state *cpus,
+			    int nr)
 {
 	struct proc_idle pi = { cpus, nr };
 
-	proc_stat_read("/proc/stat", proc_idle_line, &pi);
+	proc_stat_reread(ps, proc_idle_line, &pi);
 }

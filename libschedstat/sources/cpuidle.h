@@ -29,6 +29,8 @@ void cpuidle_read(struct cpuidle *ci, struct st_cpu_state *cpus, int nr);
  * kernel takes from tick_sched with NO_HZ) into idle_ns, with
  * ST_SEEN_IDLE_TIME; resolution 1/USER_HZ.
  */
-void cpuidle_read_proc_stat(struct st_cpu_state *cpus, int nr);
+struct proc_stat;
+void cpuidle_read_proc_stat(struct proc_stat *ps, struct st_cpu_state *cpus,
+			    int nr);
 
 #endif /* SCHEDSTAT_CPUIDLE_H */

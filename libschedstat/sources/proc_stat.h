@@ -33,4 +33,17 @@ int proc_stat_read(const char *path,
 		   void (*fn)(void *ctx, int cpu, const uint64_t *ns, int nr),
 		   void *ctx);
 
+/*
+ * The same, on a file kept open for reading at every sample: open once,
+ * proc_stat_reread() reads it again from its start, as far as its CPU
+ * lines go (the kernel prints them first).
+ */
+struct proc_stat;
+
+int proc_stat_open(struct proc_stat **out, const char *path);
+int proc_stat_reread(struct proc_stat *ps,
+		     void (*fn)(void *ctx, int cpu, const uint64_t *ns, int nr),
+		     void *ctx);
+void proc_stat_close(struct proc_stat *ps);
+
 #endif /* SCHEDSTAT_PROC_STAT_H */

@@ -147,6 +147,20 @@ const struct schedstat_tracepoint tp_table[TP_NR] = {
 		.flags = SCHEDSTAT_TP_BPF | SCHEDSTAT_TP_PELT_TRACE,
 		.gives = "every update of the traced CPUs' irq PELT (where the kernel keeps it)",
 	},
+	/*
+	 * The task table's (bpf/task_table.bpf.h): which tasks a sample
+	 * reads. The event sources see new tasks in their switches.
+	 */
+	[TP_TASK_NEWTASK] = {
+		.system = "task", .name = "task_newtask",
+		.flags = SCHEDSTAT_TP_BPF | SCHEDSTAT_TP_TASK_TABLE,
+		.gives = "each new task, which the samples read from then on",
+	},
+	[TP_SCHED_PROCESS_EXEC] = {
+		.system = "sched", .name = "sched_process_exec",
+		.flags = SCHEDSTAT_TP_BPF | SCHEDSTAT_TP_TASK_TABLE,
+		.gives = "a thread that took its process's pid by exec, read by its new pid",
+	},
 };
 
 const struct schedstat_tracepoint *tp_find(const char *name)

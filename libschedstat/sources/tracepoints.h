@@ -43,6 +43,8 @@ enum tp_id {
 	TP_PELT_RT,
 	TP_PELT_DL,
 	TP_PELT_IRQ,
+	TP_TASK_NEWTASK,
+	TP_SCHED_PROCESS_EXEC,
 	TP_NR,
 };
 

@@ -231,3 +231,17 @@ int topology_read_online(const char *sysfs_root, struct cpuset *online)
 {
 	return topo_read_cpulist(sysfs_root, "devices/system/cpu/online", online);
 }
+
+int topology_pread_online(int fd, struct cpuset *online)
+{
+	char *buf = malloc(CPULIST_FILE_LEN);
+	int err;
+
+	if (!buf)
+		return -ENOMEM;
+	err = sysfs_pread(fd, buf, CPULIST_FILE_LEN);
+	if (err >= 0)
+		err = cpulist_parse(buf, online);
+	free(buf);
+	return err;
+}

@@ -118,10 +118,55 @@ int sysfs_open(const char *root, const char *rel)
 }
 
 /*
- * Read a file opened by sysfs_open() again from its start: an attribute is
- * produced anew at each read from offset 0, so a sampler keeps the file
- * open instead of walking its path every time. A file whose object went
- * away (its CPU offline) fails with -ENODEV.
+ * An attribute is produced anew at each read from offset 0, so a sampler
+ * keeps the file open instead of walking its path every time. Filled up to
+ * @size: -ENOSPC, the file may be longer (see sysfs_read()).
+ */
+int sysfs_pread(int fd, char *buf, size_t size)
+{
+	ssize_t n;
+
+	if (!size)
+		return -EINVAL;
+	do
+		n = pread(fd, buf, size - 1, 0);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	/* Filled: the file may be longer than @buf (see sysfs_read()). */
+	if ((size_t)n == size - 1)
+		return -ENOSPC;
+	buf[n] = '\0';
+	while (n && buf[n - 1] == '\n')
+		buf[--n] = '\0';
+	return n;
+}
+
+int sysfs_read_kept(const char *root, const char *rel, int *fd, char *buf,
+		    size_t size)
+{
+	int len;
+
+	if (root)
+		return sysfs_read(root, rel, buf, size);
+	for (int tries = 0; tries < 2; tries++) {
+		if (*fd < 0)
+			*fd = sysfs_open(NULL, rel);
+		if (*fd < 0)
+			return *fd;
+		len = sysfs_pread(*fd, buf, size);
+		if (len >= 0 || len == -ENOSPC)
+			return len;
+		/* A file of a CPU or policy that went away and came back. */
+		close(*fd);
+		*fd = -1;
+	}
+	return len;
+}
+
+/*
+ * Read a file opened by sysfs_open() again from its start. A file whose
+ * object went away (its CPU offline) fails with -ENODEV.
  */
 int sysfs_pread_u64(int fd, uint64_t *val)
 {

@@ -23,6 +23,8 @@ static const char *bpf_when(uint32_t flags)
 		return "with `--exact-wakeups`";
 	if (flags & SCHEDSTAT_TP_PELT_TRACE)
 		return "with `--pelt-trace`";
+	if (flags & SCHEDSTAT_TP_TASK_TABLE)
+		return "where the kernel has the task table (6.4+)";
 	return "always";
 }
 

@@ -139,8 +139,8 @@ def bpf_programs_follow_tracepoint_table():
     table row of its tracepoint: every tp_btf program of bpf/schedtop.bpf.c
     has a row that the BPF source reads, and every such row a program."""
     progs = set()
-    # schedtop.bpf.c and what it includes (pelt_trace.bpf.h)
-    for name in ("schedtop.bpf.c", "pelt_trace.bpf.h"):
+    # schedtop.bpf.c and what it includes (pelt_trace.bpf.h, task_table.bpf.h)
+    for name in ("schedtop.bpf.c", "pelt_trace.bpf.h", "task_table.bpf.h"):
         with open(os.path.join(SRC, "bpf", name)) as f:
             progs |= set(re.findall(r'SEC\("tp_btf/(\w+)"\)', f.read()))
     _, rows = tracepoint_table()

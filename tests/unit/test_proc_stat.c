@@ -26,6 +26,7 @@ struct line {
 struct lines {
 	struct line l[8];
 	int n;
+	uint64_t first_user;
 };
 
 static void take(void *ctx, int cpu, const uint64_t *ns, int nr)
@@ -36,6 +37,19 @@ static void take(void *ctx, int cpu, const uint64_t *ns, int nr)
 	ls->l[ls->n].cpu = cpu;
 	ls->l[ls->n].nr = nr;
 	memcpy(ls->l[ls->n].ns, ns, nr * sizeof(*ns));
+	ls->n++;
+}
+
+/* Counts the lines, keeps the last one and the total's user time. */
+static void count_lines(void *ctx, int cpu, const uint64_t *ns, int nr)
+{
+	struct lines *ls = ctx;
+
+	if (cpu < 0)
+		ls->first_user = ns[PROC_STAT_USER];
+	ls->l[0].cpu = cpu;
+	ls->l[0].nr = nr;
+	memcpy(ls->l[0].ns, ns, nr * sizeof(*ns));
 	ls->n++;
 }
 
@@ -102,6 +116,45 @@ static void total_is_not_a_cpu(void **state)
 	assert_int_equal(ls.l[1].ns[PROC_STAT_IOWAIT], 50 * tick);
 }
 
+/*
+ * Kept open and read again from the start: the file's text of the moment
+ * (a seq_file makes it anew at each read from 0; here the file is
+ * rewritten in place), and CPU lines past the first 4 KB read are read.
+ */
+static void reread_kept_open(void **state)
+{
+	char path[] = "/tmp/schedtop-proc-stat-XXXXXX";
+	int fd = mkstemp(path);
+	struct proc_stat *ps;
+	struct lines ls;
+	char *text = malloc(64 * 1024);
+	size_t len = 0;
+
+	assert_true(fd >= 0 && text);
+	len += sprintf(text, "cpu  1 2 3 4 5 6 7 8 0 0\n");
+	for (int cpu = 0; cpu < 300; cpu++)
+		len += sprintf(text + len, "cpu%d 1 2 3 %d 5 6 7 8 0 0\n", cpu, cpu);
+	len += sprintf(text + len, "intr 1 2 3\n");
+	assert_int_equal(write(fd, text, len), (ssize_t)len);
+	assert_int_equal(proc_stat_open(&ps, path), 0);
+	memset(&ls, 0, sizeof(ls));
+	assert_int_equal(proc_stat_reread(ps, count_lines, &ls), 0);
+	/* The total and 300 CPUs, the last one's idle its number. */
+	assert_int_equal(ls.n, 301);
+	assert_int_equal(ls.l[0].cpu, 299);
+	assert_int_equal(ls.l[0].ns[PROC_STAT_IDLE],
+			 299 * (1000000000ULL / sysconf(_SC_CLK_TCK)));
+	assert_int_equal(pwrite(fd, "cpu  9", 6, 0), 6);
+	memset(&ls, 0, sizeof(ls));
+	assert_int_equal(proc_stat_reread(ps, count_lines, &ls), 0);
+	assert_int_equal(ls.n, 301);
+	assert_int_equal(ls.first_user, 9 * (1000000000ULL / sysconf(_SC_CLK_TCK)));
+	proc_stat_close(ps);
+	close(fd);
+	unlink(path);
+	free(text);
+}
+
 static void missing_file_is_an_error(void **state)
 {
 	struct lines ls = {};
@@ -115,6 +168,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(kernel_text_in_ns),
 		cmocka_unit_test(total_is_not_a_cpu),
+		cmocka_unit_test(reread_kept_open),
 		cmocka_unit_test(missing_file_is_an_error),
 	};
 
