@@ -47,13 +47,13 @@ def rss_kb(pid):
     return 0
 
 
-def first_frame_ms(runs=5):
+def first_frame_ms(binary=BIN, runs=5):
     """Start schedtop in tmux and poll the screen for the task header."""
     times = []
     for _ in range(runs):
         tmux("kill-server")
         t0 = time.monotonic()
-        tmux("new-session", "-d", "-s", "ff", "-x", "200", "-y", "50", BIN)
+        tmux("new-session", "-d", "-s", "ff", "-x", "200", "-y", "50", binary)
         while time.monotonic() - t0 < 10:
             if " PID " in tmux("capture-pane", "-p", "-t", "ff"):
                 break
@@ -65,34 +65,44 @@ def first_frame_ms(runs=5):
     return sorted(times)[len(times) // 2], min(times), max(times)
 
 
-def main():
-    if os.geteuid() != 0:
-        sys.exit("live: needs root")
-    helper = sleepers(1000)
-    time.sleep(1.0)
+def live_cost(binary=BIN, seconds=20):
+    """The live view of @binary in tmux over @seconds, after 3 s: its CPU
+    share, RSS and the task count its header shows."""
     try:
         tmux("kill-server")
-        tmux("new-session", "-d", "-s", "live", "-x", "200", "-y", "50", BIN)
+        tmux("new-session", "-d", "-s", "live", "-x", "200", "-y", "50", binary)
         time.sleep(3.0)
-        shell = int(tmux("display", "-p", "-t", "live", "#{pane_pid}").strip())
-        pid = shell
+        pid = int(tmux("display", "-p", "-t", "live", "#{pane_pid}").strip())
         with open("/proc/%d/comm" % pid) as f:
             if f.read().strip() != "schedtop":
                 sys.exit("live: schedtop is not the pane's process")
         ntasks = tmux("capture-pane", "-p", "-t", "live").split(" tasks |")[0]
         ntasks = ntasks.rsplit("|", 1)[-1].strip()
         c0, t0 = task_cpu_ns(pid), time.monotonic()
-        time.sleep(20)
+        time.sleep(seconds)
         c1, t1 = task_cpu_ns(pid), time.monotonic()
         rss = rss_kb(pid)
         tmux("send-keys", "-t", "live", "q")
         time.sleep(0.5)
+    finally:
+        tmux("kill-server")
+    return {"share": (c1 - c0) / 1e9 / (t1 - t0), "rss_kb": rss,
+            "tasks": ntasks}
+
+
+def main():
+    if os.geteuid() != 0:
+        sys.exit("live: needs root")
+    helper = sleepers(1000)
+    time.sleep(1.0)
+    try:
+        v = live_cost()
         ff = first_frame_ms()
     finally:
         helper.kill()
         helper.wait()
         tmux("kill-server")
-    share = (c1 - c0) / 1e9 / (t1 - t0)
+    share, rss, ntasks = v["share"], v["rss_kb"], v["tasks"]
     print("### The live view, 200x50 terminal (tmux), default 1 s refresh\n")
     print("| measure | value | target |")
     print("|---|---|---|")
