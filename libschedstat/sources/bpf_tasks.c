@@ -239,16 +239,11 @@ static int run_iter(struct bpfsrc *s, struct bpf_link *link, size_t *len)
 	for (;;) {
 		ssize_t got;
 
-		if (s->recs_cap - *len < 64 * 1024) {
-			size_t cap = s->recs_cap ? s->recs_cap * 2 : 256 * 1024;
-			void *p = realloc(s->recs, cap);
-
-			if (!p) {
-				err = -ENOMEM;
-				goto cleanup;
-			}
-			s->recs = p;
-			s->recs_cap = cap;
+		/* Room for 64 KiB more, the most one read() gives. */
+		if (schedstat_array_reserve((void **)&s->recs, &s->recs_cap,
+					    *len + 64 * 1024, 1)) {
+			err = -ENOMEM;
+			goto cleanup;
 		}
 		got = read(fd, (char *)s->recs + *len, s->recs_cap - *len);
 		if (got < 0 && errno == EINTR)
@@ -292,21 +287,16 @@ static int take_out(struct bpfsrc *s, uint32_t n, size_t *nr)
 		const struct st_task_out *o = &s->task_out[i];
 
 		if (o->change == ST_TASK_GONE) {
-			if (util_array_reserve((void **)&s->gone, &s->cap_gone,
-					       s->nr_gone + 1, sizeof(*s->gone)))
+			if (schedstat_array_reserve((void **)&s->gone, &s->cap_gone,
+						    s->nr_gone + 1, sizeof(*s->gone)))
 				return -ENOMEM;
 			s->gone[s->nr_gone++] = o->pid;
 			continue;
 		}
-		if ((*nr + 1) * sizeof(*s->recs) > s->recs_cap) {
-			size_t cap = s->recs_cap ? s->recs_cap * 2 : 256 * 1024;
-			void *p = realloc(s->recs, cap);
-
-			if (!p)
-				return -ENOMEM;
-			s->recs = p;
-			s->recs_cap = cap;
-		}
+		/* recs_cap counts bytes (run_iter()). */
+		if (schedstat_array_reserve((void **)&s->recs, &s->recs_cap,
+					    (*nr + 1) * sizeof(*s->recs), 1))
+			return -ENOMEM;
 		s->recs[(*nr)++] = o->rec;
 	}
 	return 0;
