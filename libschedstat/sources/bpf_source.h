@@ -83,6 +83,12 @@ int bpfsrc_tasks_start(struct bpfsrc *s);
 void bpfsrc_tasks_stop(struct bpfsrc *s);
 /* This sample's tasks into @in: tasks, nr_tasks, tasks_changed, gone. */
 int bpfsrc_tasks_read(struct bpfsrc *s, struct model_input *in);
+/*
+ * The iterator walk: every task's record into s->recs, @nr of them. Also
+ * where the table reads the tasks: tests hold the table to it
+ * (tests/tools/task_walk_check.c).
+ */
+int bpfsrc_tasks_walk(struct bpfsrc *s, size_t *nr);
 
 /* bpf_source_sample.c */
 int bpfsrc_sample(struct bpfsrc *s, struct schedstat_snapshot **out);

@@ -261,8 +261,7 @@ cleanup:
 	return err;
 }
 
-/* The iterator walk: one st_task_rec per task, all threads. */
-static int walk_tasks(struct bpfsrc *s, struct model_input *in)
+int bpfsrc_tasks_walk(struct bpfsrc *s, size_t *nr)
 {
 	struct bpf_link *link = s->ksyms ? s->skel->links.dump_task :
 					   s->skel->links.dump_task_nosym;
@@ -274,10 +273,17 @@ static int walk_tasks(struct bpfsrc *s, struct model_input *in)
 		return err;
 	if (len % sizeof(struct st_task_rec))
 		return -EPROTO;
-	in->tasks = s->recs;
-	in->nr_tasks = len / sizeof(struct st_task_rec);
-	in->tasks_changed = false;
+	*nr = len / sizeof(struct st_task_rec);
 	return 0;
+}
+
+static int walk_tasks(struct bpfsrc *s, struct model_input *in)
+{
+	int err = bpfsrc_tasks_walk(s, &in->nr_tasks);
+
+	in->tasks = s->recs;
+	in->tasks_changed = false;
+	return err;
 }
 
 /* What the scan wrote into task_out: changed records and gone pids. */

@@ -18,14 +18,22 @@ shows of sleeping threads to /proc, read by the test:
   schedtop's pelt_age_ns, is one instant for every thread of a CPU;
 - what changes in a thread that does not run is seen at the next sample:
   its nice (prio, and load_avg, which the kernel reweights at once) and
-  its name (written to /proc/PID/task/TID/comm by another thread).
+  its name (written to /proc/PID/task/TID/comm by another thread);
+- the records the table's path leaves the model with are those a full walk
+  of the task iterator reads (the way every task is read before 6.4), byte
+  for byte, for every task that did not change while the sample was
+  taken, while threads are renamed, reniced, moved, made and ended and
+  processes forked and exec'd (tests/tools/task_walk_check.c).
 """
 import os
+import re
+import subprocess
+import sys
 import threading
 import time
 
-from harness import (check, mono_ns, parse_csv, proc_sched, run, schedtop,
-                     start_schedtop, test)
+from harness import (OUT, check, mono_ns, parse_csv, proc_sched, run,
+                     schedtop, start_schedtop, test)
 
 # kernel/sched/sched-pelt.h, runnable_avg_yN_inv[]: y^n * 2^32, y^32 = 1/2.
 YN_INV = [
@@ -241,6 +249,83 @@ def changes_while_asleep_are_seen():
             check(r["prio"] == "120", "prio %s before renice" % r["prio"])
     check(seen >= 4, "the changed threads were in %d later rows" % seen)
     print("# %d rows after the changes carried them" % seen)
+
+
+# Threads that sleep while others change them: renamed, reniced, their
+# affinity set; threads made and ended; processes forked and exec'd.
+CHURN = r"""
+import os, random, subprocess, sys, threading, time
+threading.stack_size(65536)
+ev = threading.Event()
+tids = []
+lock = threading.Lock()
+def sleeper():
+    with lock:
+        tids.append(threading.get_native_id())
+    ev.wait()
+for _ in range(200):
+    threading.Thread(target=sleeper, daemon=True).start()
+def changer():
+    rnd = random.Random(37)
+    n = 0
+    while not ev.is_set():
+        tid = rnd.choice(tids)
+        n += 1
+        try:
+            if n % 3 == 0:
+                with open("/proc/self/task/%d/comm" % tid, "w") as f:
+                    f.write("churn-%d" % (n % 1000))
+            elif n % 3 == 1:
+                os.setpriority(os.PRIO_PROCESS, tid, rnd.randrange(-5, 10))
+            else:
+                os.sched_setaffinity(tid, rnd.choice([{0}, {0, 1}]))
+        except OSError:
+            pass
+        time.sleep(0.002)
+def spawner():
+    while not ev.is_set():
+        t = threading.Thread(target=time.sleep, args=(0.003,))
+        t.start()
+        t.join()
+        subprocess.run(["true"])
+for f in (changer, spawner):
+    threading.Thread(target=f, daemon=True).start()
+print("ready", flush=True)
+sys.stdin.read()
+ev.set()
+"""
+
+
+@test(root=True)
+def table_holds_what_a_walk_reads():
+    tool = os.path.join(OUT, "tests", "tools", "task_walk_check")
+    churn = subprocess.Popen([sys.executable, "-c", CHURN],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    try:
+        check(churn.stdout.readline().strip() == b"ready", "churn helper")
+        p = subprocess.run([tool, "40", "50"], capture_output=True,
+                           timeout=120)
+    finally:
+        churn.stdin.close()
+        churn.wait(30)
+    out = p.stdout.decode()
+    err = p.stderr.decode(errors="replace")
+    if p.returncode == 77:
+        check(not table_expected(), "the kernel has the task table's "
+              "kfuncs, the source walked: %s" % out.strip())
+        print("# skip: %s" % out.strip())
+        return
+    print("# %s" % out.strip())
+    m = dict((k, int(v)) for k, v in re.findall(r"(\w+)=(\d+)", out))
+    check(m, "task_walk_check printed no counts: %s %s" % (out, err[-2000:]))
+    check(p.returncode == 0 and not m["mismatched"] and not m["missing"] and
+          not m["extra"], "the table's records are not the walk's: %s\n%s" %
+          (out.strip(), err[:3000]))
+    # 40 samples of the machine's tasks and the helper's 200 sleepers.
+    check(m["compared"] >= 40 * 200, "only %d records compared" %
+          m["compared"])
+    check(m["changed_asleep"] >= 40, "only %d sleeping threads changed "
+          "between checks were compared" % m["changed_asleep"])
 
 
 if __name__ == "__main__":
