@@ -84,14 +84,22 @@ def proc_cpu(pid):
     return total, int(fields[11]), int(fields[12])
 
 
-def prog_stats(pid):
-    """{name: (run_time_ns, run_cnt)} of the BPF programs @pid holds."""
+def progs():
     out = subprocess.run(["bpftool", "prog", "show", "--json"],
                          capture_output=True, text=True, check=True).stdout
+    return json.loads(out)
+
+
+def prog_stats(old):
+    """{name: (run_time_ns, run_cnt)} of the BPF programs loaded since the
+    ids @old were listed: the schedtop started then (under the kernel lock
+    nothing else loads any; Debian's bpftool lists no pids)."""
     res = {}
-    for p in json.loads(out):
-        if any(x.get("pid") == pid for x in p.get("pids", [])):
-            res[p["name"]] = (p.get("run_time_ns", 0), p.get("run_cnt", 0))
+    for p in progs():
+        if p["id"] not in old:
+            ns, cnt = res.get(p["name"], (0, 0))
+            res[p["name"]] = (ns + p.get("run_time_ns", 0),
+                              cnt + p.get("run_cnt", 0))
     return res
 
 
@@ -100,14 +108,15 @@ def one_run(binary, stats=False):
     if stats:
         subprocess.run(["sysctl", "-q", "kernel.bpf_stats_enabled=1"],
                        check=True)
+    old = {p["id"] for p in progs()}
     p = subprocess.Popen([binary, "csv", "-t", "cpu", "-i", str(INTERVAL_MS),
                           "-o", "/dev/null"], start_new_session=True)
     try:
         time.sleep(1.0)
-        c0, b0, t0 = proc_cpu(p.pid), prog_stats(p.pid) if stats else {}, \
+        c0, b0, t0 = proc_cpu(p.pid), prog_stats(old) if stats else {}, \
             time.monotonic()
         time.sleep(SECONDS)
-        c1, b1, t1 = proc_cpu(p.pid), prog_stats(p.pid) if stats else {}, \
+        c1, b1, t1 = proc_cpu(p.pid), prog_stats(old) if stats else {}, \
             time.monotonic()
         tasks = machine_tasks()
     finally:
@@ -177,11 +186,12 @@ def hook_cost(binary, n=500):
     table's, run by the forking task, not by schedtop), while @n processes
     start (fork and exec) and @n threads: {name: (ns, runs)}."""
     subprocess.run(["sysctl", "-q", "kernel.bpf_stats_enabled=1"], check=True)
+    old = {p["id"] for p in progs()}
     p = subprocess.Popen([binary, "csv", "-t", "cpu", "-i", "1000", "-o",
                           "/dev/null"], start_new_session=True)
     try:
         time.sleep(1.5)
-        b0 = prog_stats(p.pid)
+        b0 = prog_stats(old)
         for _ in range(n):
             subprocess.run(["true"])
         subprocess.run([sys.executable, "-c",
@@ -189,7 +199,7 @@ def hook_cost(binary, n=500):
                         "for _ in range(%d):\n"
                         "    t = threading.Thread(target=lambda: None)\n"
                         "    t.start(); t.join()\n" % n])
-        b1 = prog_stats(p.pid)
+        b1 = prog_stats(old)
     finally:
         p.send_signal(signal.SIGINT)
         p.wait(30)

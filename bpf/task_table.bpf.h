@@ -361,6 +361,14 @@ static __always_inline void scan_table(bool ksyms)
 		/* Resumed: the slots before the cursor were read already. */
 		if (i == first / 64)
 			bits &= ~0ULL << (first % 64);
+		/*
+		 * Most words are empty (pid_max 32,768: 512 words for a few
+		 * hundred tasks): without the two inner iterators' kfunc calls
+		 * they cost a load each (the scan was 15% of a sample at 125
+		 * tasks, mostly empty words).
+		 */
+		if (!bits)
+			continue;
 		touch_tasks(i, bits);
 		/* The set bits only, lowest first: at most 64. */
 		bpf_iter_num_new(&bits_it, 0, 64);
