@@ -225,8 +225,8 @@ static long task_alloc(struct model *m)
 		idx = m->freed[--m->nr_reuse];
 		m->freed[m->nr_reuse] = m->freed[--m->nr_freed];
 	} else {
-		if (util_array_reserve((void **)&m->tasks, &m->cap_tasks,
-				       m->nr_tasks + 1, sizeof(*m->tasks)))
+		if (schedstat_array_reserve((void **)&m->tasks, &m->cap_tasks,
+					    m->nr_tasks + 1, sizeof(*m->tasks)))
 			return -ENOMEM;
 		idx = m->nr_tasks++;
 	}
@@ -246,8 +246,8 @@ static int task_gone(struct model *m, const struct model_input *in, long idx,
 	struct model_task *e = task_at(m, idx);
 	struct st_task_rec last;
 
-	if (util_array_reserve((void **)&m->freed, &m->cap_freed, m->nr_freed + 1,
-			       sizeof(*m->freed)))
+	if (schedstat_array_reserve((void **)&m->freed, &m->cap_freed, m->nr_freed + 1,
+				    sizeof(*m->freed)))
 		return -ENOMEM;
 	if (!take_exit(m, e->rec.pid, e->rec.start_time, &last) ||
 	    last.sum_exec_runtime < e->rec.sum_exec_runtime)
@@ -266,8 +266,8 @@ static int task_gone_row(struct model *m, const struct model_input *in,
 {
 	if (!m->have_baseline)
 		return task_gone(m, in, idx, NULL);
-	if (util_array_reserve((void **)&m->gone_rows, &m->cap_gone_rows,
-			       m->nr_gone_rows + 1, sizeof(*m->gone_rows)))
+	if (schedstat_array_reserve((void **)&m->gone_rows, &m->cap_gone_rows,
+				    m->nr_gone_rows + 1, sizeof(*m->gone_rows)))
 		return -ENOMEM;
 	return task_gone(m, in, idx, &m->gone_rows[m->nr_gone_rows++]);
 }
@@ -305,8 +305,8 @@ static int task_apply(struct model *m, const struct model_input *in, size_t i)
 	idx = task_alloc(m);
 	if (idx < 0)
 		return idx;
-	if (util_array_reserve((void **)&m->born, &m->cap_born, m->nr_born + 1,
-			       sizeof(*m->born)) ||
+	if (schedstat_array_reserve((void **)&m->born, &m->cap_born, m->nr_born + 1,
+				    sizeof(*m->born)) ||
 	    schedstat_hash_put(m->by_pid, (uint32_t)r->pid, idx))
 		return -ENOMEM;
 	e = task_at(m, idx);
@@ -370,8 +370,8 @@ static int born_and_gone(struct model *m, const struct model_input *in)
 		idx = task_find(m, r->pid);
 		if (idx >= 0 && task_at(m, idx)->rec.start_time == r->start_time)
 			continue;
-		if (util_array_reserve((void **)&m->gone_rows, &m->cap_gone_rows,
-				       m->nr_gone_rows + 1, sizeof(*m->gone_rows)))
+		if (schedstat_array_reserve((void **)&m->gone_rows, &m->cap_gone_rows,
+					    m->nr_gone_rows + 1, sizeof(*m->gone_rows)))
 			return -ENOMEM;
 		row_exited(m, in, &m->gone_rows[m->nr_gone_rows++], r, NULL);
 		m->exits[i].pid = -1;
@@ -384,8 +384,8 @@ static int order_reserve(struct model *m)
 {
 	size_t need = m->nr_order + m->nr_born;
 
-	if (util_array_reserve((void **)&m->order_next, &m->cap_order_next,
-			       need, sizeof(*m->order_next)))
+	if (schedstat_array_reserve((void **)&m->order_next, &m->cap_order_next,
+				    need, sizeof(*m->order_next)))
 		return -ENOMEM;
 	return 0;
 }

@@ -57,8 +57,8 @@ static int take_group(struct bpfsrc *s, __u64 key, const struct st_group_val *v,
 	if (v->ts + GROUP_STALE_NS >= now)
 		return add_group(s, v, now);
 	/* Deleting now would restart the walk: later. */
-	if (util_array_reserve((void **)stale, cap_stale, *nr_stale + 1,
-			       sizeof(**stale)))
+	if (schedstat_array_reserve((void **)stale, cap_stale, *nr_stale + 1,
+				    sizeof(**stale)))
 		return -ENOMEM;
 	(*stale)[(*nr_stale)++] = key;
 	return 0;
