@@ -17,9 +17,8 @@ every round so that drift of this shared machine hits both alike:
   task. valgrind counts one instruction per byte that `rep movs`/`rep
   stos` move (glibc's large memcpy/memset): the before's calloc()s count
   in full;
-- BPF instructions per task on the path of a task that did not change
-  (the scan's loop, from the verifier's program: bpftool prog dump xlated)
-  are not measured here; docs/performance.md gives them.
+- the BPF part is given as time only: nothing counts a program's
+  instructions without hardware counters, which this VM lacks.
 
 Then the fixed part: the same at the machine's own tasks, less those tasks
 at the per-task cost of the 1,000-task point; and the live view at 3,000
