@@ -262,6 +262,7 @@ fuzz: $(OUT)/fuzz/fuzz_recording
 FUZZ_PERFETTO_SRCS := $(filter $(addprefix %/,trace_source.c trace_readers.c \
 	trace_merge.c perfetto_reader.c proto_reader.c tracepoints.c hash.c util.c \
 	ftrace_text_reader.c ftrace_line.c text_stream.c \
+	trace_marker_counter.c atrace.c atrace_values.c \
 	errors.c comm.c signals.c),$(LIB_SRCS)) \
 	$(wildcard libschedstat/engine/*.c libschedstat/model/*.c libschedstat/topology/*.c)
 
@@ -277,6 +278,7 @@ fuzz: $(OUT)/fuzz/fuzz_perfetto
 FUZZ_TRACE_SRCS := $(filter $(addprefix %/,trace_source.c trace_dat_reader.c \
 	trace_readers.c trace_merge.c perfetto_reader.c proto_reader.c \
 	ftrace_text_reader.c ftrace_line.c text_stream.c \
+	trace_marker_counter.c atrace.c atrace_values.c \
 	trace_file_check.c \
 	trace_file_formats.c trace_file_pages.c trace_format_check.c tracepoints.c \
 	sched_events.c pelt.c hash.c snapshot.c util.c errors.c comm.c signals.c),$(LIB_SRCS)) \

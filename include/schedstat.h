@@ -68,6 +68,7 @@ enum schedstat_error {
 	SCHEDSTAT_ERR_PELT_CGROUP,	/* --pelt-cgroup names no cgroup */
 	SCHEDSTAT_ERR_TRACE_FORMAT,	/* a file no trace reader takes */
 	SCHEDSTAT_ERR_TRACE_SPAN,	/* more samples than a trace may give */
+	SCHEDSTAT_ERR_TRACE_EXPORT,	/* schedtop's own Perfetto export as a trace */
 	SCHEDSTAT_ERR_END,
 };
 
@@ -833,6 +834,13 @@ struct schedstat_trace_info {
 	 * its switches still had it on another, which is idle from then.
 	 */
 	uint64_t lost_switches;
+	/*
+	 * schedtop's own --atrace counter lines in the file (docs/perfetto.md,
+	 * "Live counters"), taken as the values of the rows they name in
+	 * place of the engine's (@atrace_values row values written from
+	 * them); @atrace_ignored named no CPU or cluster of the trace.
+	 */
+	uint64_t atrace_counters, atrace_ignored, atrace_values;
 	/* Where the file stopped making sense ("" if it did not): read up to there. */
 	uint64_t damage_offset;
 	unsigned long damage_line;	/* text formats: the line, else 0 */

@@ -95,6 +95,11 @@ static const char *const messages[SCHEDSTAT_ERR_END - SCHEDSTAT_ERR_START] = {
 		"the trace's events span more than a million sample intervals: "
 		"give a longer interval (-i), or look at its timestamps (one far "
 		"from the others stretches it)",
+	[SCHEDSTAT_ERR_TRACE_EXPORT - SCHEDSTAT_ERR_START] =
+		"schedtop's own Perfetto export (convert --perfetto) holds its "
+		"counters, not the sched events a trace is read from: open it in "
+		"Perfetto's UI, or read the recording it was made from (csv --from "
+		"FILE.rec)",
 };
 
 /* Front ends may report errors from several threads; strerror() is not safe. */

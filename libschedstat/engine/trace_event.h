@@ -54,6 +54,12 @@ enum trace_ev_kind {
 	 * when read, not in time order; ts may be 0.
 	 */
 	TRACE_EV_TASK,
+	/*
+	 * One of schedtop's own --atrace counter lines in the file (a print
+	 * event, export/atrace.h): a row's value as schedtop sampled it at
+	 * ts. ev.counter; the driver takes it as the value, not the engine's.
+	 */
+	TRACE_EV_COUNTER,
 	TRACE_EV_NR_KINDS,
 };
 
@@ -118,6 +124,15 @@ struct trace_ev {
 		struct {
 			uint64_t count;
 		} lost;
+		struct {
+			uint8_t row;		/* enum schedstat_row_kind */
+			uint8_t type;		/* enum schedstat_field_type */
+			uint16_t offset;	/* of the field in the row */
+			int32_t tid;		/* row TASK */
+			int32_t cpu;		/* row CPU */
+			char cluster[TRACE_COMM_LEN];	/* row CLUSTER: its name */
+			double value;
+		} counter;
 	};
 };
 

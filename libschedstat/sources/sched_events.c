@@ -421,27 +421,39 @@ static void str(const struct tep_format_field *f, const struct tep_record *rec,
  * until it next changes it: "cpu_frequency: state=KHZ cpu_id=CPU", later
  * "cpu_frequency_devlib: ...". LISA reads them as cpu_frequency events.
  */
-static bool marker_freq(const struct sched_events *se,
-			const struct tep_record *rec, int *cpu, uint32_t *khz)
+bool sched_events_print_text(const struct sched_events *se,
+			     const struct tep_record *rec, char *buf, size_t size)
 {
 	const struct tep_format_field *f = se->print_buf;
-	char buf[96];
-	unsigned int off = f->offset, len;
-	int32_t k, c;
+	unsigned int off, len;
 
+	if (!se->print || tep_data_type(se->tep, (struct tep_record *)rec) != se->print->id)
+		return false;
+	off = f->offset;
+	buf[0] = '\0';
 	/* buf is char[] to the record's end (older) or a __data_loc string. */
 	if (f->flags & TEP_FIELD_IS_DYNAMIC) {
-		str(f, rec, buf, sizeof(buf));
+		str(f, rec, buf, size);
 	} else {
 		if (off >= (unsigned int)rec->size)
 			return false;
 		len = rec->size - off;
-		if (len >= sizeof(buf))
-			len = sizeof(buf) - 1;
+		if (len >= size)
+			len = size - 1;
 		memcpy(buf, (const char *)rec->data + off, len);
 		buf[len] = '\0';
 	}
-	if (!trace_marker_freq(buf, &c, &k))
+	return true;
+}
+
+static bool marker_freq(const struct sched_events *se,
+			const struct tep_record *rec, int *cpu, uint32_t *khz)
+{
+	char buf[96];
+	int32_t k, c;
+
+	if (!sched_events_print_text(se, rec, buf, sizeof(buf)) ||
+	    !trace_marker_freq(buf, &c, &k))
 		return false;
 	*cpu = c;
 	*khz = k;

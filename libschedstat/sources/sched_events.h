@@ -34,6 +34,12 @@ int sched_events_handle(struct sched_events *se, struct tep_record *rec);
  */
 bool sched_events_freq(const struct sched_events *se,
 		       const struct tep_record *rec, int *cpu, uint32_t *khz);
+/*
+ * Whether @rec is ftrace's print (a trace_marker write); then its text into
+ * @buf (@size > 0, cut to fit, NUL-terminated).
+ */
+bool sched_events_print_text(const struct sched_events *se,
+			     const struct tep_record *rec, char *buf, size_t size);
 /* SCHEDSTAT_AVAIL_* bits the events found in @tep provide. */
 uint32_t sched_events_avail(const struct sched_events *se);
 /*

@@ -25,6 +25,7 @@
 
 #include "array_size.h"
 #include "ftrace_line.h"
+#include "trace_marker_counter.h"
 #include "tracepoints.h"
 
 static bool is_digit(char c)
@@ -749,6 +750,8 @@ static void marker(const char *name, size_t len, const char *body, struct trace_
 	/* trace-cmd's print: "ADDRESS_OR_SYMBOL: BUF". */
 	if (len == 5 && (c = strstr(body, ": ")) && !memchr(body, ' ', c - body))
 		buf = c + 2;
+	if (trace_marker_counter(buf, strlen(buf), ev))
+		return;
 	if (trace_marker_freq(buf, &ev->power.cpu, &ev->power.state)) {
 		ev->kind = TRACE_EV_FREQ;
 		ev->pid = -1;

@@ -23,6 +23,7 @@ enum {
 	PF_PACKET_SYSTEM_INFO = 45,
 	PF_PACKET_COMPRESSED = 50,		/* bytes: a Trace, deflated (zlib) */
 	PF_PACKET_CPU_INFO = 67,
+	PF_PACKET_TRACK_DESCRIPTOR = 60,	/* schedtop's own export has them */
 	PF_PACKET_ZSTD_COMPRESSED = 133,	/* bytes: a Trace, zstd */
 };
 
@@ -100,6 +101,8 @@ enum { PF_STATS_PROC_PID = 1, PF_STATS_PROC_THREADS = 11 };
 enum { PF_STATS_THREAD_TID = 1 };
 
 /* SystemInfo and its Utsname */
+enum { PF_TD_NAME = 2 };
+
 enum { PF_SYSINFO_UTSNAME = 1 };
 enum { PF_UTS_RELEASE = 3 };
 

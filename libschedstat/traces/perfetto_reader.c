@@ -25,6 +25,7 @@
 #include "perfetto_fields.h"
 #include "proto_reader.h"
 #include "schedstat-local.h"
+#include "trace_marker_counter.h"
 #include "trace_reader.h"
 
 #define STR_(x)		#x
@@ -332,8 +333,14 @@ static int event_decode(struct pf_reader *r, struct proto_cursor *parent,
 		ev->pid = -1;
 		break;
 	case PF_EV_PRINT:
-		/* Most prints are atrace's: only "cpu_frequency..." is read. */
-		if (!(m.has & 1u << PF_PRINT_BUF) || m.f[PF_PRINT_BUF].len < 13 ||
+		if (!(m.has & 1u << PF_PRINT_BUF))
+			break;
+		/* schedtop's own --atrace counters: the values, not estimates. */
+		if (trace_marker_counter((const char *)m.f[PF_PRINT_BUF].data,
+					 m.f[PF_PRINT_BUF].len, ev))
+			break;
+		/* Most other prints are atrace's slices: only "cpu_frequency..." is read. */
+		if (m.f[PF_PRINT_BUF].len < 13 ||
 		    memcmp(m.f[PF_PRINT_BUF].data, "cpu_frequency", 13))
 			break;
 		proto_string(&m.f[PF_PRINT_BUF], line, sizeof(line));
@@ -973,6 +980,30 @@ static int file_packet(struct pf_reader *r)
 }
 
 /*
+ * schedtop's own export (convert --perfetto) is told by its two root
+ * tracks (docs/perfetto.md, "Stable names"): it holds counters, no sched
+ * events, and the driver says so instead of "no sched_switch".
+ */
+static int track_descriptor(struct pf_reader *r, struct proto_cursor *parent,
+			    const struct proto_field *f)
+{
+	struct proto_cursor c;
+	struct proto_field g;
+	char name[32];
+
+	if (!proto_enter(parent, f, &c))
+		return damage_cursor(r, parent);
+	while (proto_next(&c, &g)) {
+		if (g.id != PF_TD_NAME || g.wire != PROTO_BYTES)
+			continue;
+		proto_string(&g, name, sizeof(name));
+		if (!strcmp(name, "schedtop CPUs") || !strcmp(name, "schedtop clusters"))
+			r->info->schedtop_export = true;
+	}
+	return c.err ? damage_cursor(r, &c) : 0;
+}
+
+/*
  * The next field of the packet being read, taken in: 1 (go on), 0 at the
  * packet's end, or damage. Inflated packets come here in turn, inside the
  * file's packet that held them.
@@ -1030,6 +1061,8 @@ static int packet_field(struct pf_reader *r)
 		return f.wire == PROTO_BYTES ? system_info(r, c, &f) ?: 1 : 1;
 	case PF_PACKET_CPU_INFO:
 		return f.wire == PROTO_BYTES ? cpu_info(r, c, &f) ?: 1 : 1;
+	case PF_PACKET_TRACK_DESCRIPTOR:
+		return f.wire == PROTO_BYTES ? track_descriptor(r, c, &f) ?: 1 : 1;
 	case PF_PACKET_COMPRESSED:
 	case PF_PACKET_ZSTD_COMPRESSED:
 		return compressed(r, &f, f.id == PF_PACKET_ZSTD_COMPRESSED) ?: 1;

@@ -22,8 +22,10 @@
 const char *tracecmd_get_uname(struct tracecmd_input *handle);
 
 #include "array_size.h"
+#include "atrace.h"
 #include "sched_events.h"
 #include "trace_file_check.h"
+#include "trace_marker_counter.h"
 #include "trace_reader.h"
 
 struct dat_reader {
@@ -70,6 +72,13 @@ static int dat_next(void *r, struct trace_ev *ev)
 	}
 	d->lost_told = false;
 	sched_events_decode(d->events, rec, ev);
+	if (ev->kind == TRACE_EV_CURRENT) {
+		char text[ATRACE_LINE_MAX + 2];
+
+		/* schedtop's own --atrace counters: the values, not estimates. */
+		if (sched_events_print_text(d->events, rec, text, sizeof(text)))
+			trace_marker_counter(text, strlen(text), ev);
+	}
 	tracecmd_free_record(rec);
 	d->next[cpu] = tracecmd_read_data(d->buffer, cpu);
 	return 1;

@@ -56,6 +56,8 @@ struct trace_reader_info {
 	/* Per CPU, from the file (Perfetto's cpu_info); 0: not given. */
 	uint32_t capacity[SCHEDSTAT_MAX_CPUS];
 	uint32_t max_khz[SCHEDSTAT_MAX_CPUS];
+	/* The file is schedtop's own Perfetto export (counters, no events). */
+	bool schedtop_export;
 	/* Events named by the reader's format, e.g. "perfetto (compact sched)". */
 	char format[48];
 	struct trace_damage damage;

@@ -32,6 +32,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "atrace_values.h"
 #include "engine_sink.h"
 #include "model.h"
 #include "sched_kernel.h"
@@ -102,6 +103,8 @@ struct trace_source {
 	uint32_t avail;
 	bool all_in, done;
 	struct schedstat_pelt_info pelt;
+	/* schedtop's own --atrace counters in the file: the rows' values. */
+	struct atrace_values counters;
 };
 
 /* ---- the threads ---- */
@@ -292,6 +295,8 @@ static int scan(struct trace_source *s)
 	}
 	if (ret)
 		return ret;
+	if (!(s->kinds & 1u << TRACE_EV_SWITCH) && s->info.schedtop_export)
+		return -SCHEDSTAT_ERR_TRACE_EXPORT;
 	if (!(s->kinds & 1u << TRACE_EV_SWITCH) || s->ti.last_ns <= s->ti.first_ns)
 		return -SCHEDSTAT_ERR_TRACE_FILE;
 	/* Samples cost rows whether or not events fill them: bounded. */
@@ -474,6 +479,9 @@ static void fill_info(struct trace_source *s)
 static void publish(struct trace_source *s)
 {
 	s->ti.late_events = s->merge.late;
+	s->ti.atrace_counters = s->counters.taken;
+	s->ti.atrace_ignored = s->counters.ignored;
+	s->ti.atrace_values = s->counters.set;
 	if (s->ti_out)
 		*s->ti_out = s->ti;
 }
@@ -638,6 +646,9 @@ static int apply(struct trace_source *s, const struct trace_ev *ev)
 		engine_set_dropped(s->engine, ev->cpu, c->lost);
 		return 0;
 	}
+	case TRACE_EV_COUNTER:
+		err = atrace_values_take(&s->counters, ev);
+		return err ? err : engine_apply(s, ev);
 	case TRACE_EV_EXIT:
 		return hold_exit(s, ev);
 	case TRACE_EV_SWITCH:
@@ -698,7 +709,11 @@ static int take(struct trace_source *s, uint64_t ts, struct schedstat_snapshot *
 	topology_cpus(s->topo, &online);
 	in.online = &online;
 	in.avail = s->avail;
-	return model_update(s->sink.model, &in, out);
+	err = model_update(s->sink.model, &in, out);
+	/* What schedtop itself sampled, where the file has it: not estimates. */
+	if (!err && *out)
+		atrace_values_apply(&s->counters, *out, ts, s->interval);
+	return err;
 }
 
 static int trace_sample(void *src, struct schedstat_snapshot **out)
@@ -759,6 +774,7 @@ static void trace_close(void *src)
 	if (s->fd >= 0)
 		close(s->fd);
 	trace_merge_free(&s->merge);
+	atrace_values_free(&s->counters);
 	engine_free(s->engine);
 	model_free(s->sink.model);
 	schedstat_topology_free(s->topo);
@@ -844,6 +860,8 @@ static int trace_open(void **out, const struct schedstat_session_opts *opts)
 		err = model_new(&s->sink.model, s->topo);
 	if (!err)
 		err = engine_new(&s->engine, s->topo, &hooks);
+	if (!err)
+		err = atrace_values_init(&s->counters, s->topo);
 	if (!err)
 		err = trace_merge_init(&s->merge, s->nr_cpus, s->info.sorted, NULL);
 	if (!err) {

@@ -176,6 +176,13 @@ void trace_notes(const char *path, struct schedstat_session *s,
 
 void trace_late_note(const char *path, const struct schedstat_trace_info *ti)
 {
+	if (ti->atrace_counters)
+		fprintf(stderr, "schedtop: note: %s: %" PRIu64 " counters of schedtop's "
+			"--atrace taken as the values (%" PRIu64 " row values, each the "
+			"latest at or before its row; pelt_estimated 0 where util_avg is one)%s\n",
+			path, ti->atrace_counters, ti->atrace_values,
+			ti->atrace_ignored ? "; some name no CPU or cluster of the trace: "
+			"give its clusters with --topology" : "");
 	if (ti->lost_switches)
 		fprintf(stderr, "schedtop: note: %s: %" PRIu64 " switches out missing "
 			"from the trace (a task switched in on one CPU while still on "

@@ -5,6 +5,8 @@
  * every position of a comm: none can end a field, add a line or reach a
  * terminal); and the parser reads the lines other writers make as
  * Perfetto's systrace parser does (its own examples: systrace_parser.h).
+ * A trace reader's side: a print event's text as the driver's counter
+ * event, and the rows the held values are written into.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -17,6 +19,9 @@
 #include <cmocka.h>
 
 #include "atrace.h"
+#include "atrace_values.h"
+#include "model.h"
+#include "trace_marker_counter.h"
 
 static int parse_str(const char *s, struct atrace_point *p)
 {
@@ -201,6 +206,97 @@ static void read_back_into_fields(void **state)
 	assert_int_equal(-EINVAL, atrace_counter_read(&p, &c));
 }
 
+static void counter_event(const char *line, uint64_t ts, struct trace_ev *ev)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->ts = ts;
+	ev->kind = TRACE_EV_CURRENT;
+	assert_true(trace_marker_counter(line, strlen(line), ev));
+	assert_int_equal(TRACE_EV_COUNTER, ev->kind);
+}
+
+/* Print events: schedtop's counters only, the rest left to the reader. */
+static void print_events_as_counters(void **state)
+{
+	struct trace_ev ev = { .kind = TRACE_EV_CURRENT };
+	static const char *const not_ours[] = {
+		"B|12|doFrame", "C|12|aq:pending|3", "C|9|cpu0 util_avg|x",
+		"cpu_frequency: state=100 cpu_id=0", "C|9|big util_pct|42", "C|", "",
+		"C|9|sh 0 util_avg|5",
+	};
+
+	for (size_t i = 0; i < sizeof(not_ours) / sizeof(not_ours[0]); i++) {
+		assert_false(trace_marker_counter(not_ours[i], strlen(not_ours[i]), &ev));
+		assert_int_equal(TRACE_EV_CURRENT, ev.kind);
+	}
+	counter_event("C|77|cb spin 104 util_est|300\n", 5, &ev);
+	assert_int_equal(SCHEDSTAT_ROW_TASK, ev.counter.row);
+	assert_int_equal(104, ev.counter.tid);
+	assert_int_equal(offsetof(struct schedstat_task, util_est), ev.counter.offset);
+	assert_true(ev.counter.value == 300);
+	counter_event("C|9|LITTLE util_pct_x100|4213", 5, &ev);
+	assert_int_equal(SCHEDSTAT_ROW_CLUSTER, ev.counter.row);
+	assert_string_equal("LITTLE", ev.counter.cluster);
+	assert_true(ev.counter.value == 42.13);
+}
+
+/* Held values written into a sample's rows, each until it is stale. */
+static void held_values_into_rows(void **state)
+{
+	struct schedstat_topology *topo;
+	struct atrace_values v;
+	struct trace_ev ev;
+	struct schedstat_task task = { .pid = 104, .util_avg = 7, .pelt_estimated = true };
+	struct schedstat_cpu cpus[2] = {
+		{ .cpu = 0, .util_avg = 1, .pelt_estimated = true },
+		{ .cpu = 1, .util_avg = 2, .pelt_estimated = true },
+	};
+	struct schedstat_cluster cl = { .id = 1, .name = "big" };
+	struct schedstat_snapshot snap = {
+		.tasks = &task, .nr_tasks = 1, .cpus = cpus, .nr_cpus = 2,
+		.clusters = &cl, .nr_clusters = 1,
+	};
+
+	assert_int_equal(0, schedstat_topology_parse(&topo, "LITTLE:0@446,big:1@1024", NULL));
+	assert_int_equal(0, atrace_values_init(&v, topo));
+	counter_event("C|77|cb 104 util_avg|300", 1000, &ev);
+	assert_int_equal(0, atrace_values_take(&v, &ev));
+	counter_event("C|9|cpu1 rt_util|40", 1000, &ev);
+	assert_int_equal(0, atrace_values_take(&v, &ev));
+	counter_event("C|9|big util_pct_x100|5000", 1000, &ev);
+	assert_int_equal(0, atrace_values_take(&v, &ev));
+	/* Not this trace's: a CPU past its last, a cluster it has not. */
+	counter_event("C|9|cpu7 util_avg|40", 1000, &ev);
+	assert_int_equal(0, atrace_values_take(&v, &ev));
+	counter_event("C|9|huge util_pct_x100|5000", 1000, &ev);
+	assert_int_equal(0, atrace_values_take(&v, &ev));
+	assert_int_equal(3, v.taken);
+	assert_int_equal(2, v.ignored);
+	/* A first value holds the hold given (one reader interval). */
+	atrace_values_apply(&v, &snap, 1500, 1000);
+	assert_int_equal(300, task.util_avg);
+	assert_false(task.pelt_estimated);
+	assert_int_equal(40, cpus[1].rt_util);
+	assert_true(cpus[1].avail & SCHEDSTAT_AVAIL_RT);
+	assert_true(cpus[1].pelt_estimated);	/* its util_avg is the engine's */
+	assert_int_equal(1, cpus[0].util_avg);
+	assert_true(cl.util_pct == 50.0);
+	assert_int_equal(3, v.set);
+	/* The next value 100 on: it holds 150 past itself, no more. */
+	counter_event("C|77|cb 104 util_avg|310", 1100, &ev);
+	assert_int_equal(0, atrace_values_take(&v, &ev));
+	task.util_avg = 7;
+	atrace_values_apply(&v, &snap, 1250, 1000);
+	assert_int_equal(310, task.util_avg);
+	task.util_avg = 7;
+	task.pelt_estimated = true;
+	atrace_values_apply(&v, &snap, 1251, 1000);
+	assert_int_equal(7, task.util_avg);
+	assert_true(task.pelt_estimated);
+	atrace_values_free(&v);
+	schedstat_topology_free(topo);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -209,6 +305,8 @@ int main(void)
 		cmocka_unit_test(other_writers_lines),
 		cmocka_unit_test(schedtop_names),
 		cmocka_unit_test(read_back_into_fields),
+		cmocka_unit_test(print_events_as_counters),
+		cmocka_unit_test(held_values_into_rows),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
