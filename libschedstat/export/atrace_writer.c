@@ -176,9 +176,17 @@ static int flush(struct schedstat_atrace *a)
 		if (done < 0) {
 			if (errno == EINTR)
 				continue;
+			/*
+			 * The line at @at failed; the next may not. With the
+			 * top-level buffer off (tracing_on 0), 6.17+ copies each
+			 * line into the instances of options/copy_trace_marker
+			 * and then fails the write (EBADF): a capture there has
+			 * every line only if each is written.
+			 */
 			err = -errno;
-			a->st.nr_failed += a->nr - at;
-			break;
+			a->st.nr_failed++;
+			at++;
+			continue;
 		}
 		/* Whole segments taken; a short one is where the kernel stopped. */
 		while (took < n && (size_t)done >= a->iov[at + took].iov_len) {
