@@ -183,9 +183,14 @@ void atrace_values_apply(struct atrace_values *v, struct schedstat_snapshot *sna
 	for (size_t i = 0; i < snap->nr_tasks; i++) {
 		struct schedstat_task *t = &snap->tasks[i];
 
+		int32_t cpu = t->cpu;
+
 		if (t->pid > 0 && apply_row(v, SCHEDSTAT_ROW_TASK, t, (uint32_t)t->pid,
 					    ts, hold_ns, NULL))
 			t->pelt_estimated = false;
+		/* Its CPU as schedtop saw it: the cluster goes with it. */
+		if (t->cpu != cpu)
+			t->cluster = schedstat_topology_cpu_cluster(v->topo, t->cpu);
 	}
 	for (size_t i = 0; i < snap->nr_cpus; i++) {
 		struct schedstat_cpu *c = &snap->cpus[i];

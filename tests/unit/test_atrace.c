@@ -261,6 +261,8 @@ static void held_values_into_rows(void **state)
 	assert_int_equal(0, atrace_values_init(&v, topo));
 	counter_event("C|77|cb 104 util_avg|300", 1000, &ev);
 	assert_int_equal(0, atrace_values_take(&v, &ev));
+	counter_event("C|77|cb 104 cpu|1", 1000, &ev);
+	assert_int_equal(0, atrace_values_take(&v, &ev));
 	counter_event("C|9|cpu1 rt_util|40", 1000, &ev);
 	assert_int_equal(0, atrace_values_take(&v, &ev));
 	counter_event("C|9|big util_pct_x100|5000", 1000, &ev);
@@ -270,18 +272,20 @@ static void held_values_into_rows(void **state)
 	assert_int_equal(0, atrace_values_take(&v, &ev));
 	counter_event("C|9|huge util_pct_x100|5000", 1000, &ev);
 	assert_int_equal(0, atrace_values_take(&v, &ev));
-	assert_int_equal(3, v.taken);
+	assert_int_equal(4, v.taken);
 	assert_int_equal(2, v.ignored);
 	/* A first value holds the hold given (one reader interval). */
 	atrace_values_apply(&v, &snap, 1500, 1000);
 	assert_int_equal(300, task.util_avg);
 	assert_false(task.pelt_estimated);
+	assert_int_equal(1, task.cpu);
+	assert_int_equal(1, task.cluster);	/* big, with the CPU */
 	assert_int_equal(40, cpus[1].rt_util);
 	assert_true(cpus[1].avail & SCHEDSTAT_AVAIL_RT);
 	assert_true(cpus[1].pelt_estimated);	/* its util_avg is the engine's */
 	assert_int_equal(1, cpus[0].util_avg);
 	assert_true(cl.util_pct == 50.0);
-	assert_int_equal(3, v.set);
+	assert_int_equal(4, v.set);
 	/* The next value 100 on: it holds 150 past itself, no more. */
 	counter_event("C|77|cb 104 util_avg|310", 1100, &ev);
 	assert_int_equal(0, atrace_values_take(&v, &ev));
