@@ -512,7 +512,9 @@ static int tasks_baseline(struct model *m)
 	err = order_reserve(m);
 	if (err)
 		return err;
-	memcpy(m->order_next, m->born, m->nr_born * sizeof(*m->born));
+	/* No task yet (a trace's first instant): nothing reserved, nothing to copy. */
+	if (m->nr_born)
+		memcpy(m->order_next, m->born, m->nr_born * sizeof(*m->born));
 	m->nr_order = m->nr_born;
 	return 0;
 }
