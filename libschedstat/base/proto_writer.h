@@ -3,7 +3,7 @@
  * Protocol buffers' wire format, written by hand: varints, fixed64, bytes
  * and nested messages into one growable buffer. No schema, no allocation
  * per field; the caller names each field by its number (the numbers of
- * the messages schedtop writes are in perfetto_proto.h).
+ * the messages schedtop writes are in perfetto_fields.h).
  *
  * A nested message is opened with proto_begin() and closed with
  * proto_end(): its length, unknown until then, gets one byte up front and

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "perfetto_proto.h"
+#include "perfetto_fields.h"
 #include "perfetto_writer.h"
 #include "schedstat-local.h"
 #include "trace_counter.h"

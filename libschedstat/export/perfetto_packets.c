@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "perfetto_proto.h"
+#include "perfetto_fields.h"
 #include "perfetto_writer.h"
 #include "schedstat-local.h"
 
@@ -80,12 +80,12 @@ uint32_t pfw_sequence(struct schedstat_perfetto *p, const struct pfw_group_kind 
 	if (k) {
 		/* Its clock: CLOCK_MONOTONIC from @ts on, counted in deltas. */
 		proto_begin(&p->out, PF_PKT_CLOCK_SNAPSHOT);
-		proto_begin(&p->out, PF_CS_CLOCKS);
+		proto_begin(&p->out, PF_CSNAP_CLOCKS);
 		proto_put_uint(&p->out, PF_CLK_ID, PF_CLOCK_SEQUENCE);
 		proto_put_uint(&p->out, PF_CLK_TIMESTAMP, ts);
 		proto_put_bool(&p->out, PF_CLK_IS_INCREMENTAL, true);
 		proto_end(&p->out);
-		proto_begin(&p->out, PF_CS_CLOCKS);
+		proto_begin(&p->out, PF_CSNAP_CLOCKS);
 		proto_put_uint(&p->out, PF_CLK_ID, PF_CLOCK_MONOTONIC);
 		proto_put_uint(&p->out, PF_CLK_TIMESTAMP, ts);
 		proto_end(&p->out);
@@ -267,13 +267,13 @@ void pfw_clock_snapshot(struct schedstat_perfetto *p, const uint32_t *ids,
 	pfw_packet_begin(p, PFW_SEQ_TRACKS, 0);
 	proto_begin(&p->out, PF_PKT_CLOCK_SNAPSHOT);
 	for (int i = 0; i < n; i++) {
-		proto_begin(&p->out, PF_CS_CLOCKS);
+		proto_begin(&p->out, PF_CSNAP_CLOCKS);
 		proto_put_uint(&p->out, PF_CLK_ID, ids[i]);
 		proto_put_uint(&p->out, PF_CLK_TIMESTAMP, ts[i]);
 		proto_end(&p->out);
 	}
 	if (primary)
-		proto_put_uint(&p->out, PF_CS_PRIMARY_TRACE_CLOCK, primary);
+		proto_put_uint(&p->out, PF_CSNAP_PRIMARY_TRACE_CLOCK, primary);
 	proto_end(&p->out);
 	pfw_packet_end(p);
 }

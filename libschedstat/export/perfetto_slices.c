@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "perfetto_proto.h"
+#include "perfetto_fields.h"
 #include "perfetto_writer.h"
 
 uint32_t pfw_task_events_seq(struct schedstat_perfetto *p, struct pfw_task *t)

@@ -3,7 +3,7 @@
  * schedtop's numbers as a native Perfetto trace (docs/perfetto.md): the
  * file, its clocks, its packet sequences and its tree of tracks. The wire
  * format is written by hand (proto_writer.h) with the field numbers of
- * perfetto_proto.h; no Perfetto code is involved.
+ * perfetto_fields.h; no Perfetto code is involved.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "perfetto_proto.h"
+#include "perfetto_fields.h"
 #include "perfetto_writer.h"
 #include "schedstat-local.h"
 

@@ -1041,31 +1041,31 @@ static int packet_field(struct pf_reader *r)
 		return 0;
 	}
 	switch (f.id) {
-	case PF_PACKET_FTRACE_EVENTS:
+	case PF_PKT_FTRACE_EVENTS:
 		if (f.wire != PROTO_BYTES)
 			return 1;
 		r->sub = SUB_BUNDLE;
 		return bundle_start(r, c, &f) ?: 1;
-	case PF_PACKET_PROCESS_TREE:
+	case PF_PKT_PROCESS_TREE:
 		if (f.wire != PROTO_BYTES || !proto_enter(c, &f, &r->tree))
 			return c->err ? damage_cursor(r, c) : 1;
 		r->sub = SUB_TREE;
 		return 1;
-	case PF_PACKET_PROCESS_STATS:
+	case PF_PKT_PROCESS_STATS:
 		if (f.wire != PROTO_BYTES || !proto_enter(c, &f, &r->stats))
 			return c->err ? damage_cursor(r, c) : 1;
 		r->in_proc = false;
 		r->sub = SUB_STATS;
 		return 1;
-	case PF_PACKET_SYSTEM_INFO:
+	case PF_PKT_SYSTEM_INFO:
 		return f.wire == PROTO_BYTES ? system_info(r, c, &f) ?: 1 : 1;
-	case PF_PACKET_CPU_INFO:
+	case PF_PKT_CPU_INFO:
 		return f.wire == PROTO_BYTES ? cpu_info(r, c, &f) ?: 1 : 1;
-	case PF_PACKET_TRACK_DESCRIPTOR:
+	case PF_PKT_TRACK_DESCRIPTOR:
 		return f.wire == PROTO_BYTES ? track_descriptor(r, c, &f) ?: 1 : 1;
-	case PF_PACKET_COMPRESSED:
-	case PF_PACKET_ZSTD_COMPRESSED:
-		return compressed(r, &f, f.id == PF_PACKET_ZSTD_COMPRESSED) ?: 1;
+	case PF_PKT_COMPRESSED:
+	case PF_PKT_ZSTD_COMPRESSED:
+		return compressed(r, &f, f.id == PF_PKT_ZSTD_COMPRESSED) ?: 1;
 	}
 	return 1;
 }
