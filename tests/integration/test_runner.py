@@ -49,14 +49,14 @@ def tree(files):
     return top
 
 
-def run_tree(top, **env):
+def run_tree(top, *args, **env):
     e = {k: v for k, v in os.environ.items()
          if not k.startswith("SCHEDTOP_")}
     e["SCHEDTOP_OUT"] = os.path.join(top, "out")
     e.update(env)
-    r = subprocess.run([os.path.join(top, "tests", "run")], env=e,
+    r = subprocess.run([os.path.join(top, "tests", "run"), *args], env=e,
                        capture_output=True, text=True, timeout=120)
-    return r, r.stdout.strip().splitlines()[-1]
+    return r, (r.stdout.strip().splitlines() or [""])[-1]
 
 
 FLIP = '''import os, sys
@@ -119,6 +119,57 @@ def skips_are_listed_with_their_reasons_in_a_green_run():
               and want in out and lacks in out,
               "exit %d, summary %r, want the reasons listed (%r, %r):\n%s"
               % (r.returncode, last, want, lacks, out))
+    finally:
+        shutil.rmtree(top)
+
+
+# Inconclusive on its first and third runs, and a test that passes.
+SOMETIMES = '''import os
+from harness import Inconclusive, run, test
+n = os.path.join(os.path.dirname(__file__), "runs")
+k = int(open(n).read()) + 1 if os.path.exists(n) else 1
+open(n, "w").write(str(k))
+
+@test
+def steady():
+    pass
+
+@test
+def sometimes():
+    if k % 2:
+        raise Inconclusive("run %d: cpu1 busy 20%% (/proc/stat)" % k)
+
+run()
+'''
+
+
+@test
+def repeat_counts_each_tests_outcomes():
+    """tests/run --repeat N runs the selection N times and prints, per
+    test, how often it passed, failed and was inconclusive; one that was
+    inconclusive in more than 1 run of 10 is named, and the closing line
+    stays the totals."""
+    top = tree({"tests/integration/test_rep.py": SOMETIMES,
+                "tests/integration/test_other.py": FLIP})
+    try:
+        r, last = run_tree(top, "--repeat", "3", "test_rep")
+        out = r.stdout
+        with open(os.path.join(top, "tests", "integration", "runs")) as f:
+            runs = int(f.read())
+        table = ("Per test over 3 runs (passed, failed, inconclusive, "
+                 "skipped):\n"
+                 "     3    0    0    0  integration/test_rep: steady\n"
+                 "     1    0    2    0  integration/test_rep: sometimes\n")
+        often = ("Inconclusive in more than 1 run of 10 (a defect to fix):\n"
+                 "  integration/test_rep: sometimes\n")
+        check(r.returncode == 0 and runs == 3 and
+              last == "4 passed, 0 failed, 2 skipped" and table in out and
+              often in out and out.count("=== run ") == 3,
+              "exit %d, %d runs, summary %r; want the table %r and %r:\n%s"
+              % (r.returncode, runs, last, table, often, out))
+        r, _ = run_tree(top, "--repeat", "x")
+        check(r.returncode == 2 and "--repeat" in r.stderr,
+              "--repeat x: exit %d, %r" % (r.returncode, r.stderr))
     finally:
         shutil.rmtree(top)
 
