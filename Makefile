@@ -115,8 +115,9 @@ APP_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(APP_SRCS)) $(OBJ)/terminfo_data.o
 BPF_HDRS := $(wildcard bpf/*.h)
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(UNIT_SRCS))
-# Helpers that integration tests run (not tests themselves).
-TOOL_SRCS := $(wildcard tests/tools/*.c)
+# Helpers that integration tests run (not tests themselves); a tool's BPF
+# side is NAME.bpf.c beside it, built into $(OUT)/tests/tools/NAME.bpf.o.
+TOOL_SRCS := $(filter-out %.bpf.c,$(wildcard tests/tools/*.c))
 TOOL_BINS := $(patsubst tests/tools/%.c,$(OUT)/tests/tools/%,$(TOOL_SRCS))
 # Front-end sources a unit test may link (everything but main).
 APP_TESTABLE := $(filter-out $(OBJ)/schedtop/main.o,$(APP_OBJS))
@@ -209,6 +210,15 @@ $(OUT)/tests/tools/%: tests/tools/%.c $(OUT)/libschedstat.a | $(OUT)/tests
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS) $(TEST_INC) -o $@ $< $(OUT)/libschedstat.a $(LDLIBS)
+
+# kpelt's BPF object: the tests' own recorder of the kernel's PELT updates,
+# apart from schedtop's programs (it has types and filters of its own).
+$(OUT)/tests/tools/%.bpf.o: tests/tools/%.bpf.c | $(OUT)/tests
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(OUT)/tests/tools/kpelt: $(OUT)/tests/tools/kpelt.bpf.o
 
 unit: $(UNIT_BINS) $(TOOL_BINS)
 

@@ -388,6 +388,18 @@ def rq_clock_skips_ns():
     return out
 
 
+def cpu_busy_ns(cpu):
+    """Time the kernel accounted to anything on this CPU (/proc/stat user,
+    nice, system, irq, softirq), in ns: what shares it with a test's task."""
+    with open("/proc/stat") as f:
+        for line in f:
+            if line.startswith("cpu%d " % cpu):
+                v = [int(x) for x in line.split()[1:]]
+                return (v[0] + v[1] + v[2] + v[5] + v[6]) * 1e9 / \
+                    os.sysconf("SC_CLK_TCK")
+    raise AssertionError("cpu%d not in /proc/stat" % cpu)
+
+
 def steal_ns(cpu):
     """Time the hypervisor took from this CPU (/proc/stat), in ns.
 

@@ -65,12 +65,15 @@ def period_contrib(lut):
     return (lut >> 10) & 1023
 
 
-def avg_at(sum_, avg, lut, now, running=False):
+def avg_at(sum_, avg, lut, now, running=False, weight=None):
     """The average the kernel's next update of an entity at PELT time @now
     gives, from its @sum_, stored @avg and @lut: asleep (nothing added), or
     @running (and queued) throughout since @lut. The stored average stands
     where no period boundary is crossed (___update_load_avg() only runs
-    then)."""
+    then). load_avg is the sum times the entity's @weight (its
+    se.load.weight scaled down by 1024) over the divider (asleep only: a
+    running entity's load_sum grows by the contribution unscaled, not
+    <<10 as util's and runnable's)."""
     if now <= lut:
         return avg
     delta = (now - lut) >> 10
@@ -87,7 +90,7 @@ def avg_at(sum_, avg, lut, now, running=False):
         sum_ += contrib << 10
     if not periods:
         return avg
-    return sum_ // (MIN_DIVIDER + d)
+    return (sum_ * weight if weight else sum_) // (MIN_DIVIDER + d)
 
 
 def phase_votes(reads):
@@ -273,3 +276,117 @@ class KernelReads:
         after = [r for r in rs if r[0] >= ts]
         return (before[-1][2] if before else None,
                 after[0][2] if after else None)
+
+
+def group_se(name, cpu):
+    """The kernel's own group entity of cgroup /@name on @cpu, from the
+    debug dump's cfs_rq[cpu]:/name section: {"util_avg", "runnable_avg",
+    "load_avg", "weight"} (se->avg.* and se->load.weight), and the group's
+    own cfs_rq's fields as "cfs.FIELD" (.util_avg, .removed.util_avg, ...);
+    None where the dump lists no such cfs_rq (fully decayed, off the leaf
+    list)."""
+    path = SCHED_DEBUG if os.path.exists(SCHED_DEBUG) else "/proc/sched_debug"
+    head = "cfs_rq[%d]:/%s" % (cpu, name)
+    vals, inside = {}, False
+    with open(path) as f:
+        for line in f:
+            if line.startswith("cfs_rq["):
+                if inside:
+                    break
+                inside = line.strip() == head
+            elif inside:
+                m = re.match(r"\s+\.se->(avg\.(\w+)|load\.weight)\s+:\s+(\d+)",
+                             line)
+                if m:
+                    vals[m.group(2) or "weight"] = int(m.group(3))
+                    continue
+                m = re.match(r"\s+\.([\w.]+)\s+:\s+(-?\d+)$", line)
+                if m:
+                    vals["cfs." + m.group(1)] = int(m.group(2))
+    return vals or None
+
+
+class GroupWatch:
+    """group_se() of one group on one CPU, read every @period_s on a thread
+    of its own until stop(), each read stamped with CLOCK_MONOTONIC before
+    and after: [(start, end, values or None)]."""
+
+    def __init__(self, name, cpu, period_s=0.01):
+        import threading
+        self.name, self.cpu, self.period_s = name, cpu, period_s
+        self.reads = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._poll)
+        self._thread.start()
+
+    def _poll(self):
+        import time
+        while not self._stop.wait(self.period_s):
+            a = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+            v = group_se(self.name, self.cpu)
+            self.reads.append((a, time.clock_gettime_ns(time.CLOCK_MONOTONIC),
+                               v))
+
+    def stop(self):
+        self._stop.set()
+        self._thread.join()
+
+    def bracket(self, ts):
+        before = [r for r in self.reads if r[1] <= ts]
+        after = [r for r in self.reads if r[0] >= ts]
+        return (before[-1] if before else None), (after[0] if after else None)
+
+
+def drift(t_ns, vmax=1024):
+    """The most a PELT signal of at most @vmax moves in @t_ns: a whole
+    period more than the time, for the period its update is rounded to."""
+    return vmax * (1 - Y ** (max(t_ns, 0) / 1024000 + 1))
+
+
+class KernelPelt:
+    """Every PELT update of a CPU's root cfs_rq and of the tasks of some
+    comms, as the kernel made it, from the tests' own recorder
+    (tests/tools/kpelt, its BPF apart from schedtop's): start() waits
+    until it is attached; stop() returns ([(ts, util, lut)] of the root,
+    {pid: [(ts, util, lut)]}), ts on CLOCK_MONOTONIC."""
+
+    def __init__(self, cpu, comms):
+        import subprocess
+        import tempfile
+        out = os.environ.get("SCHEDTOP_OUT", os.path.join(
+            os.path.dirname(os.path.dirname(os.path.dirname(
+                os.path.abspath(__file__)))), "build"))
+        tool = os.path.join(out, "tests", "tools", "kpelt")
+        if not os.path.exists(tool):
+            raise AssertionError("build it: make unit (%s)" % tool)
+        self.cpu, self.comms = cpu, set(comms)
+        self.out = tempfile.TemporaryFile("w+")
+        self.proc = subprocess.Popen([tool, tool + ".bpf.o"], stdout=self.out,
+                                     stderr=subprocess.PIPE, text=True)
+
+    def start(self):
+        ready = self.proc.stderr.readline()
+        if ready.strip() != "ready":
+            self.proc.kill()
+            raise AssertionError("kpelt: %s%s" % (ready,
+                                                  self.proc.communicate()[1]))
+
+    def stop(self):
+        import signal
+        self.proc.send_signal(signal.SIGINT)
+        err = self.proc.communicate(timeout=30)[1]
+        lost = [int(l.split()[1]) for l in err.splitlines()
+                if l.startswith("lost ")]
+        if self.proc.returncode or not lost or lost[0]:
+            raise AssertionError("kpelt exited %d: %s" % (self.proc.returncode,
+                                                          err[-300:]))
+        self.out.seek(0)
+        cfs, tasks = [], {}
+        for line in self.out:
+            f = line.split()
+            if f[0] == "cfs" and int(f[2]) == self.cpu:
+                cfs.append((int(f[1]), int(f[3]), int(f[5])))
+            elif f[0] == "se" and len(f) == 8 and f[7] in self.comms:
+                tasks.setdefault(int(f[3]), []).append(
+                    (int(f[1]), int(f[4]), int(f[6])))
+        return cfs, tasks

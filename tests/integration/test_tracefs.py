@@ -30,9 +30,9 @@ import subprocess
 import sys
 import time
 
-from harness import (BIN, OUT, SRC, Inconclusive, RtApp, check, mono_ns,
-                     parse_csv, periodic, run, schedstat, start_schedtop,
-                     steal_ns, task_clock_skip_ns, test)
+from harness import (BIN, OUT, SRC, Inconclusive, RtApp, check, cpu_busy_ns,
+                     mono_ns, parse_csv, periodic, run, schedstat,
+                     start_schedtop, steal_ns, task_clock_skip_ns, test)
 from pelt_truth import (PERIOD_NS, Y, ClockMap, KernelReads, implied_periods,
                         sleeping_truth)
 
@@ -445,18 +445,6 @@ def engine_pelt_clock_is_the_kernels():
     # 120 ms of every 400: each sleep decays from ~900 to ~20 over 260 ms.
     fidelity({"long": (1, (120000, 400000))}, seconds=5, interval_ms=20,
              clock_check=("long",))
-
-
-def cpu_busy_ns(cpu):
-    """Time the kernel accounted to anything on @cpu (/proc/stat user,
-    nice, system, irq, softirq), in ns."""
-    with open("/proc/stat") as f:
-        for line in f:
-            if line.startswith("cpu%d " % cpu):
-                v = [int(x) for x in line.split()[1:]]
-                return (v[0] + v[1] + v[2] + v[5] + v[6]) * 1e9 / \
-                    os.sysconf("SC_CLK_TCK")
-    raise AssertionError("cpu%d not in /proc/stat" % cpu)
 
 
 class RootUtil:
