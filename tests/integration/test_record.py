@@ -322,38 +322,60 @@ def perfetto_values_equal_csv_from():
 
 @test(root=True)
 def sigkill_loses_at_most_the_last_chunk():
-    p = start_schedtop("record", "-o", path("killed.rec"), "-i", "100",
-                       "--topology", TOPO)
-    time.sleep(3.6)
+    """A recorder killed with SIGKILL keeps every chunk it wrote: its
+    samples from the first, due once the file existed, to the last chunk.
+    When sampling began is the test's own observation: schedtop creates the
+    file (recording_out_open()) right before its first sample, and the
+    test looks for it every 5 ms from the start; the file's own first
+    sample is not taken for it (a file that kept only its last chunk
+    would then pass)."""
+    rec = path("killed.rec")
+    if os.path.exists(rec):
+        os.unlink(rec)
+    p = start_schedtop("record", "-o", rec, "-i", "100", "--topology", TOPO)
+    t_start = mono_ns()
+    t_open = None
+    while mono_ns() - t_start < 3.6e9:
+        if t_open is None and os.path.exists(rec):
+            t_open = mono_ns()
+        time.sleep(0.005)
     t_kill = mono_ns()
     p.send_signal(signal.SIGKILL)
     p.wait()
-    r = schedtop("report", path("killed.rec"))
+    check(t_open is not None, "schedtop record made no file in 3.6 s")
+    r = schedtop("report", rec)
     out = ok(r, "report on a killed recording").decode()
     check("did not finish" in out, "report does not say the file is unfinished")
     first = out.split("duration")[1].split()
     samples = int(first[2])
-    rows = parse_csv(ok(schedtop("csv", "--from", path("killed.rec"), "-t", "cluster"),
+    rows = parse_csv(ok(schedtop("csv", "--from", rec, "-t", "cluster"),
                         "csv --from on a killed recording"))
     check(len(rows) == samples * 2, "%d cluster rows for %d samples" % (len(rows), samples))
-    # The samples due by the kill: every 100 ms from the first one kept
-    # (ts_ns is CLOCK_MONOTONIC, as mono_ns()), however long schedtop took
-    # to start (BPF load, a cold page cache in a fresh clone): 3.6 s less
-    # that start-up was once assumed to leave 20 samples. The writer ends
-    # a chunk once its samples span a second (ts + interval - first >=
-    # CHUNK_SPAN_NS, record_writer.c): the 10th sample at 100 ms, the 11th
-    # when the sample times run a little early. A kill loses at most the
-    # 10 of an unwritten chunk and the one being taken.
+    # The samples due by the kill: every 100 ms from when the file was
+    # made (ts_ns is CLOCK_MONOTONIC, as mono_ns()), however long schedtop
+    # took to start before it. The writer ends a chunk once its samples
+    # span a second (ts + interval - first >= CHUNK_SPAN_NS,
+    # record_writer.c): the 10th sample at 100 ms, the 11th when the
+    # sample times run a little early. A kill loses at most the 10 of an
+    # unwritten chunk and the one being taken.
     ts = sorted({int(x["ts_ns"]) for x in rows})
     check(ts, "no sample readable after the kill")
-    due = (t_kill - ts[0]) // 100_000_000 + 1
-    print("# killed 3.6 s after the start, %.2f s after the first sample: "
-          "%d samples readable of %d due" % ((t_kill - ts[0]) / 1e9, samples,
-                                             due))
+    due = (t_kill - t_open) // 100_000_000 + 1
+    print("# killed %.2f s after the start, %.2f s after the file appeared "
+          "(its first sample %.1f ms after that): %d samples readable of %d "
+          "due" % ((t_kill - t_start) / 1e9, (t_kill - t_open) / 1e9,
+                   (ts[0] - t_open) / 1e6, samples, due))
     if due <= 11:
-        raise Inconclusive("schedtop's first sample came %.2f s after its "
-                           "start: too few due (%d) for a chunk to be "
-                           "written" % (3.6 - (t_kill - ts[0]) / 1e9, due))
+        raise Inconclusive("schedtop made its file %.2f s after its start: "
+                           "too few samples due (%d) for a chunk to be "
+                           "written" % ((t_open - t_start) / 1e9, due))
+    # The first kept sample is the first one taken, one interval after the
+    # file appeared (measured: 100.0 ms); a second interval allows for a
+    # timer the machine fires late. A file that lost its early chunks
+    # starts a second or more later.
+    check(ts[0] <= t_open + 200_000_000,
+          "the first sample kept is %.1f ms after the file appeared: the "
+          "early chunks were lost" % ((ts[0] - t_open) / 1e6))
     check(due - 11 <= samples <= due, "%d samples survived a kill when %d "
           "were due (the last chunk holds at most 10, one more being "
           "taken)" % (samples, due))
