@@ -1,4 +1,8 @@
-"""Group entities: a cgroup's sched_entity per CPU, told apart from tasks."""
+"""Group entities: a cgroup's sched_entity per CPU, told apart from tasks.
+
+The truth is the kernel's own group entity: the scheduler debug dump's
+cfs_rq[CPU]:/NAME section (.se->avg.*), read every 10 ms while schedtop
+samples (pelt_truth.GroupWatch)."""
 import os
 import re
 import subprocess
@@ -6,6 +10,7 @@ import time
 
 from harness import (Inconclusive, RtApp, Skip, check, parse_csv, periodic, run,
                      start_schedtop, test)
+from pelt_truth import GroupWatch, drift
 
 
 def cpu_cgroup_root():
@@ -48,7 +53,10 @@ def cgroup_entity_carries_its_task_util():
     os.mkdir(path)
     ino = os.stat(path).st_ino
     os.sched_setaffinity(0, {0})
-    rt = RtApp({"grouped": periodic(1, 0.5, name="grouped")}, duration=4)
+    # 50 ms of every 200: asleep, its group's entity stands still between
+    # the blocked-load updates, so that reads 10 ms apart often agree.
+    rt = RtApp({"grouped": periodic(1, 0.25, period_us=200000,
+                                    name="grouped")}, duration=4)
     try:
         if version == 2:
             with open(os.path.join(root, "cgroup.subtree_control"), "w") as f:
@@ -58,29 +66,58 @@ def cgroup_entity_carries_its_task_util():
             f.write(str(rt.tids["grouped"]))
         st = start_schedtop("csv", "-t", "group", "-i", "100",
                             "--topology", "LITTLE:0,big:1@1024")
-        tasks = start_schedtop("csv", "-t", "task", "-i", "100", "-p",
-                               str(rt.tids["grouped"]))
-        time.sleep(2.5)
+        watch = GroupWatch(name, 1)
+        try:
+            time.sleep(2.5)
+        finally:
+            watch.stop()
         groups = parse_csv(stop(st))
-        trows = parse_csv(stop(tasks))
     finally:
         rt.stop()
         rmdir_when_empty(path)
     mine = [g for g in groups if g["cgroup"] == "/" + name and g["cpu"] == "1"]
     check(len(mine) >= 10, "group /%s on cpu1 in %d rows" % (name, len(mine)))
-    tail = mine[len(mine) // 2:]
-    g_util = sum(int(g["util_avg"]) for g in tail) / len(tail)
-    t_tail = trows[len(trows) // 2:]
-    t_util = sum(int(t["util_avg"]) for t in t_tail) / len(t_tail)
-    print("# group entity util %.0f on cpu1, its only task %.0f" % (g_util, t_util))
-    check(abs(g_util - t_util) <= 0.15 * 1024,
-          "group util %.0f vs task util %.0f" % (g_util, t_util))
     check(all(g["cluster"] == "big" and int(g["depth"]) == 0 for g in mine),
           "cluster or depth wrong")
     check(all(int(g["cgroup_id"]) == ino for g in mine),
           "cgroup_id is not the inode of the cgroup directory (%d)" % ino)
     # A task's own row is never mistaken for a group entity.
     check(not any(g["cgroup"] == "grouped" for g in groups), "task in group table")
+    # Each row against the kernel's group entity in the dump reads around
+    # it: the same value in both, nothing changed it between them, and the
+    # row (the entity's last update) must be that value; else within what
+    # PELT can move in the time to the nearer read.
+    exact = near = 0
+    bad = []
+    for g in mine:
+        ts = int(g["ts_ns"])
+        rb, ra = watch.bracket(ts)
+        if not (rb and ra and rb[2] and ra[2]):
+            continue
+        for col in ("util_avg", "runnable_avg"):
+            v, vb, va = int(g[col]), rb[2][col], ra[2][col]
+            if vb == va:
+                exact += 1
+                if v != vb:
+                    bad.append("%s %d at %d, the kernel's %d before and after"
+                               % (col, v, ts, vb))
+            else:
+                near += 1
+                if not (abs(v - vb) <= drift(ts - rb[0]) + 1 or
+                        abs(v - va) <= drift(ra[1] - ts) + 1):
+                    bad.append("%s %d at %d, the kernel's %d (%.1f ms before) "
+                               "and %d (%.1f ms after)"
+                               % (col, v, ts, vb, (ts - rb[0]) / 1e6, va,
+                                  (ra[1] - ts) / 1e6))
+    print("# group /%s on cpu1: %d rows; %d values equal to the kernel's where "
+          "it stood still, %d within PELT's drift of the reads around them"
+          % (name, len(mine), exact, near))
+    check(not bad, "group entity against the kernel's (cfs_rq[1]:/%s): %s"
+          % (name, bad[:5]))
+    if exact < 5:
+        raise Inconclusive("only %d group values compared exactly (the "
+                           "kernel's stood still around %d of %d rows; want "
+                           "5)" % (exact, exact, len(mine)))
 
 
 # bpf/schedtop.h ST_MAX_LEAF_CFS_RQS: the task groups' cfs_rqs of a CPU read
