@@ -27,6 +27,9 @@ enum { false = 0, true = 1 };
 
 struct sched_avg {
 	u64 last_update_time;
+	u64 load_sum;
+	u64 runnable_sum;		/* since 5.7 (runnable_load_sum before) */
+	u32 util_sum;
 	u32 period_contrib;
 	unsigned long load_avg;
 	unsigned long runnable_avg;
@@ -34,7 +37,12 @@ struct sched_avg {
 	/* util_est: an int since 6.7, a struct before; see core_fixes.bpf.h */
 };
 
+struct load_weight {
+	unsigned long weight;
+};
+
 struct sched_entity {
+	struct load_weight load;
 	unsigned char on_rq;
 	u64 sum_exec_runtime;
 	u64 nr_migrations;

@@ -217,6 +217,11 @@ static __always_inline void fill_task(struct st_task_rec *r, struct task_struct 
 	r->runnable_avg = p->se.avg.runnable_avg;
 	r->util_est = avg_util_est(&p->se.avg);
 	r->period_contrib = p->se.avg.period_contrib;
+	r->load_sum = p->se.avg.load_sum;
+	r->runnable_sum = p->se.avg.runnable_sum;
+	r->util_sum = p->se.avg.util_sum;
+	/* scale_load_down(): 64-bit kernels keep weights << 10. */
+	r->weight = p->se.load.weight >> 10;
 	r->nr_cpus_allowed = p->nr_cpus_allowed;
 	r->max_allowed_capacity = task_max_allowed_capacity(p);
 }

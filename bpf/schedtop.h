@@ -152,6 +152,16 @@ struct st_task_rec {
 	/* se.avg */
 	__u64 last_update_time;
 	__u64 load_avg;
+	/*
+	 * The sums the averages come from: a sleeper's next update decays
+	 * them and divides by the new divider (a stored average can be older
+	 * than its sum, which its last update grew without crossing a
+	 * period), so the sample shows what that update will find.
+	 */
+	__u64 load_sum;
+	__u64 runnable_sum;
+	__u32 util_sum;
+	__u32 weight;		/* se_weight(): se.load.weight scaled down */
 	__u32 util_avg;
 	__u32 runnable_avg;
 	__u32 util_est;		/* UTIL_AVG_UNCHANGED flag already cleared */
