@@ -275,15 +275,27 @@ static __always_inline struct rq *cpu_rq(__u32 cpu, bool ksyms)
 static __always_inline __u64 pelt_clock_now(struct rq *rq, __u64 sched_now)
 {
 	__u64 lut = BPF_CORE_READ(rq, cfs.avg.last_update_time);
-	__u64 clock = BPF_CORE_READ(rq, clock);
-	__u64 pelt;
+	__u64 clock = 0, pelt = 0;
 
 	/* clock_pelt: every SMP kernel since 5.1; else what the cfs_rq saw. */
 	if (!bpf_core_field_exists(rq->clock_pelt))
 		return lut;
-	pelt = BPF_CORE_READ(rq, clock_pelt);
-	if (bpf_core_field_exists(rq->lost_idle_time))
-		pelt -= BPF_CORE_READ(rq, lost_idle_time);
+	/*
+	 * Read without the rq lock: the CPU may update its clocks (clock,
+	 * then clock_pelt) between the two reads, and clock_pelt then stands
+	 * for a later instant than clock: the clock came out ahead by the
+	 * time since its update before (6.12 guest: a sleeper's pelt_age_ns
+	 * 3.6 ms past the kernel's own clock, once in 40 samples). The pair
+	 * counts where clock read the same before and after.
+	 */
+	for (int i = 0; i < 4; i++) {
+		clock = BPF_CORE_READ(rq, clock);
+		pelt = BPF_CORE_READ(rq, clock_pelt);
+		if (bpf_core_field_exists(rq->lost_idle_time))
+			pelt -= BPF_CORE_READ(rq, lost_idle_time);
+		if (BPF_CORE_READ(rq, clock) == clock)
+			break;
+	}
 	if ((__s64)(sched_now - clock) > 0)
 		pelt += sched_now - clock;
 	return pelt > lut ? pelt : lut;
