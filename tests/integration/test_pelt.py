@@ -16,10 +16,11 @@ import tempfile
 import threading
 import time
 
-from harness import (Inconclusive, RtApp, check, mono_ns, parse_csv,
-                     pelt_tolerance, periodic, run, schedstat, schedtop,
-                     proc_sched, start_schedtop, steal_ns, test,
+from harness import (Inconclusive, RtApp, check, cpu_busy_ns, mono_ns,
+                     parse_csv, pelt_tolerance, periodic, run, schedstat,
+                     schedtop, proc_sched, start_schedtop, steal_ns, test,
                      unlisted_processes)
+from pelt_truth import KernelPelt
 
 TOPO = "LITTLE:0,big:1@1024"
 
@@ -32,18 +33,6 @@ def stop(proc):
     return out
 
 
-def cpu_busy_ns(cpu):
-    """Time the kernel accounted to anything on this CPU (/proc/stat user,
-    nice, system, irq, softirq), in ns: what shares it with a test's task."""
-    with open("/proc/stat") as f:
-        for line in f:
-            if line.startswith("cpu%d " % cpu):
-                v = [int(x) for x in line.split()[1:]]
-                return (v[0] + v[1] + v[2] + v[5] + v[6]) * 1e9 / \
-                    os.sysconf("SC_CLK_TCK")
-    raise AssertionError("cpu%d not in /proc/stat" % cpu)
-
-
 def task_cpu(tid):
     """The CPU the task last ran on (/proc/<tid>/stat field 39), or None
     once it is gone."""
@@ -54,112 +43,110 @@ def task_cpu(tid):
         return None
 
 
+class Miss(AssertionError):
+    """A value check that failed, with what a witness must explain for the
+    failure to be the machine's: @units of util on @cpu, lost in the window
+    [@t0, @t1] (CLOCK_MONOTONIC ns) because the task did not run; @how the
+    way other work there can account for it ("off": it kept the task off
+    its CPU, which decays the task's util; "added": it ran there, which
+    adds to the CPU's util), None where nothing can."""
+
+    def __init__(self, msg, cpu=None, t0=None, t1=None, units=0, how=None,
+                 base=0):
+        super().__init__(msg)
+        self.cpu, self.t0, self.t1 = cpu, t0, t1
+        self.units, self.how, self.base = units, how, base
+
+
 class CpuShare:
-    """Whether a task had its CPU to itself, from the kernel's own
-    accounting read at the same instants: the CPU's busy and steal time
-    (/proc/stat) and the task's run time (/proc/<tid>/schedstat).
+    """What else ran on the CPUs a task used, from the kernel's own
+    accounting read every 10 ms: each CPU's busy and steal time
+    (/proc/stat), the task's run time (/proc/<tid>/schedstat), its CPU
+    (/proc/<tid>/stat) and its PELT state (/proc/<tid>/sched). A value
+    check that fails is judged against it (decide()): inconclusive only
+    where the other work measured on that CPU in that window can account
+    for the whole miss, a failure otherwise."""
 
-    The task's own work is what it really ran, not what rt-app was asked.
-    start() opens the window on the CPU, arrived() marks when the task came
-    to it (its run time before that was spent elsewhere), update() moves the
-    end while the task lives. Measured always, consulted only when a value
-    check fails: a wrong value on a quiet CPU is a failure; on a CPU that
-    others shared, or the hypervisor took, the round cannot decide.
-    """
-
-    # Over 5% of the window (the share util_round allows as run delay),
-    # another load adds ~50 of 1024 to the CPU's util: more than a value's
-    # tolerance here. A quiet CPU runs its kernel threads far below that.
-    LIMIT = 0.05
-
-    def __init__(self, cpu, tid):
-        self.cpu, self.tid = cpu, tid
-        self.start_at = self.arrived_at = self.end_at = None
+    def __init__(self, cpus, tid):
+        self.cpus, self.tid = list(cpus), tid
+        self.reads = []         # (t, task run, task cpu, {cpu: (busy, steal)}, sched)
 
     def _read(self):
         try:
             run = schedstat(self.tid)[0]
+            sched = proc_sched(self.tid)
         except (OSError, ValueError):
             return None                     # exited: keep the last reading
-        return mono_ns(), run, cpu_busy_ns(self.cpu), steal_ns(self.cpu)
+        return (mono_ns(), run, task_cpu(self.tid),
+                {c: (cpu_busy_ns(c), steal_ns(c)) for c in self.cpus}, sched)
 
-    def start(self):
-        self.start_at = self._read()
-        check(self.start_at is not None, "task %d gone at start" % self.tid)
-
-    def arrived(self):
-        self.arrived_at = self._read()
-
-    def update(self):
-        m = self._read()
-        if m is not None:
-            self.end_at = m
-
-    def follow(self, proc, arrives=False, timeout=60):
-        """Sample until proc (the rt-app run) exits. The window opens now;
-        with arrives, the task's own work counts from when it is first seen
-        on the CPU (it ran elsewhere before)."""
-        self.start()
-        if not arrives:
-            self.arrived_at = self.start_at
+    def follow(self, proc, timeout=60):
+        """Read until proc (the rt-app run) exits."""
         deadline = time.monotonic() + timeout
         while proc.poll() is None:
             check(time.monotonic() < deadline,
                   "rt-app still running after %d s" % timeout)
-            if self.arrived_at is None:
-                if task_cpu(self.tid) == self.cpu:
-                    self.arrived()
-            else:
-                self.update()
+            m = self._read()
+            if m is not None:
+                self.reads.append(m)
             time.sleep(0.01)
 
-    def measured(self):
-        """(window, own run, others' busy, stolen) in ns, or None."""
-        if None in (self.start_at, self.arrived_at, self.end_at):
-            return None
-        (t0, _, b0, s0), (_, r1, _, _) = self.start_at, self.arrived_at
-        t2, r2, b2, s2 = self.end_at
-        own = r2 - r1
-        return t2 - t0, own, b2 - b0 - own, s2 - s0
+    def others(self, cpu, t0, t1):
+        """(ns the kernel accounted to other work on @cpu, ns stolen from
+        it) between the reads nearest outside [t0, t1]: its busy time less
+        the task's own run time while it was there."""
+        rs = self.reads
+        a = max([i for i, r in enumerate(rs) if r[0] <= t0] or [0])
+        b = min([i for i, r in enumerate(rs) if r[0] >= t1] or [len(rs) - 1])
+        own = sum(rs[i][1] - rs[i - 1][1] for i in range(a + 1, b + 1)
+                  if rs[i][2] == cpu)
+        busy = rs[b][3][cpu][0] - rs[a][3][cpu][0]
+        stolen = rs[b][3][cpu][1] - rs[a][3][cpu][1]
+        return max(0, busy - own), stolen, rs[b][0] - rs[a][0]
 
-    def not_alone(self):
-        """The measured reason the task did not have its CPU, or None."""
-        m = self.measured()
-        if m is None:
-            return ("task %d was never seen on cpu%d: its CPU's share could "
-                    "not be measured" % (self.tid, self.cpu))
-        span, own, other, stolen = m
-        why = []
-        if other > self.LIMIT * span:
-            why.append("cpu%d was busy %.0f ms beyond the task's own %.0f ms "
-                       "(schedstat) in %.0f ms: another load ran there" %
-                       (self.cpu, other / 1e6, own / 1e6, span / 1e6))
-        if stolen > self.LIMIT * span:
-            why.append("the hypervisor stole %.0f ms of cpu%d's %.0f ms" %
-                       (stolen / 1e6, self.cpu, span / 1e6))
-        return "; ".join(why) or None
+    def kernel_util(self, ts):
+        """The kernel's se.avg.util_avg of the task in the reads just before
+        and just after @ts, with their times: ((t, util), (t, util))."""
+        before = [(r[0], r[4].get("se.avg.util_avg")) for r in self.reads
+                  if r[0] <= ts]
+        after = [(r[0], r[4].get("se.avg.util_avg")) for r in self.reads
+                 if r[0] >= ts]
+        return (before[-1] if before else None), (after[0] if after else None)
 
-    def __str__(self):
-        m = self.measured()
-        if m is None:
-            return "cpu%d: not measured" % self.cpu
-        span, own, other, stolen = m
-        return ("cpu%d over %.0f ms: task ran %.0f ms, others %.0f ms, "
-                "stolen %.0f ms" % (self.cpu, span / 1e6, own / 1e6,
-                                    other / 1e6, stolen / 1e6))
+    def explains(self, miss):
+        """How many units of @miss the other work measured explains, and
+        what it was."""
+        other, stolen, span = self.others(miss.cpu, miss.t0, miss.t1)
+        if miss.how == "added":
+            # Work of others busy f of the window adds at most f * 1024 to
+            # the CPU's util (a CPU busy all along reads 1024).
+            units = 1024 * (other + stolen) / max(1, span)
+        else:
+            # Kept off its CPU w, the task's util decays by y^(w/P) at most.
+            w = other + stolen
+            units = miss.base * (1 - Y ** (w / PERIOD_NS))
+        return units, ("cpu%d ran %.1f ms of other work and lost %.1f ms to the "
+                       "hypervisor in %.0f ms (/proc/stat)"
+                       % (miss.cpu, other / 1e6, stolen / 1e6, span / 1e6))
 
     def decide(self, checks):
-        """Run the value checks; a failure on a CPU that was not the task's
-        alone is inconclusive with the measured reason, else it stands."""
-        print("# " + str(self))
+        """Run the value checks; a Miss that the other work measured on its
+        CPU in its window can account for in full is inconclusive, naming
+        both; any other failure stands."""
         try:
             checks()
-        except AssertionError as e:
-            why = self.not_alone()
-            if why is None:
+        except Miss as e:
+            if e.how is None:
                 raise
+            units, why = self.explains(e)
             failed = " ".join(str(e).split())
-            raise Inconclusive("%s (and then: %.200s)" % (why, failed)) from e
+            if e.units > units:
+                raise AssertionError("%s; the machine explains at most %.0f "
+                                     "of the %.0f units: %s"
+                                     % (failed, units, e.units, why)) from e
+            raise Inconclusive("%s, which explains up to %.0f units, the "
+                               "%.0f missed: %.200s" % (why, units, e.units,
+                                                        failed)) from e
 
 
 INTERVAL_MS, PERIOD_MS = 50, 16    # schedtop's samples, rt-app's periods
@@ -306,10 +293,11 @@ EXITER = ("while :; do taskset -c 1 sh -c "
 def blocked_round(with_runner, with_exiter=False):
     """A task on cpu1 runs at 50% for 1 s and sleeps; with_runner, a second
     task spins on cpu1 all the while; with_exiter, short-lived processes
-    come to cpu1 and exit there (EXITER). schedtop records every PELT update
+    come to cpu1 and exit there (EXITER). The tests' own recorder
+    (tests/tools/kpelt, not schedtop's BPF) records every PELT update
     of cpu1's root cfs_rq and of the rt-app tasks (the kernel's values at
-    the instants it refreshed them) beside its samples; the threads its task
-    walk does not list are followed in /proc (UnlistedThreads)."""
+    the instants it refreshed them) while schedtop samples; the threads its
+    task walk does not list are followed in /proc (UnlistedThreads)."""
     os.sched_setaffinity(0, {0})
     tasks = {"blocker": {"cpus": [1], "loop": 1, "phases": {
         "busy": {"loop": 60, "runtime": 8000,
@@ -319,13 +307,17 @@ def blocked_round(with_runner, with_exiter=False):
         tasks["runner"] = {"cpus": [1], "loop": 1, "phases": {
             "spin": {"loop": 1, "runtime": 2300000}}}
     unlisted = UnlistedThreads(unlisted_processes())
-    rt = RtApp(tasks, duration=5)
+    kernel = KernelPelt(1, list(tasks))
+    kernel.start()
+    try:
+        rt = RtApp(tasks, duration=5)
+    except BaseException:
+        kernel.stop()
+        raise
     tmp = tempfile.mkdtemp(prefix="schedtop-blocked-")
     path = os.path.join(tmp, "b.rec")
     tids = rt.tids
-    rec = start_schedtop("record", "--pelt-trace", "-p",
-                         ",".join(str(t) for t in tids.values()),
-                         "--pelt-cpus", "1", "-i", "10", "-q", "-o", path,
+    rec = start_schedtop("record", "-i", "10", "-q", "-o", path,
                          "--topology", TOPO)
     exiter = None
     unlisted.start()
@@ -340,8 +332,9 @@ def blocked_round(with_runner, with_exiter=False):
             os.killpg(exiter.pid, signal.SIGKILL)
             exiter.wait()
         rt.stop()
+        pelt = kernel.stop()
     stop(rec)
-    cpus, trows, pelt = record_tables(path, "cpu", "task", "pelt")
+    cpus, trows = record_tables(path, "cpu", "task")
     return tids, cpus, trows, pelt, tmp, unlisted
 
 
@@ -435,7 +428,7 @@ class UnlistedThreads:
         return util, comms
 
 
-def blocked_truth(tids, cpus, trows, pelt, unlisted=None):
+def blocked_truth(tids, cpus, trows, kernel, unlisted=None):
     """schedtop's blocked_util of cpu1 against the kernel's own root cfs_rq.
 
     At each refresh T of cpu1's root cfs_rq the kernel's util_avg U(T) is
@@ -449,14 +442,9 @@ def blocked_truth(tids, cpus, trows, pelt, unlisted=None):
     brows = [r for r in trows if int(r["pid"]) == blocker and r["state"] != "X"]
     t_sleep = sleep_start(brows)
     check(t_sleep is not None, "never saw the blocker run, then sleep")
-    cfs = [(int(r["ts_ns"]), int(r["util_avg"]), int(r["last_update_ns"]))
-           for r in pelt if r["entity"] == "cfs" and r["cpu"] == "1"]
+    # The kernel's own updates (KernelPelt): cpu1's root, the tasks'.
+    cfs, upd = kernel
     cfs_ts = [c[0] for c in cfs]
-    upd = {}
-    for r in pelt:
-        if r["entity"] == "task":
-            upd.setdefault(int(r["pid"]), []).append(
-                (int(r["ts_ns"]), int(r["util_avg"]), int(r["last_update_ns"])))
     by_ts = {}
     for r in trows:
         by_ts.setdefault(int(r["ts_ns"]), []).append(r)
@@ -655,22 +643,22 @@ def migrated_task_carries_its_load():
                 "timer": {"ref": "tm", "period": 16000}}}}
     rt = RtApp({"mover": task}, duration=8)
     tid = rt.tids["mover"]
-    # cpu1 is watched from the start (its util before the move is checked
-    # too); the mover's own work there counts from its arrival.
-    share = CpuShare(1, tid)
+    # Both CPUs are watched from the start: the mover's util on cpu0, cpu1's
+    # before and after the move.
+    share = CpuShare((0, 1), tid)
     tasks = start_schedtop("csv", "-t", "task", "-i", "20", "-p", str(tid),
                            "--topology", TOPO)
     cpus = start_schedtop("csv", "-t", "cpu", "-i", "20", "--topology", TOPO)
     try:
-        share.follow(rt.proc, arrives=True)
+        share.follow(rt.proc)
     finally:
         rt.stop()
     trows = [r for r in parse_csv(stop(tasks)) if r["state"] != "X"]
     crows = parse_csv(stop(cpus))
-    share.decide(lambda: load_carried(trows, crows))
+    share.decide(lambda: load_carried(trows, crows, share))
 
 
-def load_carried(trows, crows):
+def load_carried(trows, crows, share):
     moved = next((i for i, r in enumerate(trows)
                   if r["cpu"] == "1" and i > 0 and trows[i - 1]["cpu"] == "0"),
                  None)
@@ -679,10 +667,29 @@ def load_carried(trows, crows):
     u0 = sum(before) / len(before)
     u1 = int(trows[moved]["util_avg"])
     t_move = int(trows[moved]["ts_ns"])
+    t_prev = int(trows[moved - 1]["ts_ns"])
     print("# util_avg %.0f on cpu0 before the move, %d on cpu1 after" % (u0, u1))
-    check(u0 >= 350, "util before the move %.0f, want ~512" % u0)
-    check(u1 >= 0.8 * u0, "util restarted after migration: %d vs %.0f" % (u1, u0))
     check(int(trows[moved]["migrations"]) >= 1, "migration not counted")
+    # The first sample on cpu1 against the kernel's own util of the task in
+    # the reads around it (10 ms apart): PELT moves it by no more than a
+    # CPU running, or idle, all along would in the time to each read.
+    (tb, kb), (ta, ka) = share.kernel_util(t_move)
+    tol_b = max(kb, 1024 - kb) * (1 - Y ** ((t_move - tb) / PERIOD_NS + 1)) + 1
+    tol_a = max(ka, 1024 - ka) * (1 - Y ** ((ta - t_move) / PERIOD_NS + 1)) + 1
+    print("# the kernel's util %d at %+.1f ms, %d at %+.1f ms" %
+          (kb, (tb - t_move) / 1e6, ka, (ta - t_move) / 1e6))
+    check(abs(u1 - kb) <= tol_b or abs(u1 - ka) <= tol_a,
+          "util at the first sample on cpu1 %d; the kernel's %d before "
+          "(+-%.0f) and %d after (+-%.0f): util restarted after migration?"
+          % (u1, kb, tol_b, ka, tol_a))
+    if u0 < 350:
+        raise Miss("util before the move %.0f, want ~512" % u0, cpu=0,
+                   t0=t_prev - 300_000_000, t1=t_move, units=350 - u0,
+                   how="off", base=512)
+    if u1 < 0.8 * u0:
+        raise Miss("util restarted after migration: %d vs %.0f" % (u1, u0),
+                   cpu=1, t0=t_prev, t1=t_move, units=0.8 * u0 - u1,
+                   how="off", base=u0)
     cpu1_before = [int(r["util_avg"]) for r in crows if r["cpu"] == "1" and
                    t_move - 600e6 < int(r["ts_ns"]) < t_move - 200e6]
     cpu1_after = [int(r["util_avg"]) for r in crows if r["cpu"] == "1" and
@@ -690,9 +697,18 @@ def load_carried(trows, crows):
     check(cpu1_before and cpu1_after, "no cpu rows around the move")
     print("# cpu1 util_avg %.0f before, %.0f after" %
           (max(cpu1_before), min(cpu1_after)))
-    check(max(cpu1_before) < 0.3 * u0, "cpu1 was busy before the move")
-    check(min(cpu1_after) >= 0.6 * u0,
-          "cpu1 root util %d did not take the task's %.0f" % (min(cpu1_after), u0))
+    if max(cpu1_before) >= 0.3 * u0:
+        # Other work there adds its util: the last ~100 ms weigh most.
+        raise Miss("cpu1 was busy before the move: util %d" % max(cpu1_before),
+                   cpu=1, t0=int(t_move - 700e6), t1=int(t_move - 200e6),
+                   units=max(cpu1_before) - 0.3 * u0, how="added")
+    if min(cpu1_after) < 0.6 * u0:
+        # The root holds the task's util whatever else runs there; only
+        # the task kept off the CPU lets it decay.
+        raise Miss("cpu1 root util %d did not take the task's %.0f"
+                   % (min(cpu1_after), u0), cpu=1, t0=t_move,
+                   t1=int(t_move + 400e6), units=0.6 * u0 - min(cpu1_after),
+                   how="off", base=u0)
 
 
 if __name__ == "__main__":
