@@ -26,7 +26,8 @@ period_contrib, which /proc does not print; an entity attached to a
 cfs_rq takes the cfs_rq's (attach_entity_load_avg()), and a root cfs_rq's
 periods fall on whole 1024 * 1024 ns of its clock, so period_contrib is
 (last_update_time >> 10) & 1023 (measured here: 1247 of 1250 reads of a
-task agree with that phase and no other; phase_votes() checks it).
+task allow that phase; the sleepers test_vm_matrix compares exactly on
+5.10, 6.1, 6.12 and this host would differ were it another).
 """
 import math
 import os
@@ -91,25 +92,6 @@ def avg_at(sum_, avg, lut, now, running=False, weight=None):
     if not periods:
         return avg
     return (sum_ * weight if weight else sum_) // (MIN_DIVIDER + d)
-
-
-def phase_votes(reads):
-    """How many of @reads ([{field: int}] of /proc/PID/sched) agree with
-    period_contrib = (last_update_time >> 10) & 1023, and how many leave
-    that value possible at all: (agree, decided). A read decides where its
-    three averages are each its sum over one divider (a read taken right
-    after an update that crossed a period boundary); others may hold a sum
-    that grew since its average was last computed."""
-    agree = decided = 0
-    for v in reads:
-        s, ua = v["se.avg.util_sum"], v["se.avg.util_avg"]
-        rs, ra = v["se.avg.runnable_sum"], v["se.avg.runnable_avg"]
-        pcs = [pc for pc in range(1024) if s // (MIN_DIVIDER + pc) == ua and
-               rs // (MIN_DIVIDER + pc) == ra]
-        if pcs:
-            decided += 1
-            agree += period_contrib(v["se.avg.last_update_time"]) in pcs
-    return agree, decided
 
 
 _FIELD = re.compile(r"^(\S+)\s+:\s+(-?\d+)(?:\.(\d+))?\s*$")

@@ -22,9 +22,11 @@ import subprocess
 import tempfile
 import time
 
-from harness import (RtApp, Skip, bpf_progs_loaded, check, mono_ns, parse_csv,
+from harness import (Inconclusive, RtApp, Skip, TraceInstance,
+                     bpf_progs_loaded, check, mono_ns, parse_csv,
                      pelt_tolerance, periodic, proc_sched, run, schedstat,
                      schedtop, start_schedtop, steal_ns, test)
+from pelt_truth import KernelReads, drift, group_se
 
 PELT_PROGS = ["pelt_trace_se", "pelt_trace_cfs", "pelt_trace_rt",
               "pelt_trace_dl", "pelt_trace_irq"]
@@ -201,25 +203,6 @@ def cpu_cgroup_root():
     return v1
 
 
-def debug_group_se(name, cpu):
-    """The kernel's own se->avg of group /name on cpu, from the scheduler
-    debug dump (cfs_rq[cpu]:/name), or None where it lists none."""
-    path = "/sys/kernel/debug/sched/debug"
-    if not os.path.exists(path):
-        path = "/proc/sched_debug"
-    head = "cfs_rq[%d]:/%s" % (cpu, name)
-    vals, inside = {}, False
-    with open(path) as f:
-        for line in f:
-            if line.startswith("cfs_rq["):
-                inside = line.strip() == head
-            elif inside:
-                m = re.match(r"\s+\.se->avg\.(\w+)\s+:\s+(\d+)", line)
-                if m:
-                    vals[m.group(1)] = int(m.group(2))
-    return vals or None
-
-
 @test(root=True)
 def group_entity_follows_its_cgroup():
     """--pelt-cgroup DIR: every update of that cgroup's group entity. A
@@ -243,8 +226,10 @@ def group_entity_follows_its_cgroup():
         # rt-app's other threads too stay on the CPU: a task joining or
         # leaving the group there changes the group entity without
         # pelt_se_tp (propagate_entity_load_avg(), docs/signals.md).
+        group_pids = set()
         for t in os.listdir("/proc/%d/task" % app.proc.pid):
             os.sched_setaffinity(int(t), {cpu})
+            group_pids.add(int(t))
         time.sleep(1.5)			# util settles in a few half-lives
         proc = start_schedtop("csv", "-t", "pelt", "--pelt-cgroup", cg,
                               "-d", "6")
@@ -254,14 +239,21 @@ def group_entity_follows_its_cgroup():
         time.sleep(2.4)			# 12 periods
         run1, _, _ = schedstat(tid)
         st1, t1 = steal_ns(cpu), mono_ns()
-        deadline = time.monotonic() + 2
-        while time.monotonic() < deadline:
-            ta = mono_ns()
-            a = debug_group_se(name, cpu)
-            tb = mono_ns()
-            if a:
-                quiet.append((ta, tb, a))
-            time.sleep(0.02)
+        # The kernel's record of the group's tasks moving or starting on
+        # the CPU meanwhile: the two ways its entity changes without
+        # pelt_se_tp (propagate_entity_load_avg() of a task attached to or
+        # detached from the group's cfs_rq there).
+        with TraceInstance("grp", ("sched/sched_migrate_task",
+                                   "sched/sched_wakeup_new")) as moves:
+            deadline = time.monotonic() + 2
+            while time.monotonic() < deadline:
+                ta = mono_ns()
+                a = group_se(name, cpu)
+                tb = mono_ns()
+                if a:
+                    quiet.append((ta, tb, a))
+                time.sleep(0.02)
+            moved = moves.lines()
         out, err = proc.communicate(timeout=30)
     finally:
         if app:
@@ -289,82 +281,144 @@ def group_entity_follows_its_cgroup():
     check(abs(util - duty * 1024) <= pelt_tolerance(),
           "group util mean %.1f vs duty %.3f x 1024 = %.1f"
           % (util, duty, duty * 1024))
-    compared, differ = 0, []
-    for ta, tb, want in quiet:
+    # The group's threads (rt-app's): a move of one of them to or from
+    # the CPU, or a fork, attaches or detaches its util in the group's
+    # cfs_rq there and the kernel propagates it to the entity without
+    # pelt_se_tp (9768ad9: an unpinned thread moving in made the dump read
+    # 284 where the last update streamed said 535).
+    witnessed = []
+    for line in moved:
+        m = re.search(r" (\d+)\.(\d+): (sched_migrate_task|sched_wakeup_new):"
+                      r".* pid=(\d+) .*?(?:orig_cpu=(\d+) dest_cpu=(\d+)|"
+                      r"target_cpu=(\d+))", line)
+        if m:
+            cpus = {int(c) for c in m.group(5, 6, 7) if c is not None}
+            if cpu in cpus and int(m.group(4)) in group_pids:
+                witnessed.append((int(m.group(1)) * 10**9 +
+                                  int(m.group(2).ljust(9, "0")[:9]),
+                                  int(m.group(4)), m.group(3)))
+    compared, differ, explained = 0, [], []
+    for i, (ta, tb, want) in enumerate(quiet):
         if any(ta < int(r["ts_ns"]) <= tb for r in mine):
             continue
         before = [r for r in mine if int(r["ts_ns"]) <= ta]
         if not before:
             continue
         last = before[-1]
+        t_up = int(last["ts_ns"])
         got = {k: int(last[k]) for k in ("util_avg", "runnable_avg", "load_avg")}
         compared += 1
-        if got != {k: want[k] for k in got}:
-            differ.append((got, want))
-    # Not yet explained: some runs (2 of 4 so far) show a moment where the
-    # dump's value differs from the last streamed one with no update
-    # streamed between (a change without pelt_se_tp, as propagation does);
-    # most moments must still be exactly equal.
-    print("# %d quiet moments, %d equal to the debug dump; differing: %s"
-          % (compared, compared - len(differ), differ[:3]))
+        off = {k: (got[k], want[k]) for k in got if got[k] != want[k]}
+        if not off:
+            continue
+        # Witnesses, weighed: a move of one of the group's threads on the
+        # CPU since the update (it attaches or detaches that thread's util
+        # in the group's cfs_rq); the kernel having propagated its group
+        # cfs_rq into the entity since (update_tg_cfs_util() and
+        # _runnable() copy the cfs_rq's averages into the entity, after
+        # pelt_se_tp fired: the dump then shows them equal, to the unit,
+        # which is the size of what it explains); for load_avg alone, the
+        # entity's weight changed since the update (reweight_entity()
+        # recomputes load_avg from the new weight, update_cfs_group() at
+        # each tick and enqueue, without pelt_se_tp), by at most its share.
+        moves_since = [w for w in witnessed if t_up < w[0] <= tb]
+        propagated = (want.get("util_avg") == want.get("cfs.util_avg") and
+                      want.get("runnable_avg") == want.get("cfs.runnable_avg"))
+        weights = [q[2].get("weight") for q in quiet
+                   if t_up - 20000000 <= q[0] <= tb]
+        w0, w1 = (min(weights), max(weights)) if weights else (0, 0)
+        load_ok = ("load_avg" not in off or
+                   (w0 != w1 and abs(off["load_avg"][0] - off["load_avg"][1])
+                    <= max(off["load_avg"]) * (w1 - w0) / max(1, w0) + 1))
+        rest = {k for k in off if k != "load_avg"}
+        cfs = {k: v for k, v in want.items() if k.startswith("cfs.")}
+        if moves_since or propagated or (not rest and load_ok):
+            explained.append((off, moves_since[:2], propagated, (w0, w1)))
+        else:
+            differ.append((off, (w0, w1), (ta - t_up) / 1e6, cfs))
+    print("# %d quiet moments, %d equal to the debug dump, %d differing with "
+          "a witness: %s; differing without one: %s"
+          % (compared, compared - len(explained) - len(differ),
+             len(explained), explained[:3], differ[:3]))
     check(compared >= 10, "only %d quiet moments of %d reads"
           % (compared, len(quiet)))
-    check(len(differ) <= compared // 5, "group on cpu%d: %d of %d quiet "
-          "moments differ from the debug dump: %s" % (cpu, len(differ),
-                                                      compared, differ[:3]))
+    check(not differ, "group on cpu%d: %d of %d quiet moments differ from the "
+          "debug dump with nothing to explain them ({column: (streamed, "
+          "dump)}, weight range, ms since the update, the group's cfs_rq in "
+          "the dump): %s" % (cpu, len(differ), compared, differ[:3]))
 
 
 @test(root=True)
 def sampled_task_rows_agree_at_sample_instants():
     """A queued or running task's sampled util_avg is the kernel's as of
-    its last update: the streamed update just before the sample's ts_ns
-    (or the one before it, should an update land between the iterator's
-    read of the task and the end of the walk that stamps the sample)."""
-    app = RtApp({"pt_samp": periodic(test_cpu(), 0.5)}, 8)
+    its last update: its se.avg in /proc/PID/sched, read every ms beside
+    the recording (pelt_truth.KernelReads). Where the reads just before
+    and just after a sample show the same last_update_time, nothing
+    updated it between them, and the row must be that value (counted: 5
+    or more); otherwise within what PELT moves in the time to the nearer
+    read. (The streamed updates of the same recording are schedtop's own
+    copy of the kernel's values: not the truth here.)"""
+    # Beside a task that spins on the same CPU: pt_samp then waits queued
+    # about half the time, and a queued task's state is not updated while
+    # it waits (only a running one's, at each tick), so the reads around
+    # a sample often show it unchanged.
+    app = RtApp({"pt_samp": periodic(test_cpu(), 0.5),
+                 "pt_spin": {"cpus": [test_cpu()], "loop": -1,
+                             "runtime": 100000}}, 8)
     path = tmp("samp.rec")
     try:
         tid = app.tids["pt_samp"]
         time.sleep(1.0)
-        res = schedtop("record", "--pelt-trace", "-p", str(tid), "-i", "100",
-                       "-d", "3", "-o", path)
+        reads = KernelReads([tid], period_s=0.001)
+        reads.start()
+        try:
+            res = schedtop("record", "--pelt-trace", "-p", str(tid), "-i",
+                           "50", "-d", "3", "-o", path)
+        finally:
+            reads.stop()
     finally:
         app.stop()
     check(res.returncode == 0, "record failed: %s" % res.stderr.decode())
-    ups = task_rows(parse_csv(schedtop("csv", "--from", path, "-t",
-                                       "pelt").stdout), tid)
     samples = [r for r in parse_csv(schedtop("csv", "--from", path, "-p",
                                              str(tid)).stdout)
                if r["state"] == "R"]
     check(len(samples) >= 5, "only %d samples caught the task queued"
           % len(samples))
-    woke = 0
+    exact, near, bad = 0, 0, []
     for srow in samples:
         ts = int(srow["ts_ns"])
         util = int(srow["util_avg"])
-        before = [int(u["util_avg"]) for u in ups if int(u["ts_ns"]) <= ts]
-        after = [int(u["util_avg"]) for u in ups if int(u["ts_ns"]) > ts]
-        check(len(before) >= 2, "no updates before sample at %d" % ts)
-        if util in before[-2:]:
+        # The walk reads the task up to ~0.7 ms before the sample's stamp
+        # (docs/performance.md): the read before must end before that.
+        rb = [r for r in reads.reads[tid] if r[1] <= ts - 1000000]
+        ra = [r for r in reads.reads[tid] if r[0] >= ts]
+        if not rb or not ra:
             continue
-        # The walk read the task as it woke: still asleep (blocked, or
-        # queued but delayed, 6.12+) when its on_rq or sched_delayed was
-        # read, running by its state (TASK_WAKING). A sleeping task's
-        # util is shown decayed to the sample, as the kernel's wakeup
-        # update decays it: between the update before the sleep and that
-        # wakeup update (lower: it slept), just before the stamp or just
-        # after. How far between is how long the wakeup took to reach
-        # the task's CPU: a queued wakeup waits for an IPI that a halted
-        # vCPU gets late (seen: 472 read between 556 and its wakeup
-        # update 458, 1.5 periods before it).
-        wakes = [(w, prev) for w, prev in ((before[-1], before[-2]),
-                                           (after[0] if after else None, before[-1]))
-                 if w is not None and w < prev]
-        check(any(w <= util <= prev for w, prev in wakes),
-              "sample at %d: util_avg %d, last updates %s, next %s"
-              % (ts, util, before[-3:], after[:2]))
-        woke += 1
-    print("# %d queued samples agree with the stream, %d of them read "
-          "as their task woke" % (len(samples), woke))
+        (tb, _, kb), (_, ta, ka) = rb[-1], ra[0]
+        if kb["se.avg.last_update_time"] == ka["se.avg.last_update_time"]:
+            exact += 1
+            if util != kb["se.avg.util_avg"]:
+                bad.append("at %d: util_avg %d, the kernel's %d (not updated "
+                           "between its reads %.2f ms before and %.2f ms "
+                           "after)" % (ts, util, kb["se.avg.util_avg"],
+                                       (ts - tb) / 1e6, (ta - ts) / 1e6))
+        else:
+            near += 1
+            vb, va = kb["se.avg.util_avg"], ka["se.avg.util_avg"]
+            if not (abs(util - vb) <= drift(ts - tb) + 1 or
+                    abs(util - va) <= drift(ta - ts) + 1):
+                bad.append("at %d: util_avg %d, the kernel's %d %.2f ms before "
+                           "and %d %.2f ms after" % (ts, util, vb,
+                                                     (ts - tb) / 1e6, va,
+                                                     (ta - ts) / 1e6))
+    print("# %d queued samples: %d equal to the kernel's where it did not "
+          "update between the reads around them, %d within PELT's drift of "
+          "those reads" % (len(samples), exact, near))
+    check(not bad, "; ".join(bad[:5]))
+    if exact < 5:
+        raise Inconclusive("only %d of %d queued samples had the kernel's "
+                           "state unchanged between the reads around them "
+                           "(want 5)" % (exact, len(samples)))
 
 
 @test(root=True)
