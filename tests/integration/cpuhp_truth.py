@@ -7,7 +7,12 @@ schedtop's code (test_hotplug_timing.py here, test_vm_matrix.py in guests).
 """
 import re
 
-from harness import TRACING, TraceInstance
+from harness import TRACING, TraceInstance, check
+
+# Stamps print in whole microseconds (0.001 ms); report and Perfetto give ms
+# to 0.001 (0.0005 either way).
+STAMP_MS = 0.001
+PRINT_MS = 0.0005
 
 
 def parse_events(lines, cpu):
@@ -150,6 +155,42 @@ def exclusive_durations(op_events, names):
     return out
 
 
+BETWEEN = "(between states)"
+
+
+def leaf_neighbours(op_events, names):
+    """For each leaf state (as leaf_durations() finds them): the step
+    innermost open just before its enter and just after its exit (its
+    exclusive_durations() name, BETWEEN where none is), and how late
+    another observer can have stamped the enter and the exit (ms, the
+    instance's gap: parse_events()). A late stamp moves time between the
+    leaf and those two neighbours only, and no more than its gap."""
+    count = {}
+    for ts, kind, idx, *_ in op_events:
+        if kind != "exit":
+            count[idx] = count.get(idx, 0) + 1
+    unique = {n for n in names.values() if list(names.values()).count(n) == 1}
+    depth, out = [], {}
+    for i, e in enumerate(op_events):
+        ts, kind, idx = e[:3]
+        if kind != "exit":
+            nxt = op_events[i + 1] if i + 1 < len(op_events) else None
+            fn = e[5] if len(e) > 5 else None
+            name = KICK if fn == KICK else names.get(idx, str(idx))
+            if (nxt and count[idx] == 1 and nxt[1] == "exit" and
+                    nxt[2] == idx and names.get(idx) in unique):
+                before = depth[-1][1] if depth else BETWEEN
+                after = depth[-1][1] if depth else BETWEEN
+                gap = lambda ev: float("inf") if ev[4] is None else ev[4] * 1e3
+                out[names[idx]] = (before, after, gap(e), gap(nxt))
+            depth.append((idx, name))
+        else:
+            idxs = [d[0] for d in depth]
+            if idx in idxs:
+                del depth[len(idxs) - 1 - idxs[::-1].index(idx):]
+    return out
+
+
 def kernel_inside(op_events):
     """ms of the kernel's operation with some step of it open (on any
     CPU), and its span, first event to last."""
@@ -224,3 +265,63 @@ def late_bounds(op_events, names, until=None, later=None):
                 nxt[2] == e[2] and names.get(e[2]) in unique):
             out[names[e[2]]] = (-late(e), late(nxt))
     return out
+
+
+def report_states(out):
+    """The per-state section of schedtop report: [(cpu, op, total, {state: ms})]."""
+    ops, inside = [], False
+    for line in out.splitlines():
+        if line.startswith("CPU hotplug per cpuhp state:"):
+            inside = True
+            continue
+        if not inside:
+            continue
+        m = re.match(r"  at +[\d.]+ s +cpu(\d+) +(offline|online) +([\d.]+) ms", line)
+        if m:
+            ops.append((int(m.group(1)), m.group(2), float(m.group(3)), {}))
+            continue
+        m = re.match(r" {6} *([\d.]+) ms  (.+)$", line)
+        if m and ops:
+            ops[-1][3][m.group(2)] = float(m.group(1))
+        elif not line.strip():
+            break
+    return ops
+
+
+def states_match_kernel(what, total, steps, k_events, names, until, later):
+    """One operation timed first step to last, per state, against the
+    kernel's own events of it: each difference within how late schedtop's
+    probes can have stamped the events (late_bounds(); @until is when the
+    write returned)."""
+    k_inside, k_span = kernel_inside(k_events)
+    between = steps.get("(between states)", 0)
+    bounds = late_bounds(k_events, names, until, later)
+    print("# %s: %.3f ms first to last step, %.3f in states; kernel %.3f, %.3f"
+          % (what, total, total - between, k_span, k_inside))
+    check(abs(sum(steps.values()) - total) <= PRINT_MS * (len(steps) + 1),
+          "%s: steps sum to %.3f, total %.3f" % (what, sum(steps.values()), total))
+
+    def within(name, got, want, lo_hi, stamps, prints):
+        lo, hi = lo_hi
+        eps = STAMP_MS * stamps + PRINT_MS * prints
+        check(lo - eps <= got - want <= hi + eps,
+              "%s: %s %.3f ms, the kernel's %.3f: %+.3f, but its stamps can "
+              "only be %.3f to %+.3f ms off" % (what, name, got, want,
+                                               got - want, lo - eps, hi + eps))
+        return got - want
+
+    within("first to last step", total, k_span, bounds["span"], 4, 1)
+    within("time in states", total - between, k_inside, bounds["inside"],
+           2 * bounds["edges"], 2)
+    leaves = leaf_durations(k_events, names)
+    check(len(leaves) >= 5, "%s: only %d leaf states" % (what, len(leaves)))
+    off = {}
+    for name, want in leaves.items():
+        check(name in steps, "%s: no step %s (the kernel's took %.3f ms)"
+              % (what, name, want))
+        d = within(name, steps[name], want, bounds[name], 4, 1)
+        if abs(d) > 0.005:
+            off[name] = (round(want, 3), steps[name], round(bounds[name][1], 3))
+    if off:
+        print("# %s: stamped apart (kernel, schedtop, latest stamp ms): %s"
+              % (what, off))

@@ -6,12 +6,12 @@ every IRQ's affinity are read before and after.
 """
 import json
 import os
-import re
 import signal
 import time
 
 from cpuhp_truth import (TRACING, CpuhpTrace, group_ops, kernel_inside,
-                         late_bounds, leaf_durations, state_names)
+                         leaf_durations, report_states, state_names,
+                         states_match_kernel)
 from harness import Skip, check, parse_csv, run, schedtop, start_schedtop, test
 
 CPU1 = "/sys/devices/system/cpu/cpu1/online"
@@ -28,10 +28,7 @@ SLACK_OFFLINE_MS = 0.2
 # from "(between states)". A second instance created after schedtop has
 # attached runs its probe after schedtop's: schedtop's stamp of every event
 # lies between the two instances' (and before the first one's next event on
-# that CPU, and before the write returns). Stamps print in whole microseconds (0.001 ms) and
-# report and Perfetto give ms to 0.001 (0.0005 either way).
-STAMP_MS = 0.001
-PRINT_MS = 0.0005
+# that CPU, and before the write returns): cpuhp_truth.states_match_kernel().
 
 
 def need_hotplug():
@@ -117,27 +114,6 @@ def hotplug_cycles_are_timed_per_state():
         check(all(abs(g - w) <= slack for w, g in off.values()),
               "%s %s: leaf states the kernel timed otherwise (kernel ms, schedtop "
               "ms): %s" % (cycle, op, off))
-
-
-def report_states(out):
-    """The per-state section of schedtop report: [(cpu, op, total, {state: ms})]."""
-    ops, inside = [], False
-    for line in out.splitlines():
-        if line.startswith("CPU hotplug per cpuhp state:"):
-            inside = True
-            continue
-        if not inside:
-            continue
-        m = re.match(r"  at +[\d.]+ s +cpu(\d+) +(offline|online) +([\d.]+) ms", line)
-        if m:
-            ops.append((int(m.group(1)), m.group(2), float(m.group(3)), {}))
-            continue
-        m = re.match(r" {6} *([\d.]+) ms  (.+)$", line)
-        if m and ops:
-            ops[-1][3][m.group(2)] = float(m.group(1))
-        elif not line.strip():
-            break
-    return ops
 
 
 def recorded_operations_per_state(source):
@@ -232,45 +208,6 @@ def report_times_recorded_operations_per_state_bpf():
 @test(root=True)
 def report_times_recorded_operations_per_state_tracefs():
     recorded_operations_per_state("tracefs")
-
-
-def states_match_kernel(what, total, steps, k_events, names, until, later):
-    """One operation timed first step to last, per state, against the
-    kernel's own events of it: each difference within how late schedtop's
-    probes can have stamped the events (late_bounds(); @until is when the
-    write returned)."""
-    k_inside, k_span = kernel_inside(k_events)
-    between = steps.get("(between states)", 0)
-    bounds = late_bounds(k_events, names, until, later)
-    print("# %s: %.3f ms first to last step, %.3f in states; kernel %.3f, %.3f"
-          % (what, total, total - between, k_span, k_inside))
-    check(abs(sum(steps.values()) - total) <= PRINT_MS * (len(steps) + 1),
-          "%s: steps sum to %.3f, total %.3f" % (what, sum(steps.values()), total))
-
-    def within(name, got, want, lo_hi, stamps, prints):
-        lo, hi = lo_hi
-        eps = STAMP_MS * stamps + PRINT_MS * prints
-        check(lo - eps <= got - want <= hi + eps,
-              "%s: %s %.3f ms, the kernel's %.3f: %+.3f, but its stamps can "
-              "only be %.3f to %+.3f ms off" % (what, name, got, want,
-                                               got - want, lo - eps, hi + eps))
-        return got - want
-
-    within("first to last step", total, k_span, bounds["span"], 4, 1)
-    within("time in states", total - between, k_inside, bounds["inside"],
-           2 * bounds["edges"], 2)
-    leaves = leaf_durations(k_events, names)
-    check(len(leaves) >= 5, "%s: only %d leaf states" % (what, len(leaves)))
-    off = {}
-    for name, want in leaves.items():
-        check(name in steps, "%s: no step %s (the kernel's took %.3f ms)"
-              % (what, name, want))
-        d = within(name, steps[name], want, bounds[name], 4, 1)
-        if abs(d) > 0.005:
-            off[name] = (round(want, 3), steps[name], round(bounds[name][1], 3))
-    if off:
-        print("# %s: stamped apart (kernel, schedtop, latest stamp ms): %s"
-              % (what, off))
 
 
 @test(root=True)
