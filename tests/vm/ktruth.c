@@ -18,6 +18,11 @@
  *   @A FILE          the after pass
  *   ...lines...
  *
+ * A FILE written HEAD:PATH is read to its first 512 bytes only: the debug
+ * dump's header (ktime and cpu_clk read together, which map
+ * CLOCK_MONOTONIC onto the scheduler's clock) without the cost of the
+ * whole dump.
+ *
  * Only the passes next to a sample go out over the guest's serial console.
  * The debug dump's per-CPU task lists are left out: nothing is compared
  * with them and they are most of its bytes.
@@ -58,9 +63,15 @@ static uint64_t now_ns(void)
 
 static int read_file(const char *path, char **buf, size_t *len, size_t *cap)
 {
-	int fd = open(path, O_RDONLY);
+	size_t limit = (size_t)-1, start = *len;
+	int fd;
 	ssize_t n;
 
+	if (!strncmp(path, "HEAD:", 5)) {
+		path += 5;
+		limit = 512;
+	}
+	fd = open(path, O_RDONLY);
 	if (fd < 0)
 		return -errno;
 	for (;;) {
@@ -78,6 +89,14 @@ static int read_file(const char *path, char **buf, size_t *len, size_t *cap)
 		if (n <= 0)
 			break;
 		*len += n;
+		if (*len - start >= limit) {
+			/* Whole lines only: the pass's next marker starts a line. */
+			*len = start + limit;
+			while (*len > start && (*buf)[*len - 1] != '\n')
+				(*len)--;
+			n = 0;
+			break;
+		}
 	}
 	close(fd);
 	(*buf)[*len] = 0;

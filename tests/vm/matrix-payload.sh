@@ -20,8 +20,13 @@ fi
 # A: flat out on CPUs 0-1 (LITTLE in the guest: a misfit). B: flat out on
 # one CPU (2, LITTLE in the guest), later allowed everywhere: its
 # up-migration. P: runs 1 ms of every 4, forking nothing (a fork or exit
-# steps a CPU's load; the comparison allows only PELT's drift).
-if [ "$ncpu" -ge 4 ]; then bcpu=2 pcpu=3; else bcpu=$last pcpu=0; fi
+# steps a CPU's load; the comparison allows only PELT's drift). S: runs
+# 20 ms of every 200, asleep most of the time, on a CPU of capacity 1024
+# (7 in the guest): its PELT clock is the task clock, so the test can
+# decay S's frozen PELT state to any instant exactly (P wakes more often
+# than the reads come).
+if [ "$ncpu" -ge 4 ]; then bcpu=2 pcpu=3 scpu=$last
+else bcpu=$last pcpu=0 scpu=0; fi
 
 echo '===KERNEL==='
 uname -r
@@ -40,8 +45,10 @@ taskset "$(printf '%x' $((1 << bcpu)))" md5sum /dev/zero &
 B=$!
 taskset "$(printf '%x' $((1 << pcpu)))" "$KT" --periodic 1000 4000 &
 P=$!
+taskset "$(printf '%x' $((1 << scpu)))" "$KT" --periodic 20000 200000 &
+S=$!
 echo '===PIDS==='
-echo "$A $B $P"
+echo "$A $B $P $S"
 # Long enough for a flat-out task's util_avg to get near 1024 (~0.3 s).
 sleep 1
 
@@ -79,21 +86,43 @@ show_csv() {
 	echo "status $(cat "$T/$1.rc")"
 }
 
-run_csv task -t task -i 200 -n 6 -p "$A,$B,$P"
+run_csv task -t task -i 200 -n 12 -p "$A,$B,$P,$S"
 # The status files: the affinity (Cpus_allowed_list, p->cpus_mask) that
-# update_misfit_status() reads, as the kernel keeps it.
+# update_misfit_status() reads, as the kernel keeps it. The debug dump's
+# head: its ktime and cpu_clk, the two clocks read together.
 "$KT" "$T/task.csv" /proc/$A/sched /proc/$B/sched /proc/$P/sched \
-	/proc/$A/status /proc/$B/status >"$T/task.truth"
+	/proc/$S/sched /proc/$A/status /proc/$B/status /proc/$P/stat \
+	/proc/$S/stat "HEAD:$dbg" >"$T/task.truth"
 show_csv task TASK
 echo '===TASKTRUTH==='
 cat "$T/task.truth"
 
-run_csv cpu -t cpu -i 200 -n 6
+# The kernel's own record of every task queued on a CPU or moved between
+# two while the CPUs are sampled: a CPU no task was woken onto or moved to
+# or from between two reads, with no switch in them, stood still.
+wki=/sys/kernel/tracing/instances/matrix-wk-$$
+if mkdir "$wki" 2>/dev/null; then
+	echo mono >"$wki/trace_clock"
+	echo 4096 >"$wki/buffer_size_kb"
+	for e in sched_wakeup sched_wakeup_new sched_migrate_task; do
+		echo 1 >"$wki/events/sched/$e/enable"
+	done
+fi
+run_csv cpu -t cpu -i 200 -n 12
 # A's own numbers too: what rq->misfit_task_load is made of (test_vm_matrix).
 "$KT" "$T/cpu.csv" "$dbg" /proc/$A/sched /proc/$A/status >"$T/cpu.truth"
 show_csv cpu CPU
 echo '===CPUTRUTH==='
 cat "$T/cpu.truth"
+echo '===CPUWAKE==='
+if [ -d "$wki" ]; then
+	echo 0 >"$wki/tracing_on"
+	cat "$wki/trace"
+	for e in sched_wakeup sched_wakeup_new sched_migrate_task; do
+		echo 0 >"$wki/events/sched/$e/enable"
+	done
+	rmdir "$wki"
+fi
 
 if [ "$ncpu" -ge 4 ]; then
 	# A has shown its misfit; gone, it cannot be the misfit the balancer
@@ -161,6 +190,14 @@ wait_samples hp $((lines + ncpu * 2))
 stop_csv hp
 show_csv hp HP
 
+# What schedtop hotplug needs, as this kernel has it: a check of the one
+# line it prints where something lacks (test_vm_matrix accepts that line
+# only where the kernel really lacks it).
+echo '===HPHAS==='
+[ -d /sys/kernel/tracing/events/cpuhp ] && echo cpuhp yes || echo cpuhp no
+[ -d /sys/kernel/tracing/instances ] && echo tracefs yes || echo tracefs no
+[ -e /sys/devices/system/cpu/cpu$last/online ] && echo online yes || echo online no
+
 # schedtop hotplug: the last CPU down and up three times, each operation
 # timed per cpuhp state, while an instance of ours records the kernel's own
 # cpuhp events ("mono": schedtop's clock) to compare.
@@ -186,6 +223,47 @@ fi
 echo '===HPSTATES==='
 cat /sys/devices/system/cpu/hotplug/states
 
-kill $A $B $P 2>/dev/null
-wait $A $B $P 2>/dev/null
+# A recording of the last CPU going down and up twice (csv --record, the
+# BPF source: its cpuhp programs keep every step) and report's split of
+# each operation per state, against two instances of ours: A, made before
+# schedtop attached, and B, made after (its probe runs after schedtop's,
+# so schedtop's stamp of every event lies between A's and B's: tight
+# bounds, cpuhp_truth.late_bounds()).
+hpa=/sys/kernel/tracing/instances/matrix-hpa-$$
+hpb=/sys/kernel/tracing/instances/matrix-hpb-$$
+if mkdir "$hpa" 2>/dev/null; then
+	echo mono >"$hpa/trace_clock"
+	echo 1 >"$hpa/events/cpuhp/enable"
+fi
+run_csv hprec -t cpu -i 200 --record "$T/hp.rec"
+wait_samples hprec 1
+if mkdir "$hpb" 2>/dev/null; then
+	echo mono >"$hpb/trace_clock"
+	echo 1 >"$hpb/events/cpuhp/enable"
+fi
+for i in 1 2; do
+	echo 0 >/sys/devices/system/cpu/cpu$last/online
+	sleep 0.2
+	echo 1 >/sys/devices/system/cpu/cpu$last/online
+	sleep 0.2
+done
+stop_csv hprec
+while [ ! -e "$T/hprec.csv.done" ]; do sleep 0.05; done
+echo '===HPRECERR==='
+cat "$T/hprec.err"
+echo "status $(cat "$T/hprec.rc")"
+echo '===HPRECREPORT==='
+"$ST" report "$T/hp.rec" 2>&1
+for i in a b; do
+	eval dir=\$hp$i
+	echo "===HPREC$(echo $i | tr ab AB)==="
+	if [ -d "$dir" ]; then
+		echo 0 >"$dir/events/cpuhp/enable"
+		cat "$dir/trace"
+		rmdir "$dir"
+	fi
+done
+
+kill $A $B $P $S 2>/dev/null
+wait $A $B $P $S 2>/dev/null
 echo '===DONE==='
