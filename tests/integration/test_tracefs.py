@@ -138,7 +138,7 @@ def kept_path(suffix):
                         (os.getpid(), mono_ns() // 1000000, suffix))
 
 
-def fidelity_round(tasks, seconds=6, interval_ms=50, clock_check=()):
+def fidelity_round(tasks, seconds=6, interval_ms=20, clock_check=()):
     check(os.path.exists(PAIR), "build it: make unit")
     os.sched_setaffinity(0, {0})
     cpus = sorted({c for c, _ in tasks.values()})
