@@ -333,6 +333,52 @@ static void idle_state_residency(void **state)
 	schedstat_snapshot_free(s);
 }
 
+/*
+ * Each CPU's capacity is its own, as the topology gives it, where CPU
+ * numbers and cluster numbers differ (two CPUs a cluster): a CPU's number
+ * is not its cluster's.
+ */
+static void cpu_capacity_is_its_own(void **state)
+{
+	static const unsigned int want[4] = { 300, 300, 1024, 1024 };
+	struct schedstat_topology *topo;
+	struct model *m;
+	struct st_cpu_state cpus[4] = {};
+	struct st_global_state g = {};
+	struct cpuset online = {};
+	struct model_input in = {
+		.cpus = cpus, .nr_cpus = 4, .online = &online, .global = &g,
+	};
+	struct schedstat_snapshot *s = NULL;
+	const struct schedstat_cpu *c;
+	const struct schedstat_cluster *cl;
+	size_t n;
+
+	(void)state;
+	assert_int_equal(schedstat_topology_parse(&topo,
+		"little:0-1@300,big:2-3@1024", NULL), 0);
+	assert_int_equal(model_new(&m, topo), 0);
+	for (int cpu = 0; cpu < 4; cpu++)
+		cpuset_set(&online, cpu);
+	in.ts_ns = 100 * MS;
+	assert_int_equal(model_update(m, &in, &s), 0);
+	in.ts_ns = 200 * MS;
+	assert_int_equal(model_update(m, &in, &s), 0);
+	c = schedstat_snapshot_cpus(s, &n);
+	assert_int_equal(n, 4);
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(c[i].cluster, i / 2);
+		assert_int_equal(c[i].capacity, want[i]);
+	}
+	cl = schedstat_snapshot_clusters(s, &n);
+	assert_int_equal(n, 2);
+	assert_int_equal(cl[0].capacity, 600);
+	assert_int_equal(cl[1].capacity, 2048);
+	schedstat_snapshot_free(s);
+	model_free(m);
+	schedstat_topology_free(topo);
+}
+
 /* Three clusters: six ordered pairs, same-capacity moves counted too. */
 static void migration_pairs_three_clusters(void **state)
 {
@@ -507,6 +553,7 @@ int main(void)
 		T(idle_state_residency),
 		T(frequency_residency),
 		T(runqueue_values_and_holes),
+		cmocka_unit_test(cpu_capacity_is_its_own),
 		cmocka_unit_test(migration_pairs_three_clusters),
 		cmocka_unit_test(state_letters),
 	};

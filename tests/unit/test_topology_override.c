@@ -124,6 +124,16 @@ static void override_capacity_from_sysfs(void **state)
 	assert_int_equal(schedstat_topology_cpu_capacity(t, 0), 200);
 	schedstat_topology_free(t);
 
+	/*
+	 * A cluster without @ keeps its CPUs' own (the tree's files), after
+	 * one given explicitly: the @ is that cluster's alone.
+	 */
+	t = parse_ok("x:0-3@200,a:4-7", root);
+	assert_int_equal(schedstat_topology_cpu_capacity(t, 0), 200);
+	assert_int_equal(schedstat_topology_cpu_capacity(t, 4), 1024);
+	assert_int_equal(schedstat_topology_cluster_capacity(t, 1), 1024);
+	schedstat_topology_free(t);
+
 	/* No cpu_capacity files (or no such tree): 1024. */
 	t = parse_ok("all:0-7", fixture("x86-symmetric"));
 	assert_int_equal(schedstat_topology_cluster_capacity(t, 0), 1024);
