@@ -142,7 +142,7 @@ PC_REQUIRES := libbpf libtracefs libtraceevent libzstd zlib$(if $(filter 1,$(TRA
 RUN_TARGET := $(if $(CROSS),qemu-aarch64-static)
 
 .DELETE_ON_ERROR:
-.PHONY: all check unit bench clean docs fuzz install uninstall FORCE
+.PHONY: all check unit bench clean docs fuzz install uninstall mutants FORCE
 
 all: $(OUT)/schedtop
 
@@ -321,6 +321,13 @@ fuzz: $(OUT)/fuzz/fuzz_trace_text
 # tests/run tests the build in $(OUT), not build/.
 check: all unit fuzz
 	$(Q)SCHEDTOP_OUT=$(abspath $(OUT)) SCHEDTOP_BIN=$(abspath $(OUT))/schedtop tests/run
+
+# Planted bugs (tests/mutants/*.patch): each applied to a scratch copy of
+# the tree, built, and caught by an assertion of the tests it names, or this
+# fails (docs/testing.md). MUTANTS_LOCK=FILE runs the kernel's tests under
+# flock FILE.
+mutants:
+	$(Q)tests/mutants/run
 
 bench: all $(OUT)/bench/tui_render
 	$(Q)bench/run
