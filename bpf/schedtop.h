@@ -199,6 +199,8 @@ struct st_task_fp {
 	__u64 load_avg;
 	__u64 nr_migrations;
 	__u64 wakeups;		/* --exact-wakeups only */
+	/* se.load.weight: a renice while asleep changes the sleeper's load. */
+	__u64 weight;
 	char comm[ST_COMM_LEN];
 	__u32 state;
 	__u32 flags;

@@ -186,6 +186,7 @@ static __always_inline void read_fp(struct st_task_fp *f, struct task_struct *p)
 	f->last_update_time = p->se.avg.last_update_time;
 	f->load_avg = p->se.avg.load_avg;
 	f->nr_migrations = p->se.nr_migrations;
+	f->weight = p->se.load.weight;
 	f->wakeups = 0;
 	if (count_wakeups) {
 		t = bpf_task_storage_get(&task_locals, p, 0, 0);
