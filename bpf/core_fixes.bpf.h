@@ -214,6 +214,28 @@ static __always_inline struct cfs_rq *se_my_q(struct sched_entity *se)
 	return BPF_CORE_READ(se, my_q);
 }
 
+/* cfs_rq.throttled_clock_pelt_time: CONFIG_CFS_BANDWIDTH. */
+struct cfs_rq___throttled {
+	__u64 throttled_clock_pelt_time;
+} __attribute__((preserve_access_index));
+
+static __always_inline __u64 cfs_rq_throttled_pelt(struct cfs_rq *cfs)
+{
+	struct cfs_rq___throttled *t = (void *)cfs;
+
+	if (!cfs || !bpf_core_field_exists(t->throttled_clock_pelt_time))
+		return 0;
+	return BPF_CORE_READ(t, throttled_clock_pelt_time);
+}
+
+/* The cfs_rq an entity is queued on (se.cfs_rq): CONFIG_FAIR_GROUP_SCHED. */
+static __always_inline struct cfs_rq *se_cfs_rq(struct sched_entity *se)
+{
+	if (!bpf_core_field_exists(se->cfs_rq))
+		return NULL;
+	return BPF_CORE_READ(se, cfs_rq);
+}
+
 static __always_inline struct task_group *cfs_rq_tg(struct cfs_rq *cfs)
 {
 	if (!bpf_core_field_exists(cfs->tg))

@@ -270,9 +270,13 @@ static __always_inline struct rq *cpu_rq(__u32 cpu, bool ksyms)
  * caught up on is lost) as of the CPU's last rq clock update, advanced by
  * the sched_clock time since (as the kernel does for an idle CPU in
  * migrate_se_pelt_lag()). BPF has no sched_clock: @sched_now is
- * sched_now() below.
+ * sched_now() below. A CPU that updated its clocks after @sched_now (the
+ * reading CPU stalled between its clock read and this one: 0.2 and 2.9 ms
+ * under QEMU's TCG, where pelt_age_ns then came out past the kernel's own
+ * clock) gives its PELT clock as of its own rq clock, @ahead later.
  */
-static __always_inline __u64 pelt_clock_now(struct rq *rq, __u64 sched_now)
+static __always_inline __u64 pelt_clock_now(struct rq *rq, __u64 sched_now,
+					    __u64 *ahead)
 {
 	__u64 lut = BPF_CORE_READ(rq, cfs.avg.last_update_time);
 	__u64 clock = 0, pelt = 0;
@@ -298,6 +302,8 @@ static __always_inline __u64 pelt_clock_now(struct rq *rq, __u64 sched_now)
 	}
 	if ((__s64)(sched_now - clock) > 0)
 		pelt += sched_now - clock;
+	else
+		*ahead = clock - sched_now;
 	return pelt > lut ? pelt : lut;
 }
 
@@ -347,6 +353,57 @@ static __always_inline __u32 avg_at(struct sched_avg *sa, unsigned long v,
  */
 static __u64 groups_util, groups_load;
 static __s64 groups_lag;
+struct st_group_samples group_samples;
+
+/* A group entity's identity: its cgroup (or autogroup), CPU and depth. */
+static __always_inline void group_names(struct st_group_val *v,
+					struct task_group *tg, __u32 cpu,
+					__u32 depth)
+{
+	v->cgroup_id = BPF_CORE_READ(tg, css.cgroup, kn, id);
+	if (!v->cgroup_id)
+		v->autogroup_id = tg_autogroup_id(tg);
+	v->cpu = cpu;
+	v->depth = depth;
+}
+
+/*
+ * Keeps group entity @gse (its cfs_rq @cfs, on @cpu) as the kernel has it
+ * now, in group_samples: its last update was @pelt_now less its
+ * last_update_time ago on its cfs_rq's PELT clock (rq_clock_pelt() less
+ * the time its parent spent throttled, cfs_rq_clock_pelt()), stamped on
+ * the monotonic clock from @ktime.
+ */
+static __always_inline void group_sample(struct sched_entity *gse,
+					 struct cfs_rq *cfs, int cpu,
+					 __u64 pelt_now, __u64 ktime)
+{
+	struct st_group_sample *g;
+	__u64 lut, age = 0;
+	__u32 i = group_samples.nr;
+
+	if (i >= ST_MAX_GROUP_SAMPLES) {
+		/* Left to the groups map's copy: a read lost, shown. */
+		group_samples.lost++;
+		__sync_fetch_and_add(&cpu_slot(cpu)->dropped, 1);
+		return;
+	}
+	g = &group_samples.g[i & (ST_MAX_GROUP_SAMPLES - 1)];
+	g->se = (__u64)gse;
+	__builtin_memset(&g->v, 0, sizeof(g->v));
+	group_names(&g->v, cfs_rq_tg(cfs), cpu,
+		    bpf_core_field_exists(gse->depth) ?
+		    BPF_CORE_READ(gse, depth) : 0);
+	g->v.load_avg = BPF_CORE_READ(gse, avg.load_avg);
+	g->v.util_avg = BPF_CORE_READ(gse, avg.util_avg);
+	g->v.runnable_avg = BPF_CORE_READ(gse, avg.runnable_avg);
+	lut = BPF_CORE_READ(gse, avg.last_update_time);
+	pelt_now -= cfs_rq_throttled_pelt(se_cfs_rq(gse));
+	if ((__s64)(pelt_now - lut) > 0)
+		age = pelt_now - lut;
+	g->v.ts = ktime > age ? ktime - age : 0;
+	group_samples.nr = i + 1;
+}
 
 /*
  * Adds what the task groups of the runqueue at @rq_addr hold in the root
@@ -365,7 +422,7 @@ static __s64 groups_lag;
  * ST_MAX_LEAF_CFS_RQS task groups' cfs_rqs, the rest unread (the sums
  * are short).
  */
-__noinline int groups_removed(__u64 rq_addr, __u64 now)
+__noinline int groups_removed(__u64 rq_addr, __u64 now, __u64 ktime)
 {
 	struct rq *rq = (struct rq *)rq_addr;
 	__u64 head, root, pos, ses;
@@ -395,6 +452,7 @@ __noinline int groups_removed(__u64 rq_addr, __u64 now)
 					    BPF_CORE_READ(gse, avg.util_avg), now) -
 			      avg_at(&cfs->avg, BPF_CORE_READ(cfs, avg.util_avg),
 				     now);
+		group_sample(gse, cfs, cpu, now, ktime);
 	}
 	/*
 	 * Unread: what is left but the root, which the kernel keeps at the
@@ -423,7 +481,8 @@ static __always_inline void read_removed(struct rq *rq, struct st_cpu_state *c)
 	 * theirs. Counted as a dropped read of this CPU, so that it shows.
 	 */
 	if (bpf_core_field_exists(rq->cfs.rq) &&
-	    groups_removed((__u64)BPF_CORE_READ(rq, cfs.rq), c->cfs_lut))
+	    groups_removed((__u64)BPF_CORE_READ(rq, cfs.rq), c->cfs_lut,
+			   c->cfs_ts))
 		__sync_fetch_and_add(&c->dropped, 1);
 	left = (__s64)(util + groups_util) + groups_lag;
 	c->cfs_removed_util = left > 0 ? clamp32(left) : 0;
@@ -435,6 +494,7 @@ static __always_inline void read_cpu(__u32 cpu, __u64 now, __u64 sched_now,
 				     bool ksyms)
 {
 	struct st_cpu_state *c = cpu_slot(cpu);
+	__u64 ahead = 0;
 	__u32 seen = ST_SEEN_CFS | ST_SEEN_RT | ST_SEEN_DL | ST_SEEN_CAPACITY |
 		     ST_SEEN_RQ;
 	struct cfs_rq *cfs;
@@ -445,8 +505,8 @@ static __always_inline void read_cpu(__u32 cpu, __u64 now, __u64 sched_now,
 	if (!rq)
 		return;
 	cfs = &rq->cfs;
-	c->cfs_ts = now;
-	c->cfs_lut = pelt_clock_now(rq, sched_now);
+	c->cfs_lut = pelt_clock_now(rq, sched_now, &ahead);
+	c->cfs_ts = now + ahead;
 	c->cfs_load = BPF_CORE_READ(cfs, avg.load_avg);
 	c->cfs_util = BPF_CORE_READ(cfs, avg.util_avg);
 	c->cfs_runnable = BPF_CORE_READ(cfs, avg.runnable_avg);
@@ -521,9 +581,17 @@ static __always_inline void read_cpus(bool ksyms)
 	__u64 now = bpf_ktime_get_ns();
 	__u64 sched_clock_now = sched_now(self, now);
 
+	group_samples.nr = 0;
+	group_samples.lost = 0;
+
 	for (__u32 cpu = 0; cpu < nr_cpus && cpu < ST_MAX_CPUS; cpu++)
 		read_cpu(cpu, now, sched_clock_now, ksyms);
-	global_state.cpus_read_ts = now;
+	/*
+	 * The sample's instant: after every CPU's read, each of which stands
+	 * for its cfs_ts, no later (a CPU's clocks may have moved past @now
+	 * before its turn); user space brings their PELT clocks to this.
+	 */
+	global_state.cpus_read_ts = bpf_ktime_get_ns();
 	walk_clock = 0;
 }
 
@@ -741,14 +809,11 @@ int BPF_PROG(on_pelt_se, struct sched_entity *se)
 	if (!my_q)
 		return 0;
 	v.ts = bpf_ktime_get_ns();
-	v.cgroup_id = BPF_CORE_READ(cfs_rq_tg(my_q), css.cgroup, kn, id);
-	if (!v.cgroup_id)
-		v.autogroup_id = tg_autogroup_id(cfs_rq_tg(my_q));
+	group_names(&v, cfs_rq_tg(my_q), BPF_CORE_READ(cfs_rq_rq(my_q), cpu),
+		    se_depth(se));
 	v.load_avg = BPF_CORE_READ(se, avg.load_avg);
 	v.util_avg = BPF_CORE_READ(se, avg.util_avg);
 	v.runnable_avg = BPF_CORE_READ(se, avg.runnable_avg);
-	v.cpu = BPF_CORE_READ(cfs_rq_rq(my_q), cpu);
-	v.depth = se_depth(se);
 	if (bpf_map_update_elem(&groups, &key, &v, BPF_ANY)) {
 		/* The group map is full: an update lost, as a dropped event. */
 		__sync_fetch_and_add(&global_state.group_fail, 1);

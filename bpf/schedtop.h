@@ -42,7 +42,7 @@ enum st_seen {
  */
 struct st_cpu_state {
 	/* Root cfs_rq, read from the runqueue at sample time. */
-	__u64 cfs_ts;		/* bpf_ktime_get_ns() of the read */
+	__u64 cfs_ts;		/* bpf_ktime_get_ns() cfs_lut stands for */
 	__u64 cfs_lut;		/* the CPU's PELT clock at cfs_ts (see read_cpu()) */
 	__u64 cfs_load;
 	__u32 cfs_util;
@@ -301,7 +301,11 @@ struct st_event_cpuhp {
 	__u32 pad;
 };
 
-/* A cgroup's sched_entity on one CPU (pelt_se_tp on a group entity). */
+/*
+ * A cgroup's sched_entity on one CPU: read at sample time from the CPU's
+ * rq->leaf_cfs_rq_list (st_group_samples), else as pelt_se_tp last saw it
+ * (the groups map).
+ */
 struct st_group_val {
 	__u64 ts;
 	__u64 cgroup_id;	/* 0 for an autogroup */
@@ -311,6 +315,31 @@ struct st_group_val {
 	__u32 runnable_avg;
 	__u32 cpu;
 	__u32 depth;
+};
+
+/*
+ * Group entities as the kernel keeps them at the sample: read by the walk
+ * of each CPU's rq->leaf_cfs_rq_list (groups_removed()), their only writer,
+ * which user space reads right after: nothing overwrites them. pelt_se_tp
+ * fires inside __update_load_avg_se(), before update_load_avg() propagates
+ * the group's cfs_rq into its entity (update_tg_cfs_util() and _runnable()
+ * set util_avg and runnable_avg to the cfs_rq's, with no tracepoint): the
+ * groups map holds the values before that (util_avg 667 where the entity
+ * held 661 before and after, in test_groups).
+ * Groups past ST_MAX_LEAF_CFS_RQS on a CPU, or past ST_MAX_GROUP_SAMPLES in
+ * all, are left to the groups map.
+ */
+#define ST_MAX_GROUP_SAMPLES	1024
+
+struct st_group_sample {
+	__u64 se;		/* the group sched_entity's address: the map's key */
+	struct st_group_val v;
+};
+
+struct st_group_samples {
+	__u32 nr;
+	__u32 lost;		/* not kept: more than ST_MAX_GROUP_SAMPLES */
+	struct st_group_sample g[ST_MAX_GROUP_SAMPLES];
 };
 
 /*

@@ -34,12 +34,12 @@ static const struct column group_cols[] = {
 		.desc = "Nesting of the group entity: 0 for a child of the root task group",
 	}, {
 		GROUP(util_avg), .title = "UTIL", .width = 4,
-		.desc = "PELT utilization of the group entity (that of its cfs_rq, propagated unscaled) as of its last update, in capacity units",
+		.desc = "PELT utilization of the group entity (that of its cfs_rq, propagated unscaled) as the kernel keeps it at the sample, in capacity units",
 		.sort_desc = true,
 		.tui_default = true,
 	}, {
 		GROUP(runnable_avg), .title = "RUNNABLE", .width = 8,
-		.desc = "PELT runnable average of the group entity as of its last update",
+		.desc = "PELT runnable average of the group entity as the kernel keeps it at the sample",
 		.sort_desc = true,
 		.tui_default = true,
 	}, {
@@ -49,7 +49,7 @@ static const struct column group_cols[] = {
 		.tui_default = true,
 	}, {
 		GROUP_AS(age_ns, COL_NS), .title = "AGE_MS", .width = 10,
-		.desc = "Time since the kernel last updated the group entity's PELT values (pelt_se_tp), ns",
+		.desc = "Time since the kernel last updated the group entity's PELT sums (its last_update_time, on its cfs_rq's PELT clock), ns",
 	},
 };
 
