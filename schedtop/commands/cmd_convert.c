@@ -362,20 +362,14 @@ static int convert_samples(struct conv *cv, struct schedstat_recording *rec,
 	bool have_t0 = false;
 	int err = 0;
 
-	for (size_t i = 0; i < nr && !err; i++) {
+	for (size_t i = 0; !err; i++) {
 		const struct schedstat_event *evs;
 		struct schedstat_snapshot *snap;
 		size_t nr_evs;
 
-		err = schedstat_recording_sample(rec, i, &snap, &evs, &nr_evs);
-		if (err == -EBADMSG) {
-			size_t next = schedstat_recording_skip(rec, i);
-
-			*bad += next - i;
-			i = next - 1;
-			err = 0;
-			continue;
-		}
+		err = recording_read_sample(rec, &i, nr, &snap, &evs, &nr_evs, bad);
+		if (err == -ENODATA)
+			return 0;
 		if (err)
 			break;
 		/*

@@ -505,17 +505,12 @@ static int run_from(struct csv_run *r)
 		goto cleanup;
 	}
 	n = r->o->samples && r->o->samples < info.nr_samples ? r->o->samples : info.nr_samples;
-	for (size_t i = 0; i < n && !r->write_err; i++) {
+	for (size_t i = 0; !r->write_err; i++) {
 		struct schedstat_snapshot *snap;
 
-		err = schedstat_recording_sample(rec, i, &snap, NULL, NULL);
-		if (err == -EBADMSG) {
-			size_t next = schedstat_recording_skip(rec, i);
-
-			bad += next - i;
-			i = next - 1;
-			continue;
-		}
+		err = recording_read_sample(rec, &i, n, &snap, NULL, NULL, &bad);
+		if (err == -ENODATA)
+			break;
 		if (err) {
 			cli_error("reading %s: %s", r->o->from, schedstat_strerror(err));
 			goto cleanup;

@@ -435,20 +435,14 @@ static int add_samples(struct report *r, struct schedstat_recording *rec,
 {
 	int err = 0;
 
-	for (size_t i = 0; i < nr && !err; i++) {
+	for (size_t i = 0; !err; i++) {
 		const struct schedstat_event *evs;
 		struct schedstat_snapshot *snap;
 		size_t nr_evs = 0;
 
-		err = schedstat_recording_sample(rec, i, &snap, &evs, &nr_evs);
-		if (err == -EBADMSG) {
-			size_t next = schedstat_recording_skip(rec, i);
-
-			r->bad += next - i;
-			i = next - 1;
-			err = 0;
-			continue;
-		}
+		err = recording_read_sample(rec, &i, nr, &snap, &evs, &nr_evs, &r->bad);
+		if (err == -ENODATA)
+			return 0;
 		if (!err) {
 			r->samples++;
 			r->span_ns += schedstat_snapshot_interval_ns(snap);

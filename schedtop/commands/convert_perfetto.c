@@ -108,19 +108,16 @@ int convert_perfetto(struct schedstat_recording *rec, int fd, const char *path,
 		goto cleanup;
 	schedstat_recording_pelt_rewind(rec);
 	next_pelt(&m);
-	for (size_t i = 0; i < info.nr_samples && !err; i++) {
+	for (size_t i = 0; !err; i++) {
 		const struct schedstat_event *evs;
 		struct schedstat_snapshot *snap;
 		size_t nr_evs;
 
-		err = schedstat_recording_sample(rec, i, &snap, &evs, &nr_evs);
-		if (err == -EBADMSG) {
-			size_t next = schedstat_recording_skip(rec, i);
-
-			bad += next - i;
-			i = next - 1;
+		err = recording_read_sample(rec, &i, info.nr_samples, &snap, &evs, &nr_evs,
+					    &bad);
+		if (err == -ENODATA) {
 			err = 0;
-			continue;
+			break;
 		}
 		if (err)
 			break;

@@ -584,3 +584,21 @@ void recording_warn_lost(const char *path,
 	if (recording_lost_text(info, text, sizeof(text)))
 		cli_error("%s: %s", path, text);
 }
+
+int recording_read_sample(struct schedstat_recording *rec, size_t *i, size_t nr,
+			  struct schedstat_snapshot **snap,
+			  const struct schedstat_event **evs, size_t *nr_evs,
+			  size_t *bad)
+{
+	while (*i < nr) {
+		int err = schedstat_recording_sample(rec, *i, snap, evs, nr_evs);
+		size_t next;
+
+		if (err != -EBADMSG)
+			return err;
+		next = schedstat_recording_skip(rec, *i);
+		*bad += next - *i;
+		*i = next;
+	}
+	return -ENODATA;
+}

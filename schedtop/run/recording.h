@@ -127,6 +127,15 @@ void recording_warn_lost(const char *path,
 int recording_check_damage(const char *path, struct schedstat_recording *rec,
 			   size_t bad);
 /* Whether @a and @b name one existing file (an output must not be the input). */
+/*
+ * Sample *@i of @rec, or the first after it that reads: a damaged chunk's
+ * samples are skipped, *@i moved past them and their number added to
+ * *@bad. 0, -ENODATA once *@i reaches @nr, or -errno.
+ */
+int recording_read_sample(struct schedstat_recording *rec, size_t *i, size_t nr,
+			  struct schedstat_snapshot **snap,
+			  const struct schedstat_event **evs, size_t *nr_evs,
+			  size_t *bad);
 bool same_file(const char *a, const char *b);
 /* Describes what was lost in @buf; false if nothing was. */
 bool recording_lost_text(const struct schedstat_recording_info *info,
