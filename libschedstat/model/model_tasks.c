@@ -111,6 +111,27 @@ static void row_of_record(const struct model *m, struct schedstat_task *t,
 }
 
 /*
+ * A delayed task's load at @now_pelt: ___update_load_sum() with load 1,
+ * runnable and running 0 (se_runnable() is false for it, it is not curr),
+ * then ___update_load_avg() with its weight.
+ */
+static uint64_t delayed_load(const struct st_task_rec *r, uint64_t now_pelt)
+{
+	struct pelt_avg sa = {
+		.last_update_time = r->last_update_time,
+		.load_sum = r->load_sum,
+		.runnable_sum = r->runnable_sum,
+		.util_sum = r->util_sum,
+		.period_contrib = r->period_contrib,
+		.load_avg = r->load_avg,
+	};
+
+	if (!pelt_update(&sa, now_pelt, 1, 0, 0, r->weight))
+		return r->load_avg;
+	return sa.load_avg;
+}
+
+/*
  * The PELT values at the sample, @now_pelt being the task's CPU's PELT
  * clock then. A sleeping task's se.avg froze when it blocked; the kernel
  * decays it at its next look (sync_entity_load_avg() before placing it).
@@ -132,12 +153,15 @@ static void row_pelt(struct schedstat_task *t, const struct st_task_rec *r,
 				      decay, now_pelt, sums);
 	/*
 	 * A delayed task is still queued for load (__update_load_avg_se()
-	 * passes !!se->on_rq): the kernel adds to it until the dequeue, so
-	 * it keeps its last value, as queued tasks do.
+	 * passes !!se->on_rq): the kernel's next look adds its time since to
+	 * load_sum as a queued task's (6.18 host: 460 shown where its sums
+	 * gave 440 asleep; the kernel's look finds more).
 	 */
-	t->load_avg = r->sched_delayed ? r->load_avg :
-		      sleeper_avg(r, r->load_avg, r->load_sum, r->weight, decay,
-				  now_pelt, sums && r->weight);
+	if (r->sched_delayed && decay && sums && r->weight)
+		t->load_avg = delayed_load(r, now_pelt);
+	else
+		t->load_avg = sleeper_avg(r, r->load_avg, r->load_sum, r->weight,
+					  decay, now_pelt, sums && r->weight);
 }
 
 static void deltas_of(struct model_deltas *d, const struct st_task_rec *r,

@@ -66,15 +66,16 @@ def period_contrib(lut):
     return (lut >> 10) & 1023
 
 
-def avg_at(sum_, avg, lut, now, running=False, weight=None):
+def avg_at(sum_, avg, lut, now, running=False, weight=None, queued=False):
     """The average the kernel's next update of an entity at PELT time @now
     gives, from its @sum_, stored @avg and @lut: asleep (nothing added), or
-    @running (and queued) throughout since @lut. The stored average stands
-    where no period boundary is crossed (___update_load_avg() only runs
-    then). load_avg is the sum times the entity's @weight (its
-    se.load.weight scaled down by 1024) over the divider (asleep only: a
-    running entity's load_sum grows by the contribution unscaled, not
-    <<10 as util's and runnable's)."""
+    @running (and queued) throughout since @lut, or, for load_sum, @queued
+    throughout (its contribution unscaled, not <<10 as util's and
+    runnable's: a task EEVDF left queued with se.sched_delayed, asleep for
+    util and runnable). The stored average stands where no period boundary
+    is crossed (___update_load_avg() only runs then). load_avg is the sum
+    times the entity's @weight (its se.load.weight scaled down by 1024)
+    over the divider."""
     if now <= lut:
         return avg
     delta = (now - lut) >> 10
@@ -85,10 +86,12 @@ def avg_at(sum_, avg, lut, now, running=False, weight=None):
     if periods:
         sum_ = decay_load(sum_, periods)
         d %= 1024
-        if running:
+        if running or queued:
             contrib = contrib_segments(periods, 1024 - pc, d)
     if running:
         sum_ += contrib << 10
+    elif queued:
+        sum_ += contrib
     if not periods:
         return avg
     return (sum_ * weight if weight else sum_) // (MIN_DIVIDER + d)
