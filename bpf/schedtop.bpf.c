@@ -63,13 +63,6 @@ struct {
 	__type(value, struct task_local);
 } task_locals SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 16384);
-	__type(key, __u64);		/* the group sched_entity's address */
-	__type(value, struct st_group_val);
-} groups SEC(".maps");
-
 /* Completed stays per (CPU, frequency); the current one is in cpu_state. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -355,18 +348,6 @@ static __u64 groups_util, groups_load;
 static __s64 groups_lag;
 struct st_group_samples group_samples;
 
-/* A group entity's identity: its cgroup (or autogroup), CPU and depth. */
-static __always_inline void group_names(struct st_group_val *v,
-					struct task_group *tg, __u32 cpu,
-					__u32 depth)
-{
-	v->cgroup_id = BPF_CORE_READ(tg, css.cgroup, kn, id);
-	if (!v->cgroup_id)
-		v->autogroup_id = tg_autogroup_id(tg);
-	v->cpu = cpu;
-	v->depth = depth;
-}
-
 /*
  * Keeps group entity @gse (its cfs_rq @cfs, on @cpu) as the kernel has it
  * now, in group_samples: its last update was @pelt_now less its
@@ -378,12 +359,13 @@ static __always_inline void group_sample(struct sched_entity *gse,
 					 struct cfs_rq *cfs, int cpu,
 					 __u64 pelt_now, __u64 ktime)
 {
+	struct task_group *tg = cfs_rq_tg(cfs);
 	struct st_group_sample *g;
 	__u64 lut, age = 0;
 	__u32 i = group_samples.nr;
 
 	if (i >= ST_MAX_GROUP_SAMPLES) {
-		/* Left to the groups map's copy: a read lost, shown. */
+		/* Not shown this sample: a read lost, counted. */
 		group_samples.lost++;
 		__sync_fetch_and_add(&cpu_slot(cpu)->dropped, 1);
 		return;
@@ -391,9 +373,12 @@ static __always_inline void group_sample(struct sched_entity *gse,
 	g = &group_samples.g[i & (ST_MAX_GROUP_SAMPLES - 1)];
 	g->se = (__u64)gse;
 	__builtin_memset(&g->v, 0, sizeof(g->v));
-	group_names(&g->v, cfs_rq_tg(cfs), cpu,
-		    bpf_core_field_exists(gse->depth) ?
-		    BPF_CORE_READ(gse, depth) : 0);
+	g->v.cgroup_id = BPF_CORE_READ(tg, css.cgroup, kn, id);
+	if (!g->v.cgroup_id)
+		g->v.autogroup_id = tg_autogroup_id(tg);
+	g->v.cpu = cpu;
+	if (bpf_core_field_exists(gse->depth))
+		g->v.depth = BPF_CORE_READ(gse, depth);
 	g->v.load_avg = BPF_CORE_READ(gse, avg.load_avg);
 	g->v.util_avg = BPF_CORE_READ(gse, avg.util_avg);
 	g->v.runnable_avg = BPF_CORE_READ(gse, avg.runnable_avg);
@@ -791,34 +776,6 @@ int BPF_PROG(on_cpuhp_exit, unsigned int cpu, int state, int idx, int ret)
 			     hotplug_multi[i].idx, hotplug_multi[i].ts);
 	}
 	hotplug[i].last = bpf_ktime_get_ns();
-	return 0;
-}
-
-/*
- * Fires only when an entity's PELT sums cross a 1024 us period boundary, so it
- * is cold. Task entities are read by dump_task; only group entities (a
- * cgroup's share on one CPU, se->my_q set) are kept here.
- */
-SEC("tp_btf/pelt_se_tp")
-int BPF_PROG(on_pelt_se, struct sched_entity *se)
-{
-	struct cfs_rq *my_q = se_my_q(se);
-	struct st_group_val v = {};
-	__u64 key = (__u64)se;
-
-	if (!my_q)
-		return 0;
-	v.ts = bpf_ktime_get_ns();
-	group_names(&v, cfs_rq_tg(my_q), BPF_CORE_READ(cfs_rq_rq(my_q), cpu),
-		    se_depth(se));
-	v.load_avg = BPF_CORE_READ(se, avg.load_avg);
-	v.util_avg = BPF_CORE_READ(se, avg.util_avg);
-	v.runnable_avg = BPF_CORE_READ(se, avg.runnable_avg);
-	if (bpf_map_update_elem(&groups, &key, &v, BPF_ANY)) {
-		/* The group map is full: an update lost, as a dropped event. */
-		__sync_fetch_and_add(&global_state.group_fail, 1);
-		__sync_fetch_and_add(&cpu_slot(v.cpu)->dropped, 1);
-	}
 	return 0;
 }
 

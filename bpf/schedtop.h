@@ -115,7 +115,6 @@ struct st_global_state {
 	__u32 overutilized;
 	__u32 overutilized_seen;
 	__u64 storage_fail;	/* task storage could not be created */
-	__u64 group_fail;	/* group entity map full */
 	__u64 overutilized_ns;	/* completed overutilized periods */
 	__u64 freq_fail;	/* frequency residency map full */
 	__u64 cpus_read_ts;	/* bpf_ktime_get_ns() of the last read_cpus() */
@@ -302,9 +301,8 @@ struct st_event_cpuhp {
 };
 
 /*
- * A cgroup's sched_entity on one CPU: read at sample time from the CPU's
- * rq->leaf_cfs_rq_list (st_group_samples), else as pelt_se_tp last saw it
- * (the groups map).
+ * A cgroup's sched_entity on one CPU, as the kernel keeps it at the sample.
+ * ts: when the kernel last updated its PELT sums, on the monotonic clock.
  */
 struct st_group_val {
 	__u64 ts;
@@ -318,16 +316,18 @@ struct st_group_val {
 };
 
 /*
- * Group entities as the kernel keeps them at the sample: read by the walk
- * of each CPU's rq->leaf_cfs_rq_list (groups_removed()), their only writer,
- * which user space reads right after: nothing overwrites them. pelt_se_tp
- * fires inside __update_load_avg_se(), before update_load_avg() propagates
+ * Group entities read at sample time by the walk of each CPU's
+ * rq->leaf_cfs_rq_list (groups_removed(), the task groups with anything on
+ * that CPU), their only writer, which user space reads right after. Not
+ * pelt_se_tp: it fires on every PELT update of every entity (1.1 us each
+ * here, ~8 us per activation of a 100 us thread: on the scheduler's path),
+ * and inside __update_load_avg_se(), before update_load_avg() propagates
  * the group's cfs_rq into its entity (update_tg_cfs_util() and _runnable()
- * set util_avg and runnable_avg to the cfs_rq's, with no tracepoint): the
- * groups map holds the values before that (util_avg 667 where the entity
- * held 661 before and after, in test_groups).
- * Groups past ST_MAX_LEAF_CFS_RQS on a CPU, or past ST_MAX_GROUP_SAMPLES in
- * all, are left to the groups map.
+ * set util_avg and runnable_avg to the cfs_rq's with no tracepoint): a
+ * map it filled showed util_avg 667 where the entity held 661 before and
+ * after (test_groups). Past ST_MAX_LEAF_CFS_RQS groups on a CPU or
+ * ST_MAX_GROUP_SAMPLES in all, the rest are not shown: counted in the
+ * CPU's dropped.
  */
 #define ST_MAX_GROUP_SAMPLES	1024
 

@@ -298,8 +298,6 @@ static void bpfsrc_close(struct bpfsrc *s)
 	free(s->sysfs_root);
 	free(s->recs);
 	free(s->groups);
-	free(s->group_vals);
-	free(s->sampled_keys);
 	free(s->freq_times);
 	cgroup_names_free(s->cgroup_names);
 	cpuidle_close(s->cpuidle);

@@ -37,9 +37,6 @@ struct bpfsrc {
 	size_t recs_cap;		/* bytes */
 	struct schedstat_group *groups;
 	size_t nr_groups, cap_groups;
-	struct st_group_val *group_vals;	/* read_groups()'s batch */
-	__u64 *sampled_keys;		/* group_samples' entities, sorted */
-	size_t cap_sampled_keys;
 	struct model_freq_time *freq_times;
 	size_t nr_freq_times, cap_freq_times;
 	struct cgroup_names *cgroup_names;

@@ -20,9 +20,6 @@
 #include "cpuidle.h"
 #include "proc_stat.h"
 
-/* A group entity not updated for this long is gone or idle for good. */
-#define GROUP_STALE_NS	(60 * 1000000000ULL)
-
 static int add_group(struct bpfsrc *s, const struct st_group_val *v,
 		     uint64_t now)
 {
@@ -49,118 +46,23 @@ static int add_group(struct bpfsrc *s, const struct st_group_val *v,
 	return 0;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	__u64 x = *(const __u64 *)a, y = *(const __u64 *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /*
  * The group entities the sample's walk read (bpf/schedtop.h,
- * st_group_samples): as the kernel keeps them, so they stand for their
- * entity over the groups map's copy. Their keys, sorted, tell the map's
- * entries to pass over.
+ * st_group_samples), as the kernel keeps them.
  */
-static int take_sampled_groups(struct bpfsrc *s, uint64_t now, size_t *nr_keys)
+static int read_groups(struct bpfsrc *s, uint64_t now)
 {
 	const struct st_group_samples *gs = &s->skel->bss->group_samples;
 	size_t nr = gs->nr < ST_MAX_GROUP_SAMPLES ? gs->nr : ST_MAX_GROUP_SAMPLES;
 	int err;
 
-	*nr_keys = 0;
-	if (schedstat_array_reserve((void **)&s->sampled_keys,
-				    &s->cap_sampled_keys, nr + 1,
-				    sizeof(*s->sampled_keys)))
-		return -ENOMEM;
+	s->nr_groups = 0;
 	for (size_t i = 0; i < nr; i++) {
 		err = add_group(s, &gs->g[i].v, now);
 		if (err)
 			return err;
-		s->sampled_keys[i] = gs->g[i].se;
 	}
-	qsort(s->sampled_keys, nr, sizeof(*s->sampled_keys), cmp_u64);
-	*nr_keys = nr;
 	return 0;
-}
-
-/*
- * A group entity from the map: passed over when the walk read it, kept,
- * or its key put aside as stale.
- */
-static int take_group(struct bpfsrc *s, __u64 key, const struct st_group_val *v,
-		      uint64_t now, size_t nr_keys, __u64 **stale,
-		      size_t *nr_stale, size_t *cap_stale)
-{
-	if (nr_keys && bsearch(&key, s->sampled_keys, nr_keys,
-			       sizeof(*s->sampled_keys), cmp_u64))
-		return 0;
-	if (v->ts + GROUP_STALE_NS >= now)
-		return add_group(s, v, now);
-	/* Deleting now would restart the walk: later. */
-	if (schedstat_array_reserve((void **)stale, cap_stale, *nr_stale + 1,
-				    sizeof(**stale)))
-		return -ENOMEM;
-	(*stale)[(*nr_stale)++] = key;
-	return 0;
-}
-
-#define GROUP_BATCH	256
-
-/*
- * Copy the group entities out of their hash map, and drop the ones whose
- * cgroup is gone (no update for a minute) so the map never fills. In
- * batches (one system call per GROUP_BATCH entities, not two per entity:
- * 0.2 ms a sample with a few dozen autogroups), else key by key.
- */
-static int read_groups(struct bpfsrc *s, uint64_t now)
-{
-	int fd = bpf_map__fd(s->skel->maps.groups);
-	__u64 keys[GROUP_BATCH], key, next, *stale = NULL, batch;
-	size_t nr_stale = 0, cap_stale = 0;
-	struct st_group_val *vals = s->group_vals, v;
-	void *in = NULL, *prev = NULL;
-	size_t nr_keys;
-	int err, got;
-
-	s->nr_groups = 0;
-	err = take_sampled_groups(s, now, &nr_keys);
-	if (!vals)
-		vals = s->group_vals = malloc(GROUP_BATCH * sizeof(*vals));
-	while (vals && !err) {
-		__u32 count = GROUP_BATCH;
-
-		got = bpf_map_lookup_batch(fd, in, &batch, keys, vals, &count, NULL);
-		if (got && errno != ENOENT) {
-			/* From the start, key by key. */
-			s->nr_groups = nr_keys;
-			nr_stale = 0;
-			in = NULL;
-			break;
-		}
-		for (__u32 i = 0; i < count && !err; i++)
-			err = take_group(s, keys[i], &vals[i], now, nr_keys,
-					 &stale, &nr_stale, &cap_stale);
-		if (got) {		/* ENOENT: the last batch */
-			vals = NULL;
-			break;
-		}
-		in = &batch;
-	}
-	/* No batches (a kernel before 5.6): key by key. */
-	if (vals && !in) {
-		while (!err && !bpf_map_get_next_key(fd, prev, &next)) {
-			key = next;
-			prev = &key;
-			if (!bpf_map_lookup_elem(fd, &key, &v))
-				err = take_group(s, key, &v, now, nr_keys,
-						 &stale, &nr_stale, &cap_stale);
-		}
-	}
-	for (size_t i = 0; i < nr_stale; i++)
-		bpf_map_delete_elem(fd, &stale[i]);
-	free(stale);
-	return err;
 }
 
 static bool any_cpu_seen(const struct bpfsrc *s, __u32 flag)

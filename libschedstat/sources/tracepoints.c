@@ -124,8 +124,8 @@ const struct schedstat_tracepoint tp_table[TP_NR] = {
 	},
 	[TP_PELT_SE] = {
 		.system = "sched", .name = "pelt_se_tp",
-		.flags = SCHEDSTAT_TP_BPF,
-		.gives = "group entities the sample's walk of each CPU's leaf cfs_rqs does not reach (past 32); with --pelt-trace every update of the traced tasks",
+		.flags = SCHEDSTAT_TP_BPF | SCHEDSTAT_TP_PELT_TRACE,
+		.gives = "every update of the traced tasks, and of --pelt-cgroup's group entities",
 	},
 	[TP_PELT_CFS] = {
 		.system = "sched", .name = "pelt_cfs_tp",

@@ -485,12 +485,12 @@ def default_collection_loads_no_pelt_program():
             deadline = time.monotonic() + 5
             while time.monotonic() < deadline:
                 # The default programs are there once it runs.
-                if bpf_progs_loaded(["on_pelt_se"]) and \
+                if bpf_progs_loaded(["on_exit"]) and \
                         (not want or bpf_progs_loaded(want)):
                     break
                 time.sleep(0.05)
             found = bpf_progs_loaded(PELT_PROGS)
-            check(bpf_progs_loaded(["on_pelt_se"]), "schedtop never loaded")
+            check(bpf_progs_loaded(["on_exit"]), "schedtop never loaded")
         finally:
             proc.communicate(timeout=20)
         if not want:
