@@ -358,12 +358,23 @@ def sampled_task_rows_agree_at_sample_instants():
     or more); otherwise within what PELT moves in the time to the nearer
     read. (The streamed updates of the same recording are schedtop's own
     copy of the kernel's values: not the truth here.)"""
-    # Beside a task that spins on the same CPU: pt_samp then waits queued
-    # about half the time, and a queued task's state is not updated while
-    # it waits (only a running one's, at each tick), so the reads around
-    # a sample often show it unchanged.
-    app = RtApp({"pt_samp": periodic(test_cpu(), 0.5),
-                 "pt_spin": {"cpus": [test_cpu()], "loop": -1,
+    # The reads around a sample span 2.3 ms or more (the walk's 1 ms
+    # below, a read every 1.1 ms on each side). A running task is updated
+    # at every tick (4 ms) and a queued one when it is picked, so the
+    # kernel's state stands still over such a span only while the task
+    # waits queued through a tick. pt_samp spins at nice 5 beside pt_spin
+    # at nice 0 on the same CPU: it gets a quarter of it, running one tick
+    # in four and waiting 12 ms between (measured: the kernel's state
+    # stood still 11-18 ms at a time, 19-44 of 60 samples compared
+    # exactly). The old pt_samp, 50% of 16 ms beside the spinner, was
+    # asleep at half the samples and switched at every tick while
+    # runnable: 3-8 of 30 queued samples compared exactly, decided by
+    # where the ticks fell against the samples (50 ms is 2 mod 4 ms: two
+    # phases only).
+    cpu = test_cpu()
+    app = RtApp({"pt_samp": {"cpus": [cpu], "loop": -1, "runtime": 100000,
+                             "priority": 5},
+                 "pt_spin": {"cpus": [cpu], "loop": -1,
                              "runtime": 100000}}, 8)
     path = tmp("samp.rec")
     try:
@@ -379,11 +390,13 @@ def sampled_task_rows_agree_at_sample_instants():
     finally:
         app.stop()
     check(res.returncode == 0, "record failed: %s" % res.stderr.decode())
-    samples = [r for r in parse_csv(schedtop("csv", "--from", path, "-p",
-                                             str(tid)).stdout)
-               if r["state"] == "R"]
-    check(len(samples) >= 5, "only %d samples caught the task queued"
-          % len(samples))
+    rows = parse_csv(schedtop("csv", "--from", path, "-p", str(tid)).stdout)
+    samples = [r for r in rows if r["state"] == "R"]
+    check(len(samples) >= 5, "only %d of %d samples caught the task queued "
+          "or running" % (len(samples), len(rows)))
+    # Why each sample was or was not compared exactly, by the kernel's
+    # reads around it: whether it ran between them (se.sum_exec_runtime).
+    why = {}
     exact, near, bad = 0, 0, []
     for srow in samples:
         ts = int(srow["ts_ns"])
@@ -393,10 +406,15 @@ def sampled_task_rows_agree_at_sample_instants():
         rb = [r for r in reads.reads[tid] if r[1] <= ts - 1000000]
         ra = [r for r in reads.reads[tid] if r[0] >= ts]
         if not rb or not ra:
+            why["no read before or after"] = why.get(
+                "no read before or after", 0) + 1
             continue
         (tb, _, kb), (_, ta, ka) = rb[-1], ra[0]
+        ran = ("ran" if kb["se.sum_exec_runtime"] != ka["se.sum_exec_runtime"]
+               else "waited")
         if kb["se.avg.last_update_time"] == ka["se.avg.last_update_time"]:
             exact += 1
+            k = "not updated between the reads (%s)" % ran
             if util != kb["se.avg.util_avg"]:
                 bad.append("at %d: util_avg %d, the kernel's %d (not updated "
                            "between its reads %.2f ms before and %.2f ms "
@@ -404,6 +422,7 @@ def sampled_task_rows_agree_at_sample_instants():
                                        (ts - tb) / 1e6, (ta - ts) / 1e6))
         else:
             near += 1
+            k = "updated between the reads (%s)" % ran
             vb, va = kb["se.avg.util_avg"], ka["se.avg.util_avg"]
             if not (abs(util - vb) <= drift(ts - tb) + 1 or
                     abs(util - va) <= drift(ta - ts) + 1):
@@ -411,14 +430,17 @@ def sampled_task_rows_agree_at_sample_instants():
                            "and %d %.2f ms after" % (ts, util, vb,
                                                      (ts - tb) / 1e6, va,
                                                      (ta - ts) / 1e6))
-    print("# %d queued samples: %d equal to the kernel's where it did not "
-          "update between the reads around them, %d within PELT's drift of "
-          "those reads" % (len(samples), exact, near))
+        why[k] = why.get(k, 0) + 1
+    print("# %d queued or running samples of %d: %d equal to the kernel's "
+          "where it did not update between the reads around them, %d within "
+          "PELT's drift of those reads; %s"
+          % (len(samples), len(rows), exact, near,
+             ", ".join("%s %d" % kv for kv in sorted(why.items()))))
     check(not bad, "; ".join(bad[:5]))
     if exact < 5:
         raise Inconclusive("only %d of %d queued samples had the kernel's "
                            "state unchanged between the reads around them "
-                           "(want 5)" % (exact, len(samples)))
+                           "(want 5): %s" % (exact, len(samples), why))
 
 
 @test(root=True)

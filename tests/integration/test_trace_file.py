@@ -15,6 +15,7 @@ JUNO = os.path.join(SRC, "tests", "fixtures", "trace", "juno-excerpt.dat")
 TOPO = "LITTLE:0,3-5@446,big:1-2@1024"
 SWITCH = re.compile(r"\[(\d+)\]\s+(\d+\.\d+): sched_switch:\s+(.*):(\d+) "
                     r"\[-?\d+\] (\S+) ==> (.*):(\d+) \[")
+STAMP = re.compile(r"\[\d+\]\s+(\d+)\.(\d+): ")
 
 
 def trace_cmd_switches(with_ts=False):
@@ -37,6 +38,45 @@ def trace_cmd_switches(with_ts=False):
           "%d lines, first %r, stderr %r" % (len(out), len(r.stdout.splitlines()),
                                             r.stdout.splitlines()[:3], r.stderr[-300:]))
     return out
+
+
+def trace_run_ns():
+    """({pid: ns}, {cpu: head ns}): each task's time on a CPU by the trace's
+    own events (trace-cmd report -t: every stamp in ns), as
+    docs/signals.md's window says: a CPU's head, from the trace's first
+    event to its first switch, is the time of the task that switch names
+    as previous; each switch hands the CPU from prev to next; the last
+    runs to the trace's last event. A task switched in on one CPU while
+    still on another left the other then (the trace lost that switch out:
+    1 in this excerpt)."""
+    r = trace_cmd_report("-t", "-i", JUNO, timeout=60)
+    check(r.returncode == 0, "trace-cmd report -t: %s" % r.stderr)
+    first = last = None
+    sw = []
+    for line in r.stdout.splitlines():
+        m = STAMP.search(line)
+        if not m:
+            continue
+        t = int(m.group(1)) * 10**9 + int(m.group(2).ljust(9, "0"))
+        first = t if first is None else min(first, t)
+        last = t if last is None else max(last, t)
+        m = SWITCH.search(line)
+        if m:
+            sw.append((t, int(m.group(1)), int(m.group(4)), int(m.group(7))))
+    sw.sort()
+    run, cur, since, heads = collections.Counter(), {}, {}, {}
+    for t, cpu, prev, nxt in sw:
+        if cpu not in cur:
+            cur[cpu], since[cpu], heads[cpu] = prev, first, t - first
+        for other, pid in cur.items():
+            if other != cpu and pid == nxt and nxt > 0:
+                run[pid] += t - since[other]
+                cur[other], since[other] = 0, t
+        run[cur[cpu]] += t - since[cpu]
+        cur[cpu], since[cpu] = nxt, t
+    for cpu, pid in cur.items():
+        run[pid] += last - since[cpu]
+    return run, heads
 
 
 @test
@@ -68,6 +108,25 @@ def csv_from_has_every_cpu_task_and_switch():
     check(not bad, "switches out per pid (trace-cmd, schedtop): %s" % bad)
     by_cluster = {int(row["pid"]): row["cluster"] for row in rows}
     check(by_cluster[6984] == "LITTLE", "rt-app task on %s" % by_cluster[6984])
+    # Run time, to the ns: what the trace's own switches (trace-cmd's
+    # decoding, its ns stamps) had each task on a CPU. A CPU's first
+    # switch is where its head ends (the counts above hold even where it
+    # is lost: the next switch closes the head instead, and the wrong task
+    # carries the time between them).
+    want_run, firsts = trace_run_ns()
+    got_run = collections.Counter()
+    for row in rows:
+        got_run[int(row["pid"])] += int(row["run_ns"])
+    off = {p: (want_run[p], got_run[p]) for p in set(want_run) | set(got_run)
+           if p > 0 and want_run[p] != got_run[p]}
+    compared = len([p for p in want_run if p > 0])
+    print("# run time of %d tasks held to the trace's switches (heads of %d "
+          "CPUs, up to %.1f ms), %d differ" % (compared, len(firsts),
+                                               max(firsts.values()) / 1e6,
+                                               len(off)))
+    check(not off, "run_ns per pid (the trace's switches, schedtop): %s"
+          % dict(sorted(off.items())[:8]))
+    check(compared >= 20, "only %d tasks' run time compared" % compared)
 
     r = schedtop("csv", "--from", JUNO, "--topology", TOPO, "-t", "cpu")
     check(r.returncode == 0, "csv --from -t cpu: %s" % r.stderr)

@@ -121,8 +121,22 @@ def parse_files(lines):
     return files
 
 
+def walk_starts(lines):
+    """{ts: when the sample's walk began}, from ktruth's @@ lines (the
+    kernel's trace of schedtop making the iterator, ktruth --walks); 0
+    where the trace had none."""
+    out = {}
+    for line in lines:
+        f = line.split()
+        if line.startswith("@@ ") and f[2] != "none":
+            out[int(f[1])] = int(f[6]) if len(f) > 6 else 0
+    return out
+
+
 def parse_truth(lines):
-    """ktruth's output: {ts: (b_start, b_end, a_start, a_end, before, after)}."""
+    """ktruth's output: {ts: (b_start, b_end, a_start, a_end, before, after)}
+    (before: the last pass that ended before the sample's walk began where
+    ktruth was given the walks, else before its ts)."""
     res, cur, part = {}, None, None
     for line in lines:
         if line.startswith("@@ "):
@@ -295,6 +309,7 @@ def check_tasks(p, s, skips):
     pids = [int(x) for x in s["PIDS"][0].split()]
     rows = csv_rows(s["TASKCSV"])
     truth = parse_truth(s["TASKTRUTH"])
+    walks = walk_starts(s["TASKTRUTH"])
     dbg = s["DEBUGFILE"][0]
     check(s["TASKERR"][-1] == "status 0", "schedtop csv -t task: %s"
           % s["TASKERR"])
@@ -304,6 +319,20 @@ def check_tasks(p, s, skips):
             p.add("task sample %d: no kernel read after it" % ts)
             continue
         b0, b1, a0, a1, before, after = truth[ts]
+        # The read before must end before the walk read the tasks: one
+        # that ended inside the walk can hold a newer state than the
+        # walk's. Where the kernel traced the walk's start, ktruth chose
+        # the read before it; else the walk may have begun WALK_NS before
+        # ts_ns, and a read after that leaves the sharp rules out.
+        if walks.get(ts):
+            sharp = True
+            p.count("task samples read before their walk began (the "
+                    "kernel's trace of the iterator)")
+        else:
+            sharp = b1 <= ts - WALK_NS
+            p.count("task samples whose walk the kernel did not trace (%s)"
+                    % ("read before WALK_NS" if sharp else
+                       "sharp rules left out"))
         gap = a1 - b0
         p.stats.setdefault("largest read gap (us)", 0)
         p.stats["largest read gap (us)"] = max(
@@ -326,7 +355,8 @@ def check_tasks(p, s, skips):
             # by the read after (it may show it woken, not yet enqueued:
             # the enqueue updates se.avg): its state stood frozen at the
             # sample.
-            asleep = (same and sb[0] is not None and sb[0] in "SDI" and
+            asleep = (sharp and same and sb[0] is not None and
+                      sb[0] in "SDI" and
                       sb[1] == sa[1] and
                       kb["nr_switches"] == ka["nr_switches"] and
                       row["state"] in "SDI")
@@ -339,11 +369,12 @@ def check_tasks(p, s, skips):
                 v = int(row[col])
                 if col == "util_est":
                     ub, ua = task_util_est(kb), task_util_est(ka)
-                    if kb["nr_switches"] != ka["nr_switches"]:
+                    if kb["nr_switches"] != ka["nr_switches"] or not sharp:
                         # Set at each dequeue (util_est_update()): it may
                         # have been anything in between.
                         p.count("task util_est not compared (the task "
-                                "switched between the reads)")
+                                "switched between the reads, or the walk's "
+                                "start is not known)")
                     elif v in ub | ua:
                         p.count("task util_est exact")
                     else:
@@ -352,7 +383,7 @@ def check_tasks(p, s, skips):
                     continue
                 vb, va = kb["se.avg." + col], ka["se.avg." + col]
                 vmax = max(1024, vb, va)
-                if same and row["running"] == "1":
+                if sharp and same and row["running"] == "1":
                     if v == vb:
                         p.count("task %s exact (running)" % col)
                     else:

@@ -18,6 +18,16 @@
  *   @A FILE          the after pass
  *   ...lines...
  *
+ *   ktruth --walks TRACE CSV FILE...
+ *
+ * TRACE: a tracefs instance's trace of sys_enter_bpf filtered on cmd 33
+ * (BPF_ITER_CREATE), read once CSV.done exists: schedtop makes the task
+ * iterator right before each sample's walk, which reads the tasks before
+ * the sample's ts_ns (its end). The before pass is then the last that
+ * ended before the walk began (a pass that ended inside the walk may have
+ * read a task after the walk did), and the @@ line ends with that instant
+ * (0 where the trace has none before the sample).
+ *
  * A FILE written HEAD:PATH is read to its first 512 bytes only: the debug
  * dump's header (ktime and cpu_clk read together, which map
  * CLOCK_MONOTONIC onto the scheduler's clock) without the cost of the
@@ -126,6 +136,46 @@ static void strip_task_lists(char *s)
 	*out = 0;
 }
 
+/*
+ * The instants (ns, CLOCK_MONOTONIC: the instance's mono clock, printed to
+ * the us and so no later than the call) schedtop made an iterator, in
+ * time order as the trace file prints them.
+ */
+static size_t read_walks(const char *path, uint64_t **out)
+{
+	FILE *f = fopen(path, "r");
+	char line[512];
+	size_t n = 0, cap = 0;
+
+	*out = NULL;
+	if (!f) {
+		fprintf(stderr, "ktruth: %s: %s\n", path, strerror(errno));
+		return 0;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long sec, usec;
+		char *p = strstr(line, ": sys_bpf(");
+
+		if (line[0] == '#' || !p || !strstr(line, "schedtop-"))
+			continue;
+		/* "... [001] ..... 123.456789: sys_bpf(cmd: 0x21, ..." */
+		while (p > line && p[-1] != ' ')
+			p--;
+		if (sscanf(p, "%llu.%6llu", &sec, &usec) != 2)
+			continue;
+		if (n == cap) {
+			uint64_t *q = realloc(*out, (cap = cap ? cap * 2 : 256) * sizeof(**out));
+
+			if (!q)
+				break;
+			*out = q;
+		}
+		(*out)[n++] = sec * 1000000000ULL + usec * 1000;
+	}
+	fclose(f);
+	return n;
+}
+
 static int periodic(long run_us, long period_us)
 {
 	struct timespec pause = { 0, (period_us - run_us) * 1000 };
@@ -148,14 +198,21 @@ int main(int argc, char **argv)
 	static struct pass passes[MAX_PASSES];
 	size_t nr = 0, cap = 1 << 20, len;
 	char done[4096], line[256], *buf;
-	uint64_t t0 = now_ns(), last = 0;
+	uint64_t t0 = now_ns(), last = 0, *walks = NULL;
+	const char *walks_path = NULL;
+	size_t nr_walks = 0;
 	FILE *csv;
 	int err;
 
 	if (argc == 4 && !strcmp(argv[1], "--periodic"))
 		return periodic(atol(argv[2]), atol(argv[3]));
+	if (argc > 2 && !strcmp(argv[1], "--walks")) {
+		walks_path = argv[2];
+		argv += 2;
+		argc -= 2;
+	}
 	if (argc < 3) {
-		fprintf(stderr, "usage: ktruth CSV FILE... | ktruth --periodic RUN_US PERIOD_US\n");
+		fprintf(stderr, "usage: ktruth [--walks TRACE] CSV FILE... | ktruth --periodic RUN_US PERIOD_US\n");
 		return 2;
 	}
 	snprintf(done, sizeof(done), "%s.done", argv[1]);
@@ -197,6 +254,8 @@ int main(int argc, char **argv)
 		nr++;
 		nanosleep(&pause, NULL);
 	}
+	if (walks_path)
+		nr_walks = read_walks(walks_path, &walks);
 	csv = fopen(argv[1], "r");
 	if (!csv) {
 		fprintf(stderr, "ktruth: %s: %s\n", argv[1], strerror(errno));
@@ -207,14 +266,16 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	while (fgets(line, sizeof(line), csv)) {
-		uint64_t ts = strtoull(line, NULL, 10);
+		uint64_t ts = strtoull(line, NULL, 10), walk = 0;
 		size_t b = nr, a = nr;
 
 		if (ts == last)
 			continue;
 		last = ts;
+		for (size_t i = 0; i < nr_walks && walks[i] <= ts; i++)
+			walk = walks[i];
 		for (size_t i = 0; i < nr; i++) {
-			if (passes[i].end <= ts)
+			if (passes[i].end <= (walk ? walk : ts))
 				b = i;
 			if (passes[i].start >= ts) {
 				a = i;
@@ -225,17 +286,19 @@ int main(int argc, char **argv)
 			printf("@@ %llu none\n", (unsigned long long)ts);
 			continue;
 		}
-		printf("@@ %llu %llu %llu %llu %llu\n", (unsigned long long)ts,
+		printf("@@ %llu %llu %llu %llu %llu %llu\n", (unsigned long long)ts,
 		       (unsigned long long)passes[b].start,
 		       (unsigned long long)passes[b].end,
 		       (unsigned long long)passes[a].start,
-		       (unsigned long long)passes[a].end);
+		       (unsigned long long)passes[a].end,
+		       (unsigned long long)walk);
 		printf("@B\n");
 		fputs(passes[b].text, stdout);
 		printf("@A\n");
 		fputs(passes[a].text, stdout);
 	}
 	fclose(csv);
-	fprintf(stderr, "ktruth: %zu passes\n", nr);
+	free(walks);
+	fprintf(stderr, "ktruth: %zu passes, %zu walks traced\n", nr, nr_walks);
 	return 0;
 }

@@ -86,13 +86,32 @@ show_csv() {
 	echo "status $(cat "$T/$1.rc")"
 }
 
+# When each sample's walk began, by the kernel: schedtop makes the task
+# iterator (bpf(BPF_ITER_CREATE), cmd 33) right before it reads the tasks,
+# and stamps the sample at the walk's end. ktruth takes the read before a
+# sample from before the walk began: a read that ended inside the walk
+# could hold a state newer than the walk's (a tick between the two moved
+# the host's B and P together, 348 against 376).
+wwi=/sys/kernel/tracing/instances/matrix-walk-$$
+walks=
+if mkdir "$wwi" 2>/dev/null; then
+	echo mono >"$wwi/trace_clock"
+	if echo 'cmd == 33' >"$wwi/events/syscalls/sys_enter_bpf/filter" &&
+	   echo 1 >"$wwi/events/syscalls/sys_enter_bpf/enable"; then
+		walks=$wwi/trace
+	fi
+fi 2>/dev/null
 run_csv task -t task -i 200 -n 12 -p "$A,$B,$P,$S"
 # The status files: the affinity (Cpus_allowed_list, p->cpus_mask) that
 # update_misfit_status() reads, as the kernel keeps it. The debug dump's
 # head: its ktime and cpu_clk, the two clocks read together.
-"$KT" "$T/task.csv" /proc/$A/sched /proc/$B/sched /proc/$P/sched \
-	/proc/$S/sched /proc/$A/status /proc/$B/status /proc/$P/stat \
-	/proc/$S/stat "HEAD:$dbg" >"$T/task.truth"
+"$KT" ${walks:+--walks "$walks"} "$T/task.csv" /proc/$A/sched \
+	/proc/$B/sched /proc/$P/sched /proc/$S/sched /proc/$A/status \
+	/proc/$B/status /proc/$P/stat /proc/$S/stat "HEAD:$dbg" >"$T/task.truth"
+if [ -d "$wwi" ]; then
+	echo 0 >"$wwi/events/syscalls/sys_enter_bpf/enable" 2>/dev/null
+	rmdir "$wwi"
+fi
 show_csv task TASK
 echo '===TASKTRUTH==='
 cat "$T/task.truth"
