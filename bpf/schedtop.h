@@ -200,6 +200,15 @@ struct st_task_fp {
 	__u64 wakeups;		/* --exact-wakeups only */
 	/* se.load.weight: a renice while asleep changes the sleeper's load. */
 	__u64 weight;
+	/*
+	 * A switch whose run the clock did not see (update_curr_common()
+	 * with a delta of 0: a stopper's run between two rq clock updates)
+	 * counts itself with sum_exec_runtime unchanged: migration/1's nvcsw
+	 * was held stale (test_task_table).
+	 */
+	__u64 nvcsw;
+	__u64 nivcsw;
+	__u64 run_delay;
 	char comm[ST_COMM_LEN];
 	__u32 state;
 	__u32 flags;

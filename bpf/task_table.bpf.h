@@ -187,6 +187,9 @@ static __always_inline void read_fp(struct st_task_fp *f, struct task_struct *p)
 	f->load_avg = p->se.avg.load_avg;
 	f->nr_migrations = p->se.nr_migrations;
 	f->weight = p->se.load.weight;
+	f->nvcsw = p->nvcsw;
+	f->nivcsw = p->nivcsw;
+	f->run_delay = p->sched_info.run_delay;
 	f->wakeups = 0;
 	if (count_wakeups) {
 		t = bpf_task_storage_get(&task_locals, p, 0, 0);
