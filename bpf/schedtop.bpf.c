@@ -544,15 +544,17 @@ static __always_inline void walk_begins(bool ksyms)
 }
 
 /*
- * sched_clock now, from below: the reading CPU's rq clock is as of its last
- * update (a tick or a switch, up to 1/HZ ago: the blocked tasks' decay came
- * out that much short, 8% of their util at HZ=250), the walk's first
- * clock advanced by the monotonic time since is as of the walk's start
- * (microseconds after user space updated it). The later of the two.
+ * sched_clock at @now, from below: the reading CPU's rq clock @clock is as
+ * of its last update (a tick or a switch, up to 1/HZ ago: the blocked
+ * tasks' decay came out that much short, 8% of their util at HZ=250), the
+ * walk's first clock advanced by the monotonic time since is as of the
+ * walk's start (microseconds after user space updated it). The later of
+ * the two. Both clocks must be read before @now: one updated after it
+ * stands for a later instant, and every CPU's PELT clock came out ahead by
+ * as much (see read_cpus()).
  */
-static __always_inline __u64 sched_now(struct rq *self, __u64 now)
+static __always_inline __u64 sched_now(__u64 clock, __u64 now)
 {
-	__u64 clock = self ? BPF_CORE_READ(self, clock) : 0;
 	__u64 since = walk_clock && now > walk_ktime ?
 		      walk_clock + (now - walk_ktime) : 0;
 
@@ -563,8 +565,20 @@ static __always_inline __u64 sched_now(struct rq *self, __u64 now)
 static __always_inline void read_cpus(bool ksyms)
 {
 	struct rq *self = cpu_rq(bpf_get_smp_processor_id(), ksyms);
+	/*
+	 * This CPU's rq clock before the monotonic time, not after: a tick
+	 * (or another CPU's update_rq_clock() of this rq) between the two
+	 * made the clock stand for a later instant than @now, and every
+	 * CPU's PELT clock ahead by as much. Under QEMU's TCG a vCPU stalls
+	 * for milliseconds at any instruction and the tick that came due
+	 * meanwhile runs first on its return: in 2 of 150 samples of a 6.12
+	 * guest this clock, read right after @now, stood 0.12 and 2.0 ms
+	 * past sched_clock at @now (walks of 3.6 and 2.4 ms, 0.2 normally),
+	 * and CI saw a sleeper's pelt_age_ns 4.35 ms past the kernel's clock.
+	 */
+	__u64 self_clock = self ? BPF_CORE_READ(self, clock) : 0;
 	__u64 now = bpf_ktime_get_ns();
-	__u64 sched_clock_now = sched_now(self, now);
+	__u64 sched_clock_now = sched_now(self_clock, now);
 
 	group_samples.nr = 0;
 	group_samples.lost = 0;

@@ -422,6 +422,12 @@ def check_sleeper(p, col, what, v, row, k, cpu, ts, offs, skips):
     lo, hi = ts - WALK_NS + off - lut, ts + off - lut
     age = int(row["pelt_age_ns"] or -1)
     if col == "util_avg":
+        # Where in the window each age fell, over every sleeper compared:
+        # how near the rule's edges the kernel's runs come.
+        for edge, d in (("age - hi", age - hi), ("age - lo", age - lo)):
+            for f in (min, max):
+                key = "task pelt_age_ns %s, %s (us)" % (edge, f.__name__)
+                p.stats[key] = f(p.stats.get(key, d // 1000), d // 1000)
         if lo - 1024 <= age <= hi + 1024:
             p.count("task pelt_age_ns on the kernel's clock (asleep)")
         else:
