@@ -106,12 +106,24 @@ class CpuShare:
 
     def kernel_util(self, ts):
         """The kernel's se.avg.util_avg of the task in the reads just before
-        and just after @ts, with their times: ((t, util), (t, util))."""
-        before = [(r[0], r[4].get("se.avg.util_avg")) for r in self.reads
-                  if r[0] <= ts]
+        and just after @ts, with their times: ((t, util), (t, util)). The
+        before's time is that of the last read with another
+        last_update_time: a task asleep keeps the value of its dequeue,
+        which may be older than the read that shows it (the kernel decays
+        it only at its next look; schedtop shows it decayed to the sample:
+        448 where the read 5 ms before showed 528, frozen since the task
+        slept before it)."""
+        before = [r for r in self.reads if r[0] <= ts]
         after = [(r[0], r[4].get("se.avg.util_avg")) for r in self.reads
                  if r[0] >= ts]
-        return (before[-1] if before else None), (after[0] if after else None)
+        if not before:
+            return None, (after[0] if after else None)
+        last = before[-1][4]
+        lut = last.get("se.avg.last_update_time")
+        since = next((r[0] for r in reversed(before)
+                      if r[4].get("se.avg.last_update_time") != lut), 0)
+        return ((since, last.get("se.avg.util_avg")),
+                (after[0] if after else None))
 
     def explains(self, miss):
         """How many units of @miss the other work measured explains, and
