@@ -23,6 +23,7 @@
 #include <zstd.h>
 
 #include "perfetto_fields.h"
+#include "perfetto_tracks.h"
 #include "proto_reader.h"
 #include "schedstat-local.h"
 #include "trace_marker_counter.h"
@@ -41,7 +42,7 @@
 #endif
 #define PF_MAX_INFLATED	((size_t)PF_MAX_INFLATED_MB << 20)
 
-enum pf_sub { SUB_NONE, SUB_BUNDLE, SUB_TREE, SUB_STATS };
+enum pf_sub { SUB_NONE, SUB_BUNDLE, SUB_TREE, SUB_STATS, SUB_QUEUE };
 
 /* Up to 8 fields of one small message, by number (1-8): values and bytes. */
 struct pf_msg {
@@ -109,6 +110,12 @@ struct pf_reader {
 	size_t nr_intern, cap_intern;
 	/* prev_state's layout: before 4.14 the bits were others. */
 	bool old_states;
+	/* schedtop's own export: its tracks, the packet's place, its values. */
+	struct pf_tracks tracks;
+	struct pf_packet_head head;
+	bool head_due;
+	struct trace_ev queue[PFT_MAX_VALUES];
+	int nr_queued, next_queued;
 };
 
 /* ---- damage ---- */
@@ -143,6 +150,15 @@ static int damage_cursor(struct pf_reader *r, const struct proto_cursor *c)
 static int damage_packed(struct pf_reader *r, const struct proto_packed *pk)
 {
 	return damage_at(r, pk->err_at, proto_strerror(pk->err));
+}
+
+/* What perfetto_tracks.c refused in the field at @at. */
+static int damage_tracks(struct pf_reader *r, const uint8_t *at, int err)
+{
+	if (err == -ENOMEM)
+		return err;
+	return damage_at(r, at, err == -EINVAL && r->tracks.err ? r->tracks.err :
+			 "a malformed track descriptor or track event");
 }
 
 /* ---- small messages ---- */
@@ -975,6 +991,7 @@ static int file_packet(struct pf_reader *r)
 		r->pkt_off = at + hdr;
 		proto_cursor_init(&r->fpc, r->pkt, len);
 		r->have_pkt = true;
+		r->head_due = true;
 		return 1;
 	}
 }
@@ -1003,6 +1020,16 @@ static int track_descriptor(struct pf_reader *r, struct proto_cursor *parent,
 	return c.err ? damage_cursor(r, &c) : 0;
 }
 
+/* @n events of schedtop's export queued: handed out before the next field. */
+static int queued(struct pf_reader *r, int n)
+{
+	r->nr_queued = n;
+	r->next_queued = 0;
+	if (n)
+		r->sub = SUB_QUEUE;
+	return 1;
+}
+
 /*
  * The next field of the packet being read, taken in: 1 (go on), 0 at the
  * packet's end, or damage. Inflated packets come here in turn, inside the
@@ -1012,6 +1039,7 @@ static int packet_field(struct pf_reader *r)
 {
 	struct proto_cursor *c;
 	struct proto_field f;
+	int err;
 
 	if (r->in_z && !r->have_ipc) {
 		/* The next inflated packet, or back to the file's. */
@@ -1021,6 +1049,7 @@ static int packet_field(struct pf_reader *r)
 			if (!proto_enter(&r->zc, &f, &r->ipc))
 				break;
 			r->have_ipc = true;
+			r->head_due = true;
 			return 1;
 		}
 		if (r->zc.err)
@@ -1030,6 +1059,11 @@ static int packet_field(struct pf_reader *r)
 	if (!r->have_pkt)
 		return 0;
 	c = r->in_z ? &r->ipc : &r->fpc;
+	/* schedtop's export: the packet's sequence and time, before its fields. */
+	if (r->head_due && r->info->schedtop_export &&
+	    (err = pf_tracks_packet(&r->tracks, c, &r->head)))
+		return damage_tracks(r, c->p, err);
+	r->head_due = false;
 	if (!proto_next(c, &f)) {
 		if (c->err)
 			return damage_cursor(r, c);
@@ -1062,7 +1096,31 @@ static int packet_field(struct pf_reader *r)
 	case PF_PKT_CPU_INFO:
 		return f.wire == PROTO_BYTES ? cpu_info(r, c, &f) ?: 1 : 1;
 	case PF_PKT_TRACK_DESCRIPTOR:
-		return f.wire == PROTO_BYTES ? track_descriptor(r, c, &f) ?: 1 : 1;
+		if (f.wire != PROTO_BYTES)
+			return 1;
+		if ((err = track_descriptor(r, c, &f)))
+			return err;
+		if (!r->info->schedtop_export)
+			return 1;
+		err = pf_tracks_descriptor(&r->tracks, &f, &r->queue[0]);
+		if (err < 0)
+			return damage_tracks(r, f.data, err);
+		if (r->tracks.nr_cpus > r->info->nr_cpus)
+			r->info->nr_cpus = r->tracks.nr_cpus;
+		return queued(r, err);
+	case PF_PKT_CLOCK_SNAPSHOT:
+	case PF_PKT_DEFAULTS:
+	case PF_PKT_TRACK_EVENT:
+		if (!r->info->schedtop_export || f.wire != PROTO_BYTES)
+			return 1;
+		if (f.id == PF_PKT_TRACK_EVENT)
+			err = pf_tracks_event(&r->tracks, &r->head, &f, r->queue);
+		else if (f.id == PF_PKT_DEFAULTS)
+			err = pf_tracks_defaults(&r->tracks, &r->head, &f);
+		else
+			err = pf_tracks_clock(&r->tracks, &r->head, &f);
+		r->info->export_unread = r->tracks.no_row + r->tracks.no_time;
+		return err < 0 ? damage_tracks(r, f.data, err) : queued(r, err);
 	case PF_PKT_COMPRESSED:
 	case PF_PKT_ZSTD_COMPRESSED:
 		return compressed(r, &f, f.id == PF_PKT_ZSTD_COMPRESSED) ?: 1;
@@ -1087,6 +1145,11 @@ static int pf_next(void *rr, struct trace_ev *ev)
 			break;
 		case SUB_STATS:
 			ret = stats_next(r, ev);
+			break;
+		case SUB_QUEUE:
+			ret = r->next_queued < r->nr_queued;
+			if (ret)
+				*ev = r->queue[r->next_queued++];
 			break;
 		default:
 			ret = 0;
@@ -1115,6 +1178,8 @@ static int pf_rewind(void *rr)
 	r->buf_off = 0;
 	r->have_pkt = r->in_z = r->have_ipc = false;
 	r->sub = SUB_NONE;
+	r->nr_queued = 0;
+	pf_tracks_reset(&r->tracks);
 	if (r->cpus)
 		memset(r->cpus, 0, r->nr_cpus * sizeof(*r->cpus));
 	return 0;
@@ -1129,6 +1194,7 @@ static void pf_close(void *rr)
 	if (r->fd >= 0)
 		close(r->fd);
 	ZSTD_freeDCtx(r->zstd);
+	pf_tracks_free(&r->tracks);
 	free(r->buf);
 	free(r->z);
 	free(r->cpus);
@@ -1145,6 +1211,10 @@ static int pf_open(void **out, int fd, const char *path, struct trace_reader_inf
 	if (!r)
 		return -ENOMEM;
 	r->info = info;
+	if (pf_tracks_init(&r->tracks)) {
+		free(r);
+		return -ENOMEM;
+	}
 	r->fd = dup(fd);
 	if (r->fd < 0 || fstat(r->fd, &st)) {
 		pf_close(r);

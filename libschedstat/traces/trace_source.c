@@ -69,6 +69,7 @@ struct task_info {
 	char comm[TRACE_COMM_LEN];
 	int32_t last_cpu;		/* second pass: where it last ran, -1 */
 	int32_t on_cpu;			/* ... where it runs now, -1 */
+	bool valued;			/* an export: a counter of its has come */
 };
 
 struct trace_source {
@@ -105,6 +106,14 @@ struct trace_source {
 	struct schedstat_pelt_info pelt;
 	/* schedtop's own --atrace counters in the file: the rows' values. */
 	struct atrace_values counters;
+	/*
+	 * schedtop's own native export: no sched events, only its counters.
+	 * Sampled at its own instants (the source recording's samples that
+	 * changed a value); its tasks' rows are its threads that have values.
+	 */
+	bool export;
+	struct st_task_rec *recs;
+	size_t cap_recs;
 };
 
 /* ---- the threads ---- */
@@ -291,14 +300,19 @@ static int scan(struct trace_source *s)
 		s->ti.damage_line = s->info.damage.line;
 		snprintf(s->ti.damage, sizeof(s->ti.damage), "%s", s->info.damage.what);
 		/* What came before the damage is read; nothing at all is an error. */
-		ret = s->kinds & 1u << TRACE_EV_SWITCH ? 0 : ret;
+		ret = s->kinds & (1u << TRACE_EV_SWITCH | 1u << TRACE_EV_COUNTER) ? 0 : ret;
 	}
 	if (ret)
 		return ret;
-	if (!(s->kinds & 1u << TRACE_EV_SWITCH) && s->info.schedtop_export)
-		return -SCHEDSTAT_ERR_TRACE_EXPORT;
-	if (!(s->kinds & 1u << TRACE_EV_SWITCH) || s->ti.last_ns <= s->ti.first_ns)
+	/* schedtop's export: its counters are the rows (one sample is enough). */
+	if (!(s->kinds & 1u << TRACE_EV_SWITCH) && s->info.schedtop_export) {
+		if (!(s->kinds & 1u << TRACE_EV_COUNTER))
+			return -SCHEDSTAT_ERR_TRACE_EXPORT;
+		s->export = true;
+		s->ti.schedtop_export = true;
+	} else if (!(s->kinds & 1u << TRACE_EV_SWITCH) || s->ti.last_ns <= s->ti.first_ns) {
 		return -SCHEDSTAT_ERR_TRACE_FILE;
+	}
 	/* Samples cost rows whether or not events fill them: bounded. */
 	if ((s->ti.last_ns - s->ti.first_ns) / s->interval > TRACE_MAX_SAMPLES)
 		return -SCHEDSTAT_ERR_TRACE_SPAN;
@@ -482,6 +496,7 @@ static void publish(struct trace_source *s)
 	s->ti.atrace_counters = s->counters.taken;
 	s->ti.atrace_ignored = s->counters.ignored;
 	s->ti.atrace_values = s->counters.set;
+	s->ti.export_unread = s->info.export_unread;
 	if (s->ti_out)
 		*s->ti_out = s->ti;
 }
@@ -647,6 +662,17 @@ static int apply(struct trace_source *s, const struct trace_ev *ev)
 		return 0;
 	}
 	case TRACE_EV_COUNTER:
+		if (s->export && ev->counter.row == SCHEDSTAT_ROW_TASK) {
+			struct task_info *t = task_find(s, ev->counter.tid);
+
+			if (!t) {
+				err = task_note(s, ev->counter.tid, 0, -1, NULL);
+				t = err ? NULL : task_find(s, ev->counter.tid);
+				if (!t)
+					return err ? err : -ENOMEM;
+			}
+			t->valued = true;
+		}
 		err = atrace_values_take(&s->counters, ev);
 		return err ? err : engine_apply(s, ev);
 	case TRACE_EV_EXIT:
@@ -697,12 +723,47 @@ static int feed_until(struct trace_source *s, uint64_t until)
 	}
 }
 
+/*
+ * An export's tasks at a sample: each thread with a value so far (its
+ * values fill the row). What the export does not carry stays empty: its
+ * CPU (unless --task-stats wrote it), state, prio, run time.
+ */
+static int export_tasks(struct trace_source *s, struct model_input *in)
+{
+	size_t n = 0;
+
+	if (schedstat_array_reserve((void **)&s->recs, &s->cap_recs, s->nr_tasks + 1,
+				    sizeof(*s->recs)))
+		return -ENOMEM;
+	for (size_t i = 0; i < s->nr_tasks; i++) {
+		const struct task_info *t = &s->tasks[i];
+		struct st_task_rec *r = &s->recs[n];
+
+		if (!t->valued)
+			continue;
+		memset(r, 0, sizeof(*r));
+		r->pid = t->pid;
+		r->tgid = t->tgid > 0 ? t->tgid : t->pid;
+		r->prio = DEFAULT_PRIO;
+		memcpy(r->comm, t->comm, sizeof(r->comm) < sizeof(t->comm) ?
+		       sizeof(r->comm) : sizeof(t->comm));
+		r->comm[sizeof(r->comm) - 1] = '\0';
+		n++;
+	}
+	in->tasks = s->recs;
+	in->nr_tasks = n;
+	in->task_kernel_pelt = NULL;
+	return 0;
+}
+
 static int take(struct trace_source *s, uint64_t ts, struct schedstat_snapshot **out)
 {
 	struct cpuset online = {};
 	struct model_input in = {};
 	int err = engine_fill(s->engine, ts, &in);
 
+	if (!err && s->export)
+		err = export_tasks(s, &in);
 	if (err)
 		return err;
 	/* A trace does not say which CPUs were online: all of them. */
@@ -716,6 +777,26 @@ static int take(struct trace_source *s, uint64_t ts, struct schedstat_snapshot *
 	return err;
 }
 
+/* An export's next instant: that of its next counter event. */
+static int export_next(struct trace_source *s, uint64_t *until)
+{
+	const struct trace_ev *ev;
+	int err;
+
+	for (;;) {
+		ev = trace_merge_peek(&s->merge, s->all_in);
+		if (ev) {
+			*until = ev->ts;
+			return 1;
+		}
+		if (s->all_in)
+			return 0;
+		err = pull(s);
+		if (err)
+			return err;
+	}
+}
+
 static int trace_sample(void *src, struct schedstat_snapshot **out)
 {
 	struct trace_source *s = src;
@@ -725,6 +806,21 @@ static int trace_sample(void *src, struct schedstat_snapshot **out)
 	*out = NULL;
 	if (s->done)
 		return -ENODATA;
+	if (s->export) {
+		err = export_next(s, &until);
+		if (err <= 0) {
+			s->done = true;
+			return err ? err : -ENODATA;
+		}
+		if (until < s->now)
+			until = s->now;
+		err = feed_until(s, until);
+		if (!err)
+			err = take(s, until, out);
+		s->now = until;
+		publish(s);
+		return err;
+	}
 	/* Nothing past the last event: the last interval is what is left. */
 	if (until >= s->ti.last_ns || until < s->now) {
 		until = s->ti.last_ns;
@@ -780,6 +876,7 @@ static void trace_close(void *src)
 	schedstat_topology_free(s->topo);
 	schedstat_hash_free(s->task_idx);
 	free(s->tasks);
+	free(s->recs);
 	free(s->cpu);
 	free(s->curr);
 	free(s);
@@ -862,6 +959,7 @@ static int trace_open(void **out, const struct schedstat_session_opts *opts)
 		err = engine_new(&s->engine, s->topo, &hooks);
 	if (!err)
 		err = atrace_values_init(&s->counters, s->topo);
+	s->counters.hold_all = s->export;
 	if (!err)
 		err = trace_merge_init(&s->merge, s->nr_cpus, s->info.sorted, NULL);
 	if (!err) {
@@ -896,10 +994,11 @@ static int trace_open(void **out, const struct schedstat_session_opts *opts)
 	 * the state the first interval starts from, as a sample at T holds
 	 * every event up to T.
 	 */
-	if (!err)
+	if (!err && !s->export)
 		err = feed_until(s, s->now);
+	/* An export's first instant is a sample of its own: the baseline is before it. */
 	if (!err)
-		err = take(s, s->now, &none);
+		err = take(s, s->export && s->now ? s->now - 1 : s->now, &none);
 	schedstat_snapshot_free(none);
 	if (err)
 		goto cleanup;
