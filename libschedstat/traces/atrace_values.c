@@ -209,9 +209,19 @@ void atrace_values_apply(struct atrace_values *v, struct schedstat_snapshot *sna
 
 		int32_t cpu = t->cpu;
 
+		double pct = t->cpu_pct;
+
 		if (t->pid > 0 && apply_row(v, SCHEDSTAT_ROW_TASK, t, (uint32_t)t->pid,
 					    ts, hold_ns, NULL))
 			t->pelt_estimated = false;
+		/*
+		 * An export's cpu_pct is over the interval of its source's
+		 * sample, which its instants repeat: the run time it gives is
+		 * that sample's (cpu_pct is recomputed from it downstream).
+		 */
+		if (v->hold_all && t->cpu_pct != pct && snap->interval_ns)
+			t->run_ns = t->cpu_pct > 0 ?
+				    (uint64_t)(t->cpu_pct * snap->interval_ns / 100.0 + 0.5) : 0;
 		/* Its CPU as schedtop saw it: the cluster goes with it. */
 		if (t->cpu != cpu)
 			t->cluster = schedstat_topology_cpu_cluster(v->topo, t->cpu);

@@ -451,6 +451,30 @@ static int value_out(struct pf_tracks *t, const struct pf_packet_head *h,
 	return 1;
 }
 
+/*
+ * "exit" and "gone" on a thread (the writer's pfw_task_end()): its rows
+ * end, as TRACE_EV_EXIT (its last row is at this time) and TRACE_EV_FREE
+ * (none from this time on). Other instants have no row.
+ */
+static int task_end(struct pf_tracks *t, const struct pf_packet_head *h,
+		    uint64_t uuid, const char *name, struct trace_ev *ev)
+{
+	const struct pf_track *tr = track_find(t, uuid);
+	bool exited = !strcmp(name, "exit");
+
+	if (!tr || tr->kind != TRK_THREAD || tr->tid <= 0 || !h->has_ts ||
+	    (!exited && strcmp(name, "gone")))
+		return 0;
+	memset(ev, 0, sizeof(*ev));
+	ev->ts = h->ts;
+	ev->cpu = 0;
+	ev->pid = -1;
+	ev->kind = exited ? TRACE_EV_EXIT : TRACE_EV_FREE;
+	ev->task.pid = tr->tid;
+	ev->task.tgid = tr->tgid;
+	return 1;
+}
+
 int pf_tracks_event(struct pf_tracks *t, const struct pf_packet_head *h,
 		    const struct proto_field *f, struct trace_ev *out)
 {
@@ -462,12 +486,21 @@ int pf_tracks_event(struct pf_tracks *t, const struct pf_packet_head *h,
 	double dvals[PFT_MAX_EXTRAS], v = 0;
 	uint8_t nr_int = 0, nr_dbl = 0, nr_iv = 0, nr_dv = 0, nr_iu = 0;
 	bool has_track = false, has_value = false, own_int = false, own_dbl = false;
-	uint64_t iv[PFT_MAX_EXTRAS];
+	uint64_t iv[PFT_MAX_EXTRAS], type = 0;
+	char name[8] = "";
 	int n = 0, err = 0;
 
 	proto_cursor_init(&c, f->data, f->len);
 	while (!err && proto_next(&c, &g)) {
 		switch (g.id) {
+		case PF_TE_TYPE:
+			if (g.wire == PROTO_VARINT)
+				type = g.value;
+			break;
+		case PF_TE_NAME:
+			if (g.wire == PROTO_BYTES && g.len < sizeof(name))
+				proto_string(&g, name, sizeof(name));
+			break;
 		case PF_TE_TRACK_UUID:
 			if (g.wire == PROTO_VARINT) {
 				track = g.value;
@@ -505,8 +538,10 @@ int pf_tracks_event(struct pf_tracks *t, const struct pf_packet_head *h,
 	}
 	if (err || c.err)
 		return -EBADMSG;
+	if (type == PF_TYPE_INSTANT)
+		return task_end(t, h, has_track ? track : s ? s->def_track : 0, name, out);
 	if (!has_value && !nr_iv && !nr_dv)
-		return 0;	/* a slice or an instant: no row */
+		return 0;	/* a slice: no row */
 	if (!h->has_ts) {
 		t->no_time += (has_value ? 1 : 0) + nr_iv + nr_dv;
 		return 0;

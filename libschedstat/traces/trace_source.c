@@ -70,6 +70,12 @@ struct task_info {
 	int32_t last_cpu;		/* second pass: where it last ran, -1 */
 	int32_t on_cpu;			/* ... where it runs now, -1 */
 	bool valued;			/* an export: a counter of its has come */
+	/*
+	 * ... and its end (TRACE_EV_EXIT: "exit", the sample of its exited
+	 * row; TRACE_EV_FREE: "gone", a sample without it), 0 none.
+	 */
+	uint16_t end;
+	uint64_t end_ts;
 };
 
 struct trace_source {
@@ -649,6 +655,36 @@ static void forget_cpu(struct trace_source *s, int32_t pid)
 		t->last_cpu = -1;
 }
 
+/* An export's task as a record: who it is; its values come from its counters. */
+static void export_rec(const struct task_info *t, struct st_task_rec *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->pid = t->pid;
+	r->tgid = t->tgid > 0 ? t->tgid : t->pid;
+	r->prio = DEFAULT_PRIO;
+	snprintf(r->comm, sizeof(r->comm), "%s", t->comm);
+}
+
+/*
+ * An export's "exit" or "gone": the task is listed no more. Its exit goes
+ * to the model, which makes its exited row at this sample, as it did for
+ * the recording (one born and gone within the interval too).
+ */
+static int export_end(struct trace_source *s, const struct trace_ev *ev)
+{
+	struct task_info *t = ev->task.pid > 0 ? task_find(s, ev->task.pid) : NULL;
+	struct st_task_rec rec;
+
+	if (!t || !t->valued || t->end)
+		return 0;
+	t->end = ev->kind;
+	t->end_ts = ev->ts;
+	if (ev->kind != TRACE_EV_EXIT)
+		return 0;
+	export_rec(t, &rec);
+	return model_add_exit(s->sink.model, &rec);
+}
+
 static int apply(struct trace_source *s, const struct trace_ev *ev)
 {
 	int err;
@@ -672,11 +708,18 @@ static int apply(struct trace_source *s, const struct trace_ev *ev)
 					return err ? err : -ENOMEM;
 			}
 			t->valued = true;
+			t->end = 0;
 		}
 		err = atrace_values_take(&s->counters, ev);
 		return err ? err : engine_apply(s, ev);
 	case TRACE_EV_EXIT:
+		if (s->export)
+			return export_end(s, ev);
 		return hold_exit(s, ev);
+	case TRACE_EV_FREE:
+		if (s->export)
+			return export_end(s, ev);
+		break;
 	case TRACE_EV_SWITCH:
 		err = s->nr_exits ? release_exit(s, ev) : 0;
 		if (!err)
@@ -728,7 +771,7 @@ static int feed_until(struct trace_source *s, uint64_t until)
  * values fill the row). What the export does not carry stays empty: its
  * CPU (unless --task-stats wrote it), state, prio, run time.
  */
-static int export_tasks(struct trace_source *s, struct model_input *in)
+static int export_tasks(struct trace_source *s, uint64_t ts, struct model_input *in)
 {
 	size_t n = 0;
 
@@ -739,15 +782,10 @@ static int export_tasks(struct trace_source *s, struct model_input *in)
 		const struct task_info *t = &s->tasks[i];
 		struct st_task_rec *r = &s->recs[n];
 
-		if (!t->valued)
+		/* Not listed from its end on: the model makes its exited row then. */
+		if (!t->valued || (t->end && ts >= t->end_ts))
 			continue;
-		memset(r, 0, sizeof(*r));
-		r->pid = t->pid;
-		r->tgid = t->tgid > 0 ? t->tgid : t->pid;
-		r->prio = DEFAULT_PRIO;
-		memcpy(r->comm, t->comm, sizeof(r->comm) < sizeof(t->comm) ?
-		       sizeof(r->comm) : sizeof(t->comm));
-		r->comm[sizeof(r->comm) - 1] = '\0';
+		export_rec(t, r);
 		n++;
 	}
 	in->tasks = s->recs;
@@ -763,7 +801,7 @@ static int take(struct trace_source *s, uint64_t ts, struct schedstat_snapshot *
 	int err = engine_fill(s->engine, ts, &in);
 
 	if (!err && s->export)
-		err = export_tasks(s, &in);
+		err = export_tasks(s, ts, &in);
 	if (err)
 		return err;
 	/* A trace does not say which CPUs were online: all of them. */
