@@ -219,7 +219,7 @@ def hotplug_operations_are_slices_with_their_states_nested():
     # Slices per hotplug track: begin/end pairs, nested by a stack.
     got, stacks = [], {}
     for uuid, kind, ts, name, ann in tr.slices:
-        if not tr.name(uuid).endswith(" hotplug"):
+        if not (tr.name(uuid) or "").endswith(" hotplug"):
             continue
         st = stacks.setdefault(uuid, [])
         if kind == 1:
