@@ -112,6 +112,7 @@ struct pf_reader {
 	bool old_states;
 	/* schedtop's own export: its tracks, the packet's place, its values. */
 	struct pf_tracks tracks;
+	bool export_seen;		/* this pass: its root tracks came */
 	struct pf_packet_head head;
 	bool head_due;
 	struct trace_ev queue[PFT_MAX_VALUES];
@@ -1015,7 +1016,7 @@ static int track_descriptor(struct pf_reader *r, struct proto_cursor *parent,
 			continue;
 		proto_string(&g, name, sizeof(name));
 		if (!strcmp(name, "schedtop CPUs") || !strcmp(name, "schedtop clusters"))
-			r->info->schedtop_export = true;
+			r->info->schedtop_export = r->export_seen = true;
 	}
 	return c.err ? damage_cursor(r, &c) : 0;
 }
@@ -1060,7 +1061,7 @@ static int packet_field(struct pf_reader *r)
 		return 0;
 	c = r->in_z ? &r->ipc : &r->fpc;
 	/* schedtop's export: the packet's sequence and time, before its fields. */
-	if (r->head_due && r->info->schedtop_export &&
+	if (r->head_due && r->export_seen &&
 	    (err = pf_tracks_packet(&r->tracks, c, &r->head)))
 		return damage_tracks(r, c->p, err);
 	r->head_due = false;
@@ -1100,7 +1101,7 @@ static int packet_field(struct pf_reader *r)
 			return 1;
 		if ((err = track_descriptor(r, c, &f)))
 			return err;
-		if (!r->info->schedtop_export)
+		if (!r->export_seen)
 			return 1;
 		err = pf_tracks_descriptor(&r->tracks, &f, &r->queue[0]);
 		if (err < 0)
@@ -1111,7 +1112,8 @@ static int packet_field(struct pf_reader *r)
 	case PF_PKT_CLOCK_SNAPSHOT:
 	case PF_PKT_DEFAULTS:
 	case PF_PKT_TRACK_EVENT:
-		if (!r->info->schedtop_export || f.wire != PROTO_BYTES)
+		/* From its roots on, in each pass alike: a file reads the same twice. */
+		if (!r->export_seen || f.wire != PROTO_BYTES)
 			return 1;
 		if (f.id == PF_PKT_TRACK_EVENT)
 			err = pf_tracks_event(&r->tracks, &r->head, &f, r->queue);
@@ -1179,6 +1181,7 @@ static int pf_rewind(void *rr)
 	r->have_pkt = r->in_z = r->have_ipc = false;
 	r->sub = SUB_NONE;
 	r->nr_queued = 0;
+	r->export_seen = false;
 	pf_tracks_reset(&r->tracks);
 	if (r->cpus)
 		memset(r->cpus, 0, r->nr_cpus * sizeof(*r->cpus));
