@@ -672,17 +672,6 @@ static int bundle_next(struct pf_reader *r, struct trace_ev *ev)
 
 /* ---- processes and threads ---- */
 
-static void task_ev(struct trace_ev *ev, int32_t pid, int32_t tgid, const char *comm)
-{
-	memset(ev, 0, sizeof(*ev));
-	ev->kind = TRACE_EV_TASK;
-	ev->cpu = -1;
-	ev->pid = -1;
-	ev->task.pid = pid;
-	ev->task.tgid = tgid;
-	snprintf(ev->task.comm, sizeof(ev->task.comm), "%s", comm);
-}
-
 static int tree_next(struct pf_reader *r, struct trace_ev *ev)
 {
 	struct proto_field f;
@@ -698,10 +687,10 @@ static int tree_next(struct pf_reader *r, struct trace_ev *ev)
 		if (f.id == PF_TREE_PROCESSES) {
 			int32_t pid = msg_int(&m, PF_TREE_PROC_PID, 0);
 
-			task_ev(ev, pid, pid, "");
+			trace_ev_task(ev, pid, pid, "");
 		} else {
 			msg_str(&m, PF_TREE_THREAD_NAME, name, sizeof(name));
-			task_ev(ev, msg_int(&m, PF_TREE_THREAD_TID, 0),
+			trace_ev_task(ev, msg_int(&m, PF_TREE_THREAD_TID, 0),
 				msg_int(&m, PF_TREE_THREAD_TGID, 0), name);
 		}
 		if (ev->task.pid > 0)
@@ -721,7 +710,7 @@ static int stats_next(struct pf_reader *r, struct trace_ev *ev)
 				continue;
 			if (!msg_read(&r->proc, &f, &m))
 				return damage_cursor(r, &r->proc);
-			task_ev(ev, msg_int(&m, PF_STATS_THREAD_TID, 0), r->proc_pid, "");
+			trace_ev_task(ev, msg_int(&m, PF_STATS_THREAD_TID, 0), r->proc_pid, "");
 			if (ev->task.pid > 0)
 				return 1;
 		}
@@ -738,7 +727,7 @@ static int stats_next(struct pf_reader *r, struct trace_ev *ev)
 		r->proc_pid = msg_int(&m, PF_STATS_PROC_PID, 0);
 		r->in_proc = r->proc_pid > 0;
 		if (r->in_proc) {
-			task_ev(ev, r->proc_pid, r->proc_pid, "");
+			trace_ev_task(ev, r->proc_pid, r->proc_pid, "");
 			return 1;
 		}
 	}

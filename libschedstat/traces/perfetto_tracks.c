@@ -280,13 +280,7 @@ int pf_tracks_descriptor(struct pf_tracks *t, const struct proto_field *f,
 	t->tracks[i] = tr;
 	if (!thread || tid <= 0)
 		return 0;
-	memset(task, 0, sizeof(*task));
-	task->kind = TRACE_EV_TASK;
-	task->cpu = -1;
-	task->pid = -1;
-	task->task.pid = tid;
-	task->task.tgid = pid;
-	memcpy(task->task.comm, comm, sizeof(task->task.comm));
+	trace_ev_task(task, tid, pid, comm);
 	return 1;
 }
 

@@ -852,15 +852,8 @@ static int trace_sample(void *src, struct schedstat_snapshot **out)
 		}
 		if (until < s->now)
 			until = s->now;
-		err = feed_until(s, until);
-		if (!err)
-			err = take(s, until, out);
-		s->now = until;
-		publish(s);
-		return err;
-	}
-	/* Nothing past the last event: the last interval is what is left. */
-	if (until >= s->ti.last_ns || until < s->now) {
+	} else if (until >= s->ti.last_ns || until < s->now) {
+		/* Nothing past the last event: the last interval is what is left. */
 		until = s->ti.last_ns;
 		s->done = true;
 	}
