@@ -130,6 +130,9 @@ int pfw_packet_end(struct schedstat_perfetto *p);
 void pfw_track(struct schedstat_perfetto *p, uint64_t uuid, uint64_t parent,
 	       const char *name, const struct schedstat_trace_counter *counter,
 	       int rank);
+/* The same, a plain track with a description (@desc). */
+void pfw_track_desc(struct schedstat_perfetto *p, uint64_t uuid, uint64_t parent,
+		    const char *name, const char *desc, int rank);
 /* The task's state (created, with its process and thread tracks); NULL: no memory. */
 struct pfw_task *pfw_task_get(struct schedstat_perfetto *p, int32_t pid, int32_t tgid,
 			      const char *comm, const char *process_name);

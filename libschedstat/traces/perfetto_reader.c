@@ -1097,6 +1097,7 @@ static int packet_field(struct pf_reader *r)
 			return damage_tracks(r, f.data, err);
 		if (r->tracks.nr_cpus > r->info->nr_cpus)
 			r->info->nr_cpus = r->tracks.nr_cpus;
+		memcpy(r->info->topology, r->tracks.topology, sizeof(r->info->topology));
 		return queued(r, err);
 	case PF_PKT_CLOCK_SNAPSHOT:
 	case PF_PKT_DEFAULTS:

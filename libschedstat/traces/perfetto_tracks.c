@@ -76,6 +76,8 @@ void pf_tracks_reset(struct pf_tracks *t)
 	schedstat_hash_clear(t->seq_idx);
 	t->nr = t->nr_seqs = 0;
 	t->nr_cpus = 0;
+	t->topology[0] = '\0';
+	t->topology_bad = false;
 	t->no_row = t->no_time = 0;
 }
 
@@ -196,6 +198,24 @@ static void counter_of(struct pf_track *tr, const struct pf_track *parent,
 	memcpy(tr->name, parent->name, sizeof(tr->name));
 }
 
+/* A cluster track's description, "cpus LIST capacity N", into the spec. */
+static void cluster_spec(struct pf_tracks *t, const char *name, const char *desc)
+{
+	char list[sizeof(t->topology)];
+	unsigned int cap;
+	size_t len = strlen(t->topology);
+	int n;
+
+	if (t->topology_bad || strpbrk(name, ",:@ ") ||
+	    sscanf(desc, "cpus %1000[0-9,-] capacity %u%n", list, &cap, &n) != 2 ||
+	    desc[n] || !cap || cap > 1u << 20 ||
+	    snprintf(t->topology + len, sizeof(t->topology) - len, "%s%s:%s@%u",
+		     len ? "," : "", name, list, cap) >= (int)(sizeof(t->topology) - len)) {
+		t->topology_bad = true;
+		t->topology[0] = '\0';
+	}
+}
+
 int pf_tracks_descriptor(struct pf_tracks *t, const struct proto_field *f,
 			 struct trace_ev *task)
 {
@@ -204,7 +224,7 @@ int pf_tracks_descriptor(struct pf_tracks *t, const struct proto_field *f,
 	uint64_t uuid = 0, parent_uuid = 0, i;
 	bool counter = false, thread = false;
 	int32_t pid = 0, tid = 0;
-	char name[160] = "", comm[TRACE_COMM_LEN] = "";
+	char name[160] = "", comm[TRACE_COMM_LEN] = "", desc[160] = "";
 	const struct pf_track *parent;
 	struct pf_track tr = { .cpu = -1 };
 	unsigned int cpu;
@@ -218,6 +238,8 @@ int pf_tracks_descriptor(struct pf_tracks *t, const struct proto_field *f,
 			parent_uuid = g.value;
 		else if (g.id == PF_TD_NAME && g.wire == PROTO_BYTES)
 			proto_string(&g, name, sizeof(name));
+		else if (g.id == PF_TD_DESCRIPTION && g.wire == PROTO_BYTES)
+			proto_string(&g, desc, sizeof(desc));
 		else if (g.id == PF_TD_COUNTER && g.wire == PROTO_BYTES)
 			counter = true;
 		else if (g.id == PF_TD_THREAD && g.wire == PROTO_BYTES) {
@@ -261,6 +283,7 @@ int pf_tracks_descriptor(struct pf_tracks *t, const struct proto_field *f,
 		   strlen(name) < sizeof(tr.name)) {
 		tr.kind = TRK_CLUSTER;
 		memcpy(tr.name, name, strlen(name) + 1);
+		cluster_spec(t, name, desc);
 	} else if (parent && parent->kind == TRK_THREAD && !strncmp(name, "schedtop: ", 10)) {
 		tr.kind = TRK_TASK;
 		tr.tid = parent->tid;

@@ -34,6 +34,13 @@ struct pf_tracks {
 	struct pf_seq *seqs;
 	size_t nr_seqs, cap_seqs;
 	int nr_cpus;			/* highest "cpuN" track + 1 */
+	/*
+	 * Its clusters as a --topology spec ("LITTLE:0-3@446,..."), from the
+	 * cluster tracks' descriptions ("cpus 0-3 capacity 446"); "" if any
+	 * cluster has none or one that does not read.
+	 */
+	char topology[1024];
+	bool topology_bad;
 	/* Counted for the note: values with no row, events not placed in time. */
 	uint64_t no_row, no_time;
 	const char *err;		/* what a -EINVAL was (a bound) */

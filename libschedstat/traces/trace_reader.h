@@ -60,6 +60,8 @@ struct trace_reader_info {
 	bool schedtop_export;
 	/* ... and its counter values that name no row (or no time): not read. */
 	uint64_t export_unread;
+	/* ... and its clusters, as a --topology spec ("" none). */
+	char topology[1024];
 	/* Events named by the reader's format, e.g. "perfetto (compact sched)". */
 	char format[48];
 	struct trace_damage damage;

@@ -357,6 +357,10 @@ static int trace_topology(struct trace_source *s,
 		err = topology_parse_foreign(&topo, opts->topology);
 	} else if (opts->sysfs_root) {
 		err = schedstat_topology_detect(&topo, opts->sysfs_root);
+	} else if (s->info.topology[0] &&
+		   !topology_parse_foreign(&topo, s->info.topology)) {
+		/* schedtop's export names its clusters (their tracks' descriptions). */
+		err = 0;
 	} else if (from_file) {
 		err = topology_from_capacities(&topo, nr, caps, khz);
 		s->ti.capacity_from_trace = !err;

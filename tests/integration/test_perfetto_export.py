@@ -424,6 +424,13 @@ def readback_equals_csv_from(rec, minimum, *opts):
     tr = counters_equal_csv(rec, 1, *opts)
     out = path(os.path.basename(rec) + "".join(opts) + ".perfetto-trace")
     topo = topology_of(rec)
+    # The clusters as the export's cluster tracks describe them (protoc).
+    described = {
+        "%s:%s" % (tr.name(u), re.match(r"cpus (\S+) capacity \d+$", one(td, "description")).group(1))
+        for u, td in tr.tracks.items()
+        if tr.parent(u) and tr.name(tr.parent(u)) == "schedtop clusters" and "counter" not in td}
+    check(described == set(topo.split(",")), "cluster tracks describe %s, the recording %s"
+          % (sorted(described), topo))
     # --task-stats: cpu_pct (and the run time made from it) over each
     # sample's interval; the first sample's interval lies before the export.
     stats = ("cpu_pct", "run_ns", "wait_ns", "cpu", "cluster", "misfit") \
@@ -440,7 +447,8 @@ def readback_equals_csv_from(rec, minimum, *opts):
             "cluster": lambda row: row["cluster"]}
     compared, rows = 0, 0
     for table, cols in carried.items():
-        r = ok(schedtop("csv", "--from", out, "-t", table, "--topology", topo),
+        # No --topology: the export's own clusters.
+        r = ok(schedtop("csv", "--from", out, "-t", table),
                "csv --from the export -t " + table)
         note = r.stderr.decode()
         check("schedtop's own export read back" in note, "no note: %r" % note[-300:])
@@ -474,7 +482,7 @@ def readback_equals_csv_from(rec, minimum, *opts):
         if "counter" in td and p and tr.parent(p) and \
                 tr.name(tr.parent(p)) == "schedtop CPUs" and " " not in tr.name(u)[5:]:
             by_cpu[tuple(tr.name(u).split(" ", 1))] = u
-    r = ok(schedtop("csv", "--from", out, "-t", "cpu", "--topology", topo), "csv cpu")
+    r = ok(schedtop("csv", "--from", out, "-t", "cpu"), "csv cpu")
     oracle = 0
     for row in parse_csv(r.stdout):
         for (cpu, col), u in by_cpu.items():
