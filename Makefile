@@ -270,7 +270,7 @@ fuzz: $(OUT)/fuzz/fuzz_recording
 # reader is left out of the readers' table). The ftrace text reader's
 # target (below) is built from the same sources.
 FUZZ_PERFETTO_SRCS := $(filter $(addprefix %/,trace_source.c trace_readers.c \
-	trace_merge.c perfetto_reader.c proto_reader.c tracepoints.c hash.c util.c \
+	trace_merge.c perfetto_reader.c perfetto_tracks.c proto_reader.c tracepoints.c hash.c util.c \
 	ftrace_text_reader.c ftrace_line.c text_stream.c \
 	trace_marker_counter.c atrace.c atrace_values.c \
 	errors.c comm.c signals.c),$(LIB_SRCS)) \
@@ -286,7 +286,7 @@ fuzz: $(OUT)/fuzz/fuzz_perfetto
 # The trace-file source under libFuzzer: libtracecmd and libtraceevent are
 # the system's (not instrumented), schedtop's code from the sources is.
 FUZZ_TRACE_SRCS := $(filter $(addprefix %/,trace_source.c trace_dat_reader.c \
-	trace_readers.c trace_merge.c perfetto_reader.c proto_reader.c \
+	trace_readers.c trace_merge.c perfetto_reader.c perfetto_tracks.c proto_reader.c \
 	ftrace_text_reader.c ftrace_line.c text_stream.c \
 	trace_marker_counter.c atrace.c atrace_values.c \
 	trace_file_check.c \

@@ -841,6 +841,14 @@ struct schedstat_trace_info {
 	 * them); @atrace_ignored named no CPU or cluster of the trace.
 	 */
 	uint64_t atrace_counters, atrace_ignored, atrace_values;
+	/*
+	 * The file is schedtop's own native export (convert --perfetto): its
+	 * counter tracks were the values above, sampled at the export's own
+	 * instants; @export_unread counter values had no row (--pelt-trace's
+	 * "pelt" counters, overutilized), and its slices are not read.
+	 */
+	bool schedtop_export;
+	uint64_t export_unread;
 	/* Where the file stopped making sense ("" if it did not): read up to there. */
 	uint64_t damage_offset;
 	unsigned long damage_line;	/* text formats: the line, else 0 */

@@ -52,3 +52,14 @@ bool trace_marker_freq(const char *line, int32_t *cpu, int32_t *khz)
 	*khz = k;
 	return true;
 }
+
+void trace_ev_task(struct trace_ev *ev, int32_t pid, int32_t tgid, const char *comm)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->kind = TRACE_EV_TASK;
+	ev->cpu = -1;
+	ev->pid = -1;
+	ev->task.pid = pid;
+	ev->task.tgid = tgid;
+	snprintf(ev->task.comm, sizeof(ev->task.comm), "%s", comm);
+}

@@ -143,6 +143,9 @@ struct trace_ev {
  */
 bool trace_marker_freq(const char *line, int32_t *cpu, int32_t *khz);
 
+/* @ev as TRACE_EV_TASK: thread @pid of process @tgid (0: not said), named @comm. */
+void trace_ev_task(struct trace_ev *ev, int32_t pid, int32_t tgid, const char *comm);
+
 /*
  * prev_state letters as the kernel prints them ("S", "R+", "D|K", "x"),
  * in the engine's layout above; for text readers.

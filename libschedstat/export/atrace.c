@@ -253,9 +253,26 @@ static const struct named_field cluster_fields[] = {
 	SCHEDSTAT_CLUSTER_FIELDS(NF_CLUSTER, NF_CLUSTER) {}
 };
 
+int atrace_field_find(enum schedstat_row_kind row, const char *name, size_t len,
+		      enum schedstat_field_type *type, size_t *offset)
+{
+	const struct named_field *f = row == SCHEDSTAT_ROW_TASK ? task_fields :
+				      row == SCHEDSTAT_ROW_CPU ? cpu_fields : cluster_fields;
+
+	for (; f->name; f++) {
+		if (strlen(f->name) != len || memcmp(f->name, name, len))
+			continue;
+		if (f->type == SCHEDSTAT_FIELD_STR || f->type == SCHEDSTAT_FIELD_CHAR)
+			return -EINVAL;
+		*type = f->type;
+		*offset = f->offset;
+		return 0;
+	}
+	return -EINVAL;
+}
+
 int atrace_counter_read(const struct atrace_point *pt, struct atrace_counter *out)
 {
-	const struct named_field *f;
 	struct atrace_name n;
 
 	memset(out, 0, sizeof(*out));
@@ -266,28 +283,17 @@ int atrace_counter_read(const struct atrace_point *pt, struct atrace_counter *ou
 	out->cpu = n.cpu;
 	if (n.tid >= 0) {
 		out->row = SCHEDSTAT_ROW_TASK;
-		f = task_fields;
 	} else if (n.cpu >= 0) {
 		out->row = SCHEDSTAT_ROW_CPU;
-		f = cpu_fields;
 	} else {
 		if (n.subject_len >= sizeof(out->cluster))
 			return -EINVAL;
 		memcpy(out->cluster, n.subject, n.subject_len);
 		out->row = SCHEDSTAT_ROW_CLUSTER;
-		f = cluster_fields;
 	}
-	for (; f->name; f++) {
-		if (strlen(f->name) != n.signal_len ||
-		    memcmp(f->name, n.signal, n.signal_len))
-			continue;
-		if (f->type == SCHEDSTAT_FIELD_STR || f->type == SCHEDSTAT_FIELD_CHAR ||
-		    n.x100 != (f->type == SCHEDSTAT_FIELD_F64))
-			return -EINVAL;
-		out->type = f->type;
-		out->offset = f->offset;
-		out->value = n.x100 ? pt->value / 100.0 : (double)pt->value;
-		return 0;
-	}
-	return -EINVAL;
+	if (atrace_field_find(out->row, n.signal, n.signal_len, &out->type, &out->offset) ||
+	    n.x100 != (out->type == SCHEDSTAT_FIELD_F64))
+		return -EINVAL;
+	out->value = n.x100 ? pt->value / 100.0 : (double)pt->value;
+	return 0;
 }

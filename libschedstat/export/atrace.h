@@ -121,4 +121,12 @@ struct atrace_counter {
  */
 int atrace_counter_read(const struct atrace_point *pt, struct atrace_counter *out);
 
+/*
+ * The numeric field of @row's schema named @name (@len bytes: a CSV column
+ * name): its type and offset in the row struct; -EINVAL if none. The
+ * native export's counter tracks are read back by it too.
+ */
+int atrace_field_find(enum schedstat_row_kind row, const char *name, size_t len,
+		      enum schedstat_field_type *type, size_t *offset);
+
 #endif /* SCHEDSTAT_ATRACE_H */

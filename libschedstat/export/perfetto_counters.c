@@ -217,12 +217,30 @@ static int task_counters(struct schedstat_perfetto *p, const struct schedstat_sn
 
 		if (!pt)
 			return -ENOMEM;
+		/* Back after "gone": its values again, changed or not. */
+		if (pt->gone_said)
+			for (size_t k = 0; k < p->nr_task_kinds; k++)
+				pt->groups[k].had = 0;
+		pt->sampled_at = p->nr_samples;
+		pt->gone_said = false;
 		for (size_t k = 0; k < p->nr_task_kinds && !err; k++)
 			err = pfw_group_sample(p, &pt->groups[k], &p->kinds[k], &t[i],
 					       avail, ts, &(struct pfw_where){ .task = pt });
 		/* Its last row: what it holds stays on its tracks. */
-		if (t[i].exited)
+		if (t[i].exited && !err) {
+			err = pfw_task_end(p, pt, ts, true);
 			pfw_task_drop(p, pt);
+		}
+	}
+	/* Tasks of the last sample that this one lists no more. */
+	for (size_t i = 0; i < p->nr_tasks && !err; i++) {
+		struct pfw_task *pt = &p->tasks[i];
+
+		if (pt->pid >= 0 && pt->sampled_at && pt->sampled_at < p->nr_samples &&
+		    !pt->gone_said) {
+			pt->gone_said = true;
+			err = pfw_task_end(p, pt, ts, false);
+		}
 	}
 	return err;
 }

@@ -109,9 +109,9 @@ uint32_t pfw_sequence(struct schedstat_perfetto *p, const struct pfw_group_kind 
 	return seq;
 }
 
-void pfw_track(struct schedstat_perfetto *p, uint64_t uuid, uint64_t parent,
-	       const char *name, const struct schedstat_trace_counter *counter,
-	       int rank)
+static void track(struct schedstat_perfetto *p, uint64_t uuid, uint64_t parent,
+		  const char *name, const char *desc,
+		  const struct schedstat_trace_counter *counter, int rank)
 {
 	pfw_packet_begin(p, PFW_SEQ_TRACKS, 0);
 	proto_begin(&p->out, PF_PKT_TRACK_DESCRIPTOR);
@@ -119,6 +119,8 @@ void pfw_track(struct schedstat_perfetto *p, uint64_t uuid, uint64_t parent,
 	if (parent)
 		proto_put_uint(&p->out, PF_TD_PARENT_UUID, parent);
 	proto_put_string(&p->out, PF_TD_NAME, name);
+	if (desc)
+		proto_put_string(&p->out, PF_TD_DESCRIPTION, desc);
 	if (counter) {
 		proto_begin(&p->out, PF_TD_COUNTER);
 		/* Signals in one unit under one parent share a scale (the
@@ -133,6 +135,19 @@ void pfw_track(struct schedstat_perfetto *p, uint64_t uuid, uint64_t parent,
 		proto_put_int(&p->out, PF_TD_SIBLING_ORDER_RANK, rank);
 	proto_end(&p->out);
 	pfw_packet_end(p);
+}
+
+void pfw_track(struct schedstat_perfetto *p, uint64_t uuid, uint64_t parent,
+	       const char *name, const struct schedstat_trace_counter *counter,
+	       int rank)
+{
+	track(p, uuid, parent, name, NULL, counter, rank);
+}
+
+void pfw_track_desc(struct schedstat_perfetto *p, uint64_t uuid, uint64_t parent,
+		    const char *name, const char *desc, int rank)
+{
+	track(p, uuid, parent, name, desc, NULL, rank);
 }
 
 static void process_track(struct schedstat_perfetto *p, uint64_t uuid,

@@ -180,6 +180,20 @@ int pfw_events(struct schedstat_perfetto *p, const struct schedstat_event *evs,
 	return err;
 }
 
+/*
+ * A task's rows end (docs/perfetto.md, "Read back"): "exit" at the sample
+ * of its last row (it exited), "gone" at the first sample without it. A
+ * counter holds its value until the next, so without these a reader could
+ * not tell a task that left from one whose values stood still.
+ */
+int pfw_task_end(struct schedstat_perfetto *p, struct pfw_task *t, uint64_t ts,
+		 bool exited)
+{
+	event_begin(p, pfw_task_events_seq(p, t), ts, PF_TYPE_INSTANT, t->thread_uuid,
+		    exited ? "exit" : "gone");
+	return event_end(p);
+}
+
 int schedstat_perfetto_add_hotplug(struct schedstat_perfetto *p,
 				   const struct schedstat_recorded_hotplug *h)
 {

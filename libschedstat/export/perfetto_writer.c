@@ -82,9 +82,16 @@ static int machine_tracks(struct schedstat_perfetto *p)
 	}
 	for (int k = 0; k < p->nr_clusters; k++) {
 		const char *cl = schedstat_topology_cluster_name(p->topo, k);
+		char cpus[SCHEDSTAT_MAX_CPUS * 2], desc[sizeof(cpus) + 32];
 
+		/* Its CPUs and capacity: a reader of the export knows the clusters. */
+		if (schedstat_topology_cluster_cpulist(p->topo, k, cpus, sizeof(cpus)))
+			cpus[0] = '\0';
+		snprintf(desc, sizeof(desc), "cpus %s capacity %u", cpus,
+			 schedstat_topology_cluster_capacity(p->topo, k));
 		p->cluster_uuid[k] = pfw_uuid(p);
-		pfw_track(p, p->cluster_uuid[k], p->clusters_uuid, cl, NULL, k);
+		pfw_track_desc(p, p->cluster_uuid[k], p->clusters_uuid, cl,
+			       cpus[0] ? desc : NULL, k);
 	}
 	return p->err;
 }

@@ -59,6 +59,8 @@ struct pfw_task {
 	struct pfw_group *groups;	/* one per task group kind, seq 0 until used */
 	struct pfw_group pelt;		/* --pelt-trace counters */
 	uint32_t events_seq;		/* instants and activation slices */
+	uint64_t sampled_at;		/* the sample number of its last row, 0 none */
+	bool gone_said;			/* its "gone" written since that row */
 };
 
 /* A CPU's PELT entity (cfs, rt, dl, irq). */
@@ -128,6 +130,9 @@ int pfw_packet_end(struct schedstat_perfetto *p);
 void pfw_track(struct schedstat_perfetto *p, uint64_t uuid, uint64_t parent,
 	       const char *name, const struct schedstat_trace_counter *counter,
 	       int rank);
+/* The same, a plain track with a description (@desc). */
+void pfw_track_desc(struct schedstat_perfetto *p, uint64_t uuid, uint64_t parent,
+		    const char *name, const char *desc, int rank);
 /* The task's state (created, with its process and thread tracks); NULL: no memory. */
 struct pfw_task *pfw_task_get(struct schedstat_perfetto *p, int32_t pid, int32_t tgid,
 			      const char *comm, const char *process_name);
@@ -159,6 +164,9 @@ int pfw_samples_counters(struct schedstat_perfetto *p,
 /* perfetto_slices.c */
 int pfw_events(struct schedstat_perfetto *p, const struct schedstat_event *evs,
 	       size_t nr);
+/* Its rows end: "exit" (@exited, at its last row) or "gone" (the first sample without it). */
+int pfw_task_end(struct schedstat_perfetto *p, struct pfw_task *t, uint64_t ts,
+		 bool exited);
 /* A task's events sequence (instants, activation slices). */
 uint32_t pfw_task_events_seq(struct schedstat_perfetto *p, struct pfw_task *t);
 

@@ -146,6 +146,29 @@ static uint32_t cpu_guard(size_t offset)
 	return 0;
 }
 
+/*
+ * The SCHEDSTAT_AVAIL_* bit a cluster row's field is shown under (the
+ * cluster table's columns): a value read is shown, whatever the CPUs
+ * the model summed had.
+ */
+static uint32_t cluster_guard(size_t offset)
+{
+	switch (offset) {
+	case offsetof(struct schedstat_cluster, util_pct):
+		return SCHEDSTAT_AVAIL_CFS;
+	case offsetof(struct schedstat_cluster, busy_pct):
+		return SCHEDSTAT_AVAIL_BUSY;
+	case offsetof(struct schedstat_cluster, freq_khz):
+	case offsetof(struct schedstat_cluster, freq_avg_khz):
+		return SCHEDSTAT_AVAIL_FREQ;
+	case offsetof(struct schedstat_cluster, power_mw):
+	case offsetof(struct schedstat_cluster, eas_power_mw):
+	case offsetof(struct schedstat_cluster, energy_uj):
+		return SCHEDSTAT_AVAIL_ENERGY;
+	}
+	return 0;
+}
+
 /* Row @row of kind @kind about @subject: its held fields written. */
 static bool apply_row(struct atrace_values *v, unsigned int kind, void *row,
 		      uint32_t subject, uint64_t ts, uint64_t hold_ns, uint32_t *avail)
@@ -163,11 +186,12 @@ static bool apply_row(struct atrace_values *v, unsigned int kind, void *row,
 			continue;
 		val = &v->vals[i];
 		hold = val->gap ? val->gap + val->gap / 2 : hold_ns;
-		if (val->ts > ts || ts - val->ts > hold)
+		if (val->ts > ts || (!v->hold_all && ts - val->ts > hold))
 			continue;
 		store(row, v->fields[f].type, v->fields[f].offset, val->value);
 		if (avail)
-			*avail |= cpu_guard(v->fields[f].offset);
+			*avail |= kind == SCHEDSTAT_ROW_CPU ? cpu_guard(v->fields[f].offset) :
+				  cluster_guard(v->fields[f].offset);
 		if (kind != SCHEDSTAT_ROW_CLUSTER && v->fields[f].offset == util)
 			pelt = true;
 		v->set++;
@@ -185,9 +209,19 @@ void atrace_values_apply(struct atrace_values *v, struct schedstat_snapshot *sna
 
 		int32_t cpu = t->cpu;
 
+		double pct = t->cpu_pct;
+
 		if (t->pid > 0 && apply_row(v, SCHEDSTAT_ROW_TASK, t, (uint32_t)t->pid,
 					    ts, hold_ns, NULL))
 			t->pelt_estimated = false;
+		/*
+		 * An export's cpu_pct is over the interval of its source's
+		 * sample, which its instants repeat: the run time it gives is
+		 * that sample's (cpu_pct is recomputed from it downstream).
+		 */
+		if (v->hold_all && t->cpu_pct != pct && snap->interval_ns)
+			t->run_ns = t->cpu_pct > 0 ?
+				    (uint64_t)(t->cpu_pct * snap->interval_ns / 100.0 + 0.5) : 0;
 		/* Its CPU as schedtop saw it: the cluster goes with it. */
 		if (t->cpu != cpu)
 			t->cluster = schedstat_topology_cpu_cluster(v->topo, t->cpu);
@@ -204,6 +238,6 @@ void atrace_values_apply(struct atrace_values *v, struct schedstat_snapshot *sna
 
 		if (cl->id >= 0)
 			apply_row(v, SCHEDSTAT_ROW_CLUSTER, cl, (uint32_t)cl->id, ts,
-				  hold_ns, NULL);
+				  hold_ns, &cl->avail);
 	}
 }

@@ -40,6 +40,11 @@ struct atrace_values {
 	uint64_t taken;		/* counter events taken */
 	uint64_t ignored;	/* ... naming no CPU or cluster of the trace */
 	uint64_t set;		/* row values written from them */
+	/*
+	 * Each value holds until the next of its field, however long (schedtop's
+	 * export writes a counter only when it changed).
+	 */
+	bool hold_all;
 };
 
 int atrace_values_init(struct atrace_values *v, const struct schedstat_topology *topo);

@@ -23,6 +23,7 @@
 #include <zstd.h>
 
 #include "perfetto_fields.h"
+#include "perfetto_tracks.h"
 #include "proto_reader.h"
 #include "schedstat-local.h"
 #include "trace_marker_counter.h"
@@ -41,7 +42,7 @@
 #endif
 #define PF_MAX_INFLATED	((size_t)PF_MAX_INFLATED_MB << 20)
 
-enum pf_sub { SUB_NONE, SUB_BUNDLE, SUB_TREE, SUB_STATS };
+enum pf_sub { SUB_NONE, SUB_BUNDLE, SUB_TREE, SUB_STATS, SUB_QUEUE };
 
 /* Up to 8 fields of one small message, by number (1-8): values and bytes. */
 struct pf_msg {
@@ -109,6 +110,13 @@ struct pf_reader {
 	size_t nr_intern, cap_intern;
 	/* prev_state's layout: before 4.14 the bits were others. */
 	bool old_states;
+	/* schedtop's own export: its tracks, the packet's place, its values. */
+	struct pf_tracks tracks;
+	bool export_seen;		/* this pass: its root tracks came */
+	struct pf_packet_head head;
+	bool head_due;
+	struct trace_ev queue[PFT_MAX_VALUES];
+	int nr_queued, next_queued;
 };
 
 /* ---- damage ---- */
@@ -143,6 +151,15 @@ static int damage_cursor(struct pf_reader *r, const struct proto_cursor *c)
 static int damage_packed(struct pf_reader *r, const struct proto_packed *pk)
 {
 	return damage_at(r, pk->err_at, proto_strerror(pk->err));
+}
+
+/* What perfetto_tracks.c refused in the field at @at. */
+static int damage_tracks(struct pf_reader *r, const uint8_t *at, int err)
+{
+	if (err == -ENOMEM)
+		return err;
+	return damage_at(r, at, err == -EINVAL && r->tracks.err ? r->tracks.err :
+			 "a malformed track descriptor or track event");
 }
 
 /* ---- small messages ---- */
@@ -655,17 +672,6 @@ static int bundle_next(struct pf_reader *r, struct trace_ev *ev)
 
 /* ---- processes and threads ---- */
 
-static void task_ev(struct trace_ev *ev, int32_t pid, int32_t tgid, const char *comm)
-{
-	memset(ev, 0, sizeof(*ev));
-	ev->kind = TRACE_EV_TASK;
-	ev->cpu = -1;
-	ev->pid = -1;
-	ev->task.pid = pid;
-	ev->task.tgid = tgid;
-	snprintf(ev->task.comm, sizeof(ev->task.comm), "%s", comm);
-}
-
 static int tree_next(struct pf_reader *r, struct trace_ev *ev)
 {
 	struct proto_field f;
@@ -681,10 +687,10 @@ static int tree_next(struct pf_reader *r, struct trace_ev *ev)
 		if (f.id == PF_TREE_PROCESSES) {
 			int32_t pid = msg_int(&m, PF_TREE_PROC_PID, 0);
 
-			task_ev(ev, pid, pid, "");
+			trace_ev_task(ev, pid, pid, "");
 		} else {
 			msg_str(&m, PF_TREE_THREAD_NAME, name, sizeof(name));
-			task_ev(ev, msg_int(&m, PF_TREE_THREAD_TID, 0),
+			trace_ev_task(ev, msg_int(&m, PF_TREE_THREAD_TID, 0),
 				msg_int(&m, PF_TREE_THREAD_TGID, 0), name);
 		}
 		if (ev->task.pid > 0)
@@ -704,7 +710,7 @@ static int stats_next(struct pf_reader *r, struct trace_ev *ev)
 				continue;
 			if (!msg_read(&r->proc, &f, &m))
 				return damage_cursor(r, &r->proc);
-			task_ev(ev, msg_int(&m, PF_STATS_THREAD_TID, 0), r->proc_pid, "");
+			trace_ev_task(ev, msg_int(&m, PF_STATS_THREAD_TID, 0), r->proc_pid, "");
 			if (ev->task.pid > 0)
 				return 1;
 		}
@@ -721,7 +727,7 @@ static int stats_next(struct pf_reader *r, struct trace_ev *ev)
 		r->proc_pid = msg_int(&m, PF_STATS_PROC_PID, 0);
 		r->in_proc = r->proc_pid > 0;
 		if (r->in_proc) {
-			task_ev(ev, r->proc_pid, r->proc_pid, "");
+			trace_ev_task(ev, r->proc_pid, r->proc_pid, "");
 			return 1;
 		}
 	}
@@ -975,6 +981,7 @@ static int file_packet(struct pf_reader *r)
 		r->pkt_off = at + hdr;
 		proto_cursor_init(&r->fpc, r->pkt, len);
 		r->have_pkt = true;
+		r->head_due = true;
 		return 1;
 	}
 }
@@ -998,9 +1005,19 @@ static int track_descriptor(struct pf_reader *r, struct proto_cursor *parent,
 			continue;
 		proto_string(&g, name, sizeof(name));
 		if (!strcmp(name, "schedtop CPUs") || !strcmp(name, "schedtop clusters"))
-			r->info->schedtop_export = true;
+			r->info->schedtop_export = r->export_seen = true;
 	}
 	return c.err ? damage_cursor(r, &c) : 0;
+}
+
+/* @n events of schedtop's export queued: handed out before the next field. */
+static int queued(struct pf_reader *r, int n)
+{
+	r->nr_queued = n;
+	r->next_queued = 0;
+	if (n)
+		r->sub = SUB_QUEUE;
+	return 1;
 }
 
 /*
@@ -1012,6 +1029,7 @@ static int packet_field(struct pf_reader *r)
 {
 	struct proto_cursor *c;
 	struct proto_field f;
+	int err;
 
 	if (r->in_z && !r->have_ipc) {
 		/* The next inflated packet, or back to the file's. */
@@ -1021,6 +1039,7 @@ static int packet_field(struct pf_reader *r)
 			if (!proto_enter(&r->zc, &f, &r->ipc))
 				break;
 			r->have_ipc = true;
+			r->head_due = true;
 			return 1;
 		}
 		if (r->zc.err)
@@ -1030,6 +1049,11 @@ static int packet_field(struct pf_reader *r)
 	if (!r->have_pkt)
 		return 0;
 	c = r->in_z ? &r->ipc : &r->fpc;
+	/* schedtop's export: the packet's sequence and time, before its fields. */
+	if (r->head_due && r->export_seen &&
+	    (err = pf_tracks_packet(&r->tracks, c, &r->head)))
+		return damage_tracks(r, c->p, err);
+	r->head_due = false;
 	if (!proto_next(c, &f)) {
 		if (c->err)
 			return damage_cursor(r, c);
@@ -1062,7 +1086,33 @@ static int packet_field(struct pf_reader *r)
 	case PF_PKT_CPU_INFO:
 		return f.wire == PROTO_BYTES ? cpu_info(r, c, &f) ?: 1 : 1;
 	case PF_PKT_TRACK_DESCRIPTOR:
-		return f.wire == PROTO_BYTES ? track_descriptor(r, c, &f) ?: 1 : 1;
+		if (f.wire != PROTO_BYTES)
+			return 1;
+		if ((err = track_descriptor(r, c, &f)))
+			return err;
+		if (!r->export_seen)
+			return 1;
+		err = pf_tracks_descriptor(&r->tracks, &f, &r->queue[0]);
+		if (err < 0)
+			return damage_tracks(r, f.data, err);
+		if (r->tracks.nr_cpus > r->info->nr_cpus)
+			r->info->nr_cpus = r->tracks.nr_cpus;
+		memcpy(r->info->topology, r->tracks.topology, sizeof(r->info->topology));
+		return queued(r, err);
+	case PF_PKT_CLOCK_SNAPSHOT:
+	case PF_PKT_DEFAULTS:
+	case PF_PKT_TRACK_EVENT:
+		/* From its roots on, in each pass alike: a file reads the same twice. */
+		if (!r->export_seen || f.wire != PROTO_BYTES)
+			return 1;
+		if (f.id == PF_PKT_TRACK_EVENT)
+			err = pf_tracks_event(&r->tracks, &r->head, &f, r->queue);
+		else if (f.id == PF_PKT_DEFAULTS)
+			err = pf_tracks_defaults(&r->tracks, &r->head, &f);
+		else
+			err = pf_tracks_clock(&r->tracks, &r->head, &f);
+		r->info->export_unread = r->tracks.no_row + r->tracks.no_time;
+		return err < 0 ? damage_tracks(r, f.data, err) : queued(r, err);
 	case PF_PKT_COMPRESSED:
 	case PF_PKT_ZSTD_COMPRESSED:
 		return compressed(r, &f, f.id == PF_PKT_ZSTD_COMPRESSED) ?: 1;
@@ -1087,6 +1137,11 @@ static int pf_next(void *rr, struct trace_ev *ev)
 			break;
 		case SUB_STATS:
 			ret = stats_next(r, ev);
+			break;
+		case SUB_QUEUE:
+			ret = r->next_queued < r->nr_queued;
+			if (ret)
+				*ev = r->queue[r->next_queued++];
 			break;
 		default:
 			ret = 0;
@@ -1115,6 +1170,9 @@ static int pf_rewind(void *rr)
 	r->buf_off = 0;
 	r->have_pkt = r->in_z = r->have_ipc = false;
 	r->sub = SUB_NONE;
+	r->nr_queued = 0;
+	r->export_seen = false;
+	pf_tracks_reset(&r->tracks);
 	if (r->cpus)
 		memset(r->cpus, 0, r->nr_cpus * sizeof(*r->cpus));
 	return 0;
@@ -1129,6 +1187,7 @@ static void pf_close(void *rr)
 	if (r->fd >= 0)
 		close(r->fd);
 	ZSTD_freeDCtx(r->zstd);
+	pf_tracks_free(&r->tracks);
 	free(r->buf);
 	free(r->z);
 	free(r->cpus);
@@ -1145,6 +1204,10 @@ static int pf_open(void **out, int fd, const char *path, struct trace_reader_inf
 	if (!r)
 		return -ENOMEM;
 	r->info = info;
+	if (pf_tracks_init(&r->tracks)) {
+		free(r);
+		return -ENOMEM;
+	}
 	r->fd = dup(fd);
 	if (r->fd < 0 || fstat(r->fd, &st)) {
 		pf_close(r);

@@ -58,6 +58,10 @@ struct trace_reader_info {
 	uint32_t max_khz[SCHEDSTAT_MAX_CPUS];
 	/* The file is schedtop's own Perfetto export (counters, no events). */
 	bool schedtop_export;
+	/* ... and its counter values that name no row (or no time): not read. */
+	uint64_t export_unread;
+	/* ... and its clusters, as a --topology spec ("" none). */
+	char topology[1024];
 	/* Events named by the reader's format, e.g. "perfetto (compact sched)". */
 	char format[48];
 	struct trace_damage damage;

@@ -69,6 +69,13 @@ struct task_info {
 	char comm[TRACE_COMM_LEN];
 	int32_t last_cpu;		/* second pass: where it last ran, -1 */
 	int32_t on_cpu;			/* ... where it runs now, -1 */
+	bool valued;			/* an export: a counter of its has come */
+	/*
+	 * ... and its end (TRACE_EV_EXIT: "exit", the sample of its exited
+	 * row; TRACE_EV_FREE: "gone", a sample without it), 0 none.
+	 */
+	uint16_t end;
+	uint64_t end_ts;
 };
 
 struct trace_source {
@@ -105,6 +112,14 @@ struct trace_source {
 	struct schedstat_pelt_info pelt;
 	/* schedtop's own --atrace counters in the file: the rows' values. */
 	struct atrace_values counters;
+	/*
+	 * schedtop's own native export: no sched events, only its counters.
+	 * Sampled at its own instants (the source recording's samples that
+	 * changed a value); its tasks' rows are its threads that have values.
+	 */
+	bool export;
+	struct st_task_rec *recs;
+	size_t cap_recs;
 };
 
 /* ---- the threads ---- */
@@ -291,14 +306,19 @@ static int scan(struct trace_source *s)
 		s->ti.damage_line = s->info.damage.line;
 		snprintf(s->ti.damage, sizeof(s->ti.damage), "%s", s->info.damage.what);
 		/* What came before the damage is read; nothing at all is an error. */
-		ret = s->kinds & 1u << TRACE_EV_SWITCH ? 0 : ret;
+		ret = s->kinds & (1u << TRACE_EV_SWITCH | 1u << TRACE_EV_COUNTER) ? 0 : ret;
 	}
 	if (ret)
 		return ret;
-	if (!(s->kinds & 1u << TRACE_EV_SWITCH) && s->info.schedtop_export)
-		return -SCHEDSTAT_ERR_TRACE_EXPORT;
-	if (!(s->kinds & 1u << TRACE_EV_SWITCH) || s->ti.last_ns <= s->ti.first_ns)
+	/* schedtop's export: its counters are the rows (one sample is enough). */
+	if (!(s->kinds & 1u << TRACE_EV_SWITCH) && s->info.schedtop_export) {
+		if (!(s->kinds & 1u << TRACE_EV_COUNTER))
+			return -SCHEDSTAT_ERR_TRACE_EXPORT;
+		s->export = true;
+		s->ti.schedtop_export = true;
+	} else if (!(s->kinds & 1u << TRACE_EV_SWITCH) || s->ti.last_ns <= s->ti.first_ns) {
 		return -SCHEDSTAT_ERR_TRACE_FILE;
+	}
 	/* Samples cost rows whether or not events fill them: bounded. */
 	if ((s->ti.last_ns - s->ti.first_ns) / s->interval > TRACE_MAX_SAMPLES)
 		return -SCHEDSTAT_ERR_TRACE_SPAN;
@@ -337,6 +357,10 @@ static int trace_topology(struct trace_source *s,
 		err = topology_parse_foreign(&topo, opts->topology);
 	} else if (opts->sysfs_root) {
 		err = schedstat_topology_detect(&topo, opts->sysfs_root);
+	} else if (s->info.topology[0] &&
+		   !topology_parse_foreign(&topo, s->info.topology)) {
+		/* schedtop's export names its clusters (their tracks' descriptions). */
+		err = 0;
 	} else if (from_file) {
 		err = topology_from_capacities(&topo, nr, caps, khz);
 		s->ti.capacity_from_trace = !err;
@@ -482,6 +506,7 @@ static void publish(struct trace_source *s)
 	s->ti.atrace_counters = s->counters.taken;
 	s->ti.atrace_ignored = s->counters.ignored;
 	s->ti.atrace_values = s->counters.set;
+	s->ti.export_unread = s->info.export_unread;
 	if (s->ti_out)
 		*s->ti_out = s->ti;
 }
@@ -634,6 +659,36 @@ static void forget_cpu(struct trace_source *s, int32_t pid)
 		t->last_cpu = -1;
 }
 
+/* An export's task as a record: who it is; its values come from its counters. */
+static void export_rec(const struct task_info *t, struct st_task_rec *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->pid = t->pid;
+	r->tgid = t->tgid > 0 ? t->tgid : t->pid;
+	r->prio = DEFAULT_PRIO;
+	snprintf(r->comm, sizeof(r->comm), "%s", t->comm);
+}
+
+/*
+ * An export's "exit" or "gone": the task is listed no more. Its exit goes
+ * to the model, which makes its exited row at this sample, as it did for
+ * the recording (one born and gone within the interval too).
+ */
+static int export_end(struct trace_source *s, const struct trace_ev *ev)
+{
+	struct task_info *t = ev->task.pid > 0 ? task_find(s, ev->task.pid) : NULL;
+	struct st_task_rec rec;
+
+	if (!t || !t->valued || t->end)
+		return 0;
+	t->end = ev->kind;
+	t->end_ts = ev->ts;
+	if (ev->kind != TRACE_EV_EXIT)
+		return 0;
+	export_rec(t, &rec);
+	return model_add_exit(s->sink.model, &rec);
+}
+
 static int apply(struct trace_source *s, const struct trace_ev *ev)
 {
 	int err;
@@ -647,10 +702,28 @@ static int apply(struct trace_source *s, const struct trace_ev *ev)
 		return 0;
 	}
 	case TRACE_EV_COUNTER:
+		if (s->export && ev->counter.row == SCHEDSTAT_ROW_TASK) {
+			struct task_info *t = task_find(s, ev->counter.tid);
+
+			if (!t) {
+				err = task_note(s, ev->counter.tid, 0, -1, NULL);
+				t = err ? NULL : task_find(s, ev->counter.tid);
+				if (!t)
+					return err ? err : -ENOMEM;
+			}
+			t->valued = true;
+			t->end = 0;
+		}
 		err = atrace_values_take(&s->counters, ev);
 		return err ? err : engine_apply(s, ev);
 	case TRACE_EV_EXIT:
+		if (s->export)
+			return export_end(s, ev);
 		return hold_exit(s, ev);
+	case TRACE_EV_FREE:
+		if (s->export)
+			return export_end(s, ev);
+		break;
 	case TRACE_EV_SWITCH:
 		err = s->nr_exits ? release_exit(s, ev) : 0;
 		if (!err)
@@ -697,12 +770,42 @@ static int feed_until(struct trace_source *s, uint64_t until)
 	}
 }
 
+/*
+ * An export's tasks at a sample: each thread with a value so far (its
+ * values fill the row). What the export does not carry stays empty: its
+ * CPU (unless --task-stats wrote it), state, prio, run time.
+ */
+static int export_tasks(struct trace_source *s, uint64_t ts, struct model_input *in)
+{
+	size_t n = 0;
+
+	if (schedstat_array_reserve((void **)&s->recs, &s->cap_recs, s->nr_tasks + 1,
+				    sizeof(*s->recs)))
+		return -ENOMEM;
+	for (size_t i = 0; i < s->nr_tasks; i++) {
+		const struct task_info *t = &s->tasks[i];
+		struct st_task_rec *r = &s->recs[n];
+
+		/* Not listed from its end on: the model makes its exited row then. */
+		if (!t->valued || (t->end && ts >= t->end_ts))
+			continue;
+		export_rec(t, r);
+		n++;
+	}
+	in->tasks = s->recs;
+	in->nr_tasks = n;
+	in->task_kernel_pelt = NULL;
+	return 0;
+}
+
 static int take(struct trace_source *s, uint64_t ts, struct schedstat_snapshot **out)
 {
 	struct cpuset online = {};
 	struct model_input in = {};
 	int err = engine_fill(s->engine, ts, &in);
 
+	if (!err && s->export)
+		err = export_tasks(s, ts, &in);
 	if (err)
 		return err;
 	/* A trace does not say which CPUs were online: all of them. */
@@ -716,6 +819,26 @@ static int take(struct trace_source *s, uint64_t ts, struct schedstat_snapshot *
 	return err;
 }
 
+/* An export's next instant: that of its next counter event. */
+static int export_next(struct trace_source *s, uint64_t *until)
+{
+	const struct trace_ev *ev;
+	int err;
+
+	for (;;) {
+		ev = trace_merge_peek(&s->merge, s->all_in);
+		if (ev) {
+			*until = ev->ts;
+			return 1;
+		}
+		if (s->all_in)
+			return 0;
+		err = pull(s);
+		if (err)
+			return err;
+	}
+}
+
 static int trace_sample(void *src, struct schedstat_snapshot **out)
 {
 	struct trace_source *s = src;
@@ -725,8 +848,16 @@ static int trace_sample(void *src, struct schedstat_snapshot **out)
 	*out = NULL;
 	if (s->done)
 		return -ENODATA;
-	/* Nothing past the last event: the last interval is what is left. */
-	if (until >= s->ti.last_ns || until < s->now) {
+	if (s->export) {
+		err = export_next(s, &until);
+		if (err <= 0) {
+			s->done = true;
+			return err ? err : -ENODATA;
+		}
+		if (until < s->now)
+			until = s->now;
+	} else if (until >= s->ti.last_ns || until < s->now) {
+		/* Nothing past the last event: the last interval is what is left. */
 		until = s->ti.last_ns;
 		s->done = true;
 	}
@@ -780,6 +911,7 @@ static void trace_close(void *src)
 	schedstat_topology_free(s->topo);
 	schedstat_hash_free(s->task_idx);
 	free(s->tasks);
+	free(s->recs);
 	free(s->cpu);
 	free(s->curr);
 	free(s);
@@ -862,6 +994,7 @@ static int trace_open(void **out, const struct schedstat_session_opts *opts)
 		err = engine_new(&s->engine, s->topo, &hooks);
 	if (!err)
 		err = atrace_values_init(&s->counters, s->topo);
+	s->counters.hold_all = s->export;
 	if (!err)
 		err = trace_merge_init(&s->merge, s->nr_cpus, s->info.sorted, NULL);
 	if (!err) {
@@ -896,10 +1029,11 @@ static int trace_open(void **out, const struct schedstat_session_opts *opts)
 	 * the state the first interval starts from, as a sample at T holds
 	 * every event up to T.
 	 */
-	if (!err)
+	if (!err && !s->export)
 		err = feed_until(s, s->now);
+	/* An export's first instant is a sample of its own: the baseline is before it. */
 	if (!err)
-		err = take(s, s->now, &none);
+		err = take(s, s->export && s->now ? s->now - 1 : s->now, &none);
 	schedstat_snapshot_free(none);
 	if (err)
 		goto cleanup;

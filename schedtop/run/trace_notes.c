@@ -168,6 +168,9 @@ void trace_notes(const char *path, struct schedstat_session *s,
 	if (ti->capacity_from_trace)
 		fprintf(stderr, "schedtop: note: %s: clusters from the CPU capacities "
 			"the trace gives (cpu_info); --topology gives others\n", path);
+	/* schedtop's own export: no events, so nothing of the engine's to say. */
+	if (ti->schedtop_export)
+		return;
 	trace_pelt_note(path, s);
 	head_note(path, ti);
 	freq_note(path, ti);
@@ -176,7 +179,17 @@ void trace_notes(const char *path, struct schedstat_session *s,
 
 void trace_late_note(const char *path, const struct schedstat_trace_info *ti)
 {
-	if (ti->atrace_counters)
+	if (ti->schedtop_export)
+		fprintf(stderr, "schedtop: note: %s: schedtop's own export read back: "
+			"%" PRIu64 " counter values taken as the values (%" PRIu64 " row "
+			"values), a sample at each instant the export wrote one; columns "
+			"it does not carry (run time, switches, idle, blocked_load...) are "
+			"not its source's, and its slices (hotplug, activations, moves)%s "
+			"are not read (docs/perfetto.md)%s\n", path, ti->atrace_counters,
+			ti->atrace_values, ti->export_unread ? ", PELT updates and the "
+			"overutilized flag" : "", ti->atrace_ignored ? "; some name no "
+			"cluster of the trace: give its clusters with --topology" : "");
+	else if (ti->atrace_counters)
 		fprintf(stderr, "schedtop: note: %s: %" PRIu64 " counters of schedtop's "
 			"--atrace taken as the values (%" PRIu64 " row values, each the "
 			"latest at or before its row; pelt_estimated 0 where util_avg is one)%s\n",

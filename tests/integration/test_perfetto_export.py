@@ -219,7 +219,7 @@ def hotplug_operations_are_slices_with_their_states_nested():
     # Slices per hotplug track: begin/end pairs, nested by a stack.
     got, stacks = [], {}
     for uuid, kind, ts, name, ann in tr.slices:
-        if not tr.name(uuid).endswith(" hotplug"):
+        if not (tr.name(uuid) or "").endswith(" hotplug"):
             continue
         st = stacks.setdefault(uuid, [])
         if kind == 1:
@@ -406,6 +406,108 @@ def export_lines_up_with_a_boot_clock_capture():
                                           first_in))
     print("# its first run after sleeping: in sample %d's interval in both, "
           "%.3f ms before the sample" % (k, (pct[k][0] + offset - first_in) / 1e6))
+
+
+def topology_of(rec):
+    """The recording's clusters as a --topology spec (csv -t cluster)."""
+    seen = {}
+    for row in csv_from(rec, "cluster"):
+        seen.setdefault(row["cluster"], row["cpus"])
+    return ",".join("%s:%s" % kv for kv in seen.items())
+
+
+def readback_equals_csv_from(rec, minimum, *opts):
+    """schedtop's own export read back (csv --from EXPORT) against two
+    truths: csv --from of the recording it was made from, sample by sample,
+    on every column the export carries; and protoc's decoding of the same
+    export (the value each counter track holds at the row's time)."""
+    tr = counters_equal_csv(rec, 1, *opts)
+    out = path(os.path.basename(rec) + "".join(opts) + ".perfetto-trace")
+    topo = topology_of(rec)
+    # The clusters as the export's cluster tracks describe them (protoc).
+    described = {
+        "%s:%s" % (tr.name(u), re.match(r"cpus (\S+) capacity \d+$", one(td, "description")).group(1))
+        for u, td in tr.tracks.items()
+        if tr.parent(u) and tr.name(tr.parent(u)) == "schedtop clusters" and "counter" not in td}
+    check(described == set(topo.split(",")), "cluster tracks describe %s, the recording %s"
+          % (sorted(described), topo))
+    # --task-stats: cpu_pct (and the run time made from it) over each
+    # sample's interval; the first sample's interval lies before the export.
+    stats = ("cpu_pct", "run_ns", "wait_ns", "cpu", "cluster", "misfit") \
+        if "--task-stats" in opts else ()
+    carried = {"task": ("util_avg", "runnable_avg", "load_avg") + stats,
+               "cpu": ("util_avg", "runnable_avg", "util_est", "blocked_util",
+                       "capacity_cfs", "load_avg", "nr_running", "freq_khz",
+                       "online", "rt_util", "dl_util", "irq_util", "hw_pressure",
+                       "capacity"),
+               "cluster": ("util_pct", "busy_pct", "nr_running", "misfit_tasks",
+                           "freq_khz", "nr_online", "capacity", "power_mw",
+                           "eas_power_mw", "energy_uj")}
+    keyf = {"task": lambda row: row["pid"], "cpu": lambda row: row["cpu"],
+            "cluster": lambda row: row["cluster"]}
+    compared, rows = 0, 0
+    for table, cols in carried.items():
+        # No --topology: the export's own clusters.
+        r = ok(schedtop("csv", "--from", out, "-t", table),
+               "csv --from the export -t " + table)
+        note = r.stderr.decode()
+        check("schedtop's own export read back" in note, "no note: %r" % note[-300:])
+        back = {(row["ts_ns"], keyf[table](row)): row for row in parse_csv(r.stdout)}
+        src = csv_from(rec, table)
+        first = src[0]["ts_ns"] if src else None
+        want = {(row["ts_ns"], keyf[table](row)) for row in src}
+        # Every row, exited ones too, and no other (an export's instants are
+        # its recording's samples that changed a value: here, every sample).
+        check(set(back) == want, "%s rows: %d read back not in the recording "
+              "(%s), %d of it missing (%s)" % (table, len(set(back) - want),
+                                             sorted(set(back) - want)[:3],
+                                             len(want - set(back)),
+                                             sorted(want - set(back))[:3]))
+        for row in src:
+            key = (row["ts_ns"], keyf[table](row))
+            got = back[key]
+            rows += 1
+            for c in cols + (("exited",) if table == "task" else ()):
+                if c not in row or row[c] == "":
+                    continue
+                if c in ("cpu_pct", "run_ns") and row["ts_ns"] == first:
+                    continue
+                check(got[c] == row[c], "%s %s %s: read back %r, csv --from REC %r"
+                      % (table, key, c, got[c], row[c]))
+                compared += 1
+    # protoc's decoding: each CPU counter track's value at each row's time.
+    by_cpu = {}
+    for u, td in tr.tracks.items():
+        p = tr.parent(u)
+        if "counter" in td and p and tr.parent(p) and \
+                tr.name(tr.parent(p)) == "schedtop CPUs" and " " not in tr.name(u)[5:]:
+            by_cpu[tuple(tr.name(u).split(" ", 1))] = u
+    r = ok(schedtop("csv", "--from", out, "-t", "cpu"), "csv cpu")
+    oracle = 0
+    for row in parse_csv(r.stdout):
+        for (cpu, col), u in by_cpu.items():
+            if cpu != "cpu" + row["cpu"]:
+                continue
+            want = held(tr.counters.get(u, []), int(row["ts_ns"]))
+            if want is None:
+                continue
+            check(as_csv(want, row[col]) == row[col], "cpu%s %s at %s: protoc %s, read back %s"
+                  % (row["cpu"], col, row["ts_ns"], want, row[col]))
+            oracle += 1
+    print("# %s%s read back: %d values in %d rows equal to csv --from the recording, "
+          "%d CPU values to protoc's decoding" % (os.path.basename(rec), "".join(opts),
+                                                   compared, rows, oracle))
+    check(compared >= minimum and oracle >= 20,
+          "only %d values (want %d), %d protoc (want 20): inconclusive"
+          % (compared, minimum, oracle))
+
+
+@test
+def the_export_reads_back_as_its_recordings_values():
+    for name, minimum, opts in (("two-samples.rec", 700, ()),
+                                ("cpuhp.rec", 5000, ("--task-stats",)),
+                                ("pelt.rec", 200, ())):
+        readback_equals_csv_from(os.path.join(CORPUS, name), minimum, *opts)
 
 
 if __name__ == "__main__":
