@@ -360,33 +360,31 @@ static __always_inline void group_sample(struct sched_entity *gse,
 					 __u64 pelt_now, __u64 ktime)
 {
 	struct task_group *tg = cfs_rq_tg(cfs);
-	struct st_group_sample *g;
+	struct st_group_val *g;
 	__u64 lut, age = 0;
 	__u32 i = group_samples.nr;
 
 	if (i >= ST_MAX_GROUP_SAMPLES) {
 		/* Not shown this sample: a read lost, counted. */
-		group_samples.lost++;
 		__sync_fetch_and_add(&cpu_slot(cpu)->dropped, 1);
 		return;
 	}
 	g = &group_samples.g[i & (ST_MAX_GROUP_SAMPLES - 1)];
-	g->se = (__u64)gse;
-	__builtin_memset(&g->v, 0, sizeof(g->v));
-	g->v.cgroup_id = BPF_CORE_READ(tg, css.cgroup, kn, id);
-	if (!g->v.cgroup_id)
-		g->v.autogroup_id = tg_autogroup_id(tg);
-	g->v.cpu = cpu;
+	__builtin_memset(g, 0, sizeof(*g));
+	g->cgroup_id = BPF_CORE_READ(tg, css.cgroup, kn, id);
+	if (!g->cgroup_id)
+		g->autogroup_id = tg_autogroup_id(tg);
+	g->cpu = cpu;
 	if (bpf_core_field_exists(gse->depth))
-		g->v.depth = BPF_CORE_READ(gse, depth);
-	g->v.load_avg = BPF_CORE_READ(gse, avg.load_avg);
-	g->v.util_avg = BPF_CORE_READ(gse, avg.util_avg);
-	g->v.runnable_avg = BPF_CORE_READ(gse, avg.runnable_avg);
+		g->depth = BPF_CORE_READ(gse, depth);
+	g->load_avg = BPF_CORE_READ(gse, avg.load_avg);
+	g->util_avg = BPF_CORE_READ(gse, avg.util_avg);
+	g->runnable_avg = BPF_CORE_READ(gse, avg.runnable_avg);
 	lut = BPF_CORE_READ(gse, avg.last_update_time);
 	pelt_now -= cfs_rq_throttled_pelt(se_cfs_rq(gse));
 	if ((__s64)(pelt_now - lut) > 0)
 		age = pelt_now - lut;
-	g->v.ts = ktime > age ? ktime - age : 0;
+	g->ts = ktime > age ? ktime - age : 0;
 	group_samples.nr = i + 1;
 }
 
@@ -581,7 +579,6 @@ static __always_inline void read_cpus(bool ksyms)
 	__u64 sched_clock_now = sched_now(self_clock, now);
 
 	group_samples.nr = 0;
-	group_samples.lost = 0;
 
 	for (__u32 cpu = 0; cpu < nr_cpus && cpu < ST_MAX_CPUS; cpu++)
 		read_cpu(cpu, now, sched_clock_now, ksyms);

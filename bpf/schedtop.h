@@ -340,15 +340,10 @@ struct st_group_val {
  */
 #define ST_MAX_GROUP_SAMPLES	1024
 
-struct st_group_sample {
-	__u64 se;		/* the group sched_entity's address: the map's key */
-	struct st_group_val v;
-};
-
 struct st_group_samples {
 	__u32 nr;
-	__u32 lost;		/* not kept: more than ST_MAX_GROUP_SAMPLES */
-	struct st_group_sample g[ST_MAX_GROUP_SAMPLES];
+	__u32 pad;
+	struct st_group_val g[ST_MAX_GROUP_SAMPLES];
 };
 
 /*

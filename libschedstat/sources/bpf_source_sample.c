@@ -58,7 +58,7 @@ static int read_groups(struct bpfsrc *s, uint64_t now)
 
 	s->nr_groups = 0;
 	for (size_t i = 0; i < nr; i++) {
-		err = add_group(s, &gs->g[i].v, now);
+		err = add_group(s, &gs->g[i], now);
 		if (err)
 			return err;
 	}
