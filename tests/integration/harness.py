@@ -214,12 +214,14 @@ def run():
 def _run_tests():
     failed = 0
     # SCHEDTOP_TESTS=word,word: only the tests whose name holds a word (the
-    # others skip), to repeat one test without its file's others.
+    # others skip), to repeat one test without its file's others; =name
+    # is that name alone (kernel_6_1 also holds in kernel_6_12).
     only = [w for w in os.environ.get("SCHEDTOP_TESTS", "").split(",") if w]
     for i, (fn, root) in enumerate(_tests, 1):
         name = fn.__name__
         try:
-            if only and not any(w in name for w in only):
+            if only and not any(name == w[1:] if w.startswith("=")
+                                else w in name for w in only):
                 raise Skip("not in SCHEDTOP_TESTS")
             if root and os.geteuid() != 0:
                 raise Skip("needs root")
