@@ -2,6 +2,7 @@
 /* schedtop's --atrace counters held and written into the rows (atrace_values.h). */
 #include <errno.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -97,6 +98,21 @@ int atrace_values_take(struct atrace_values *v, const struct trace_ev *ev)
 	return 0;
 }
 
+/*
+ * @d held to [@lo, @hi]: a file's counter can say anything (1.5e18 for a
+ * u32 field, a NaN), and converting a double outside the integer type's
+ * range is undefined behaviour (the Perfetto fuzzer's finding). NaN is 0.
+ */
+/* 2^64 is one past uint64_t: the largest double below it. */
+#define U64_AS_DOUBLE_MAX 18446744073709549568.0
+
+static double clamp(double d, double lo, double hi)
+{
+	if (d != d)
+		return 0;
+	return d < lo ? lo : d > hi ? hi : d;
+}
+
 static void store(void *row, unsigned int type, size_t offset, double d)
 {
 	char *p = (char *)row + offset;
@@ -106,24 +122,26 @@ static void store(void *row, unsigned int type, size_t offset, double d)
 		*(bool *)p = d != 0;
 		break;
 	case SCHEDSTAT_FIELD_S32: {
-		int32_t x = (int32_t)d;
+		int32_t x = (int32_t)clamp(d, INT32_MIN, INT32_MAX);
 
 		memcpy(p, &x, sizeof(x));
 		break;
 	}
 	case SCHEDSTAT_FIELD_U32: {
-		uint32_t x = d < 0 ? 0 : (uint32_t)d;
+		uint32_t x = (uint32_t)clamp(d, 0, UINT32_MAX);
 
 		memcpy(p, &x, sizeof(x));
 		break;
 	}
 	case SCHEDSTAT_FIELD_U64: {
-		uint64_t x = d < 0 ? 0 : (uint64_t)d;
+		uint64_t x = (uint64_t)clamp(d, 0, U64_AS_DOUBLE_MAX);
 
 		memcpy(p, &x, sizeof(x));
 		break;
 	}
 	case SCHEDSTAT_FIELD_F64:
+		/* No NaN or infinity into a row: CSV and report print numbers. */
+		d = d - d == 0 ? d : 0;
 		memcpy(p, &d, sizeof(d));
 		break;
 	}
@@ -220,8 +238,8 @@ void atrace_values_apply(struct atrace_values *v, struct schedstat_snapshot *sna
 		 * that sample's (cpu_pct is recomputed from it downstream).
 		 */
 		if (v->hold_all && t->cpu_pct != pct && snap->interval_ns)
-			t->run_ns = t->cpu_pct > 0 ?
-				    (uint64_t)(t->cpu_pct * snap->interval_ns / 100.0 + 0.5) : 0;
+			t->run_ns = (uint64_t)clamp(t->cpu_pct * snap->interval_ns /
+						    100.0 + 0.5, 0, U64_AS_DOUBLE_MAX);
 		/* Its CPU as schedtop saw it: the cluster goes with it. */
 		if (t->cpu != cpu)
 			t->cluster = schedstat_topology_cpu_cluster(v->topo, t->cpu);
