@@ -133,11 +133,13 @@ static const struct column migration_cols[] = {
 		MIGRATION(count), .title = "COUNT", .width = 6,
 		.desc = "sched_migrate_task events from one to the other during the interval",
 		.sort_desc = true,
+		.avail = SCHEDSTAT_AVAIL_ACTIVITY,
 		.tui_default = true,
 	}, {
 		MIGRATION(per_sec), .title = "PER_SEC", .width = 8,
 		.desc = "The same count per second of the interval",
 		.sort_desc = true,
+		.avail = SCHEDSTAT_AVAIL_ACTIVITY,
 		.tui_default = true,
 	},
 };
