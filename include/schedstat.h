@@ -221,6 +221,20 @@ enum schedstat_avail {
 	SCHEDSTAT_AVAIL_ENERGY		= 1u << 17,
 	/* The runqueue's misfit_task_load, read at the sample. */
 	SCHEDSTAT_AVAIL_MISFIT_LOAD	= 1u << 18,
+	/*
+	 * A task's run and wait time over the interval, its CPU and misfit:
+	 * every live source and trace with switches; schedtop's own Perfetto
+	 * export only when made with --task-stats.
+	 */
+	SCHEDSTAT_AVAIL_TASK_TIME	= 1u << 19,
+	/*
+	 * What only a source that follows the tasks tells: a task's state,
+	 * priority, switches, wakeups, moves and PELT age; a CPU's switches,
+	 * lost events, blocked load and mean clock; a cluster's moves. Every
+	 * live source and trace with switches; not schedtop's own Perfetto
+	 * export, which carries its counters alone.
+	 */
+	SCHEDSTAT_AVAIL_ACTIVITY	= 1u << 20,
 };
 
 /* Who reads a tracepoint (struct schedstat_tracepoint.flags). */
@@ -1255,7 +1269,7 @@ struct schedstat_recording;
  * added is skipped: say so.
  */
 #define SCHEDSTAT_RECORDING_VERSION_MAJOR	1
-#define SCHEDSTAT_RECORDING_VERSION_MINOR	4
+#define SCHEDSTAT_RECORDING_VERSION_MINOR	5
 
 struct schedstat_recording_info {
 	unsigned int version_major, version_minor;

@@ -186,6 +186,18 @@ static const struct schedstat_signal signals[] = {
 		.config = "`SMP`",
 		.versions = "every kernel since 4.20; 0 on every CPU where capacities are all equal (`sched_asym_cpucap_active()` false)",
 		.missing = "empty if the CPU's runqueue could not be read; the event sources do not compute it",
+	}, {
+		.name = "task_time",
+		.avail = SCHEDSTAT_AVAIL_TASK_TIME,
+		.kernel = "the task's `se.sum_exec_runtime` and `sched_info.run_delay`, read at the sample (the event sources: its switches and wakeups)",
+		.versions = "every kernel",
+		.missing = "empty when read back from schedtop's own Perfetto export made without --task-stats (docs/perfetto.md)",
+	}, {
+		.name = "activity",
+		.avail = SCHEDSTAT_AVAIL_ACTIVITY,
+		.kernel = "the tasks' `task_struct` and the runqueue, read at the sample (the event sources: the switches, wakeups and moves)",
+		.versions = "every kernel",
+		.missing = "empty when read back from schedtop's own Perfetto export, which carries its counter tracks alone (docs/perfetto.md)",
 	},
 };
 

@@ -41,7 +41,8 @@ bool schedstat_trace_counter_value(const struct schedstat_trace_counter *c,
 {
 	int64_t x;
 
-	if (c->avail && !(avail & c->avail))
+	/* Every bit it needs, as the CSV's columns. */
+	if ((avail & c->avail) != c->avail)
 		return false;
 	switch (c->type) {
 	case SCHEDSTAT_FIELD_F64:

@@ -93,6 +93,20 @@ int rec_encode_sample(struct rec_codec *cx, struct rec_buf *b,
 	return 0;
 }
 
+/*
+ * The bits a file of before them had every source give (cx->add_avail):
+ * the reference copy keeps the stored values, which the next sample's
+ * differences are against.
+ */
+static void rec_add_avail(const struct rec_codec *cx, struct schedstat_snapshot *s)
+{
+	s->avail |= cx->add_avail;
+	for (size_t i = 0; i < s->nr_cpus; i++)
+		s->cpus[i].avail |= cx->add_avail;
+	for (size_t i = 0; i < s->nr_clusters; i++)
+		s->clusters[i].avail |= cx->add_avail;
+}
+
 int rec_decode_sample(struct rec_codec *cx, struct rec_cur *c,
 		      struct schedstat_snapshot **out,
 		      struct schedstat_event **evs, size_t *nr_evs, size_t *cap)
@@ -135,6 +149,7 @@ int rec_decode_sample(struct rec_codec *cx, struct rec_cur *c,
 	}
 	rec_codec_reset(cx);
 	cx->prev = copy;
+	rec_add_avail(cx, s);
 	*out = s;
 	return 0;
 fail:

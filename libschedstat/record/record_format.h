@@ -111,6 +111,12 @@ struct rec_codec {
 	 * without a cap a small damaged file could ask for gigabytes.
 	 */
 	size_t budget;
+	/*
+	 * Reading: SCHEDSTAT_AVAIL_* bits every row gets. Files of before 1.5
+	 * stored no TASK_TIME or ACTIVITY bit; their sources (live ones, trace
+	 * files with switches) gave both.
+	 */
+	uint32_t add_avail;
 };
 
 /*

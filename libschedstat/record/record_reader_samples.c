@@ -54,6 +54,8 @@ int rec_load_chunk(struct schedstat_recording *r, size_t k)
 	r->cached = k;
 	cx.base_ts = h.first_ts;
 	cx.budget = 2 * REC_CHUNK_DECODED_MAX;
+	if (r->info.version_minor < 5)
+		cx.add_avail = SCHEDSTAT_AVAIL_TASK_TIME | SCHEDSTAT_AVAIL_ACTIVITY;
 	c = (struct rec_cur){ buf, buf + h.raw_len, 0 };
 	for (uint32_t i = 0; i < ch->count && !err; i++) {
 		r->ev_start[i] = r->nr_evs;

@@ -107,6 +107,8 @@ int bpfsrc_choose_programs(struct bpfsrc *s, const struct btf *vmlinux,
 	 * queued tasks anyway.
 	 */
 	s->avail |= SCHEDSTAT_AVAIL_UTIL_EST;
+	/* The tasks and runqueues read at every sample. */
+	s->avail |= SCHEDSTAT_AVAIL_TASK_TIME | SCHEDSTAT_AVAIL_ACTIVITY;
 	return bpfsrc_tasks_choose(s, vmlinux, task_table);
 }
 

@@ -34,7 +34,8 @@ const struct schedstat_tracepoint tp_table[TP_NR] = {
 		.bpf_avail = SCHEDSTAT_AVAIL_PREEMPT,
 		/* The engine's PELT runs on switches: no source without them. */
 		.events_avail = SCHEDSTAT_AVAIL_CFS | SCHEDSTAT_AVAIL_PELT_ESTIMATED |
-				SCHEDSTAT_AVAIL_BUSY | SCHEDSTAT_AVAIL_PREEMPT,
+				SCHEDSTAT_AVAIL_BUSY | SCHEDSTAT_AVAIL_PREEMPT |
+				SCHEDSTAT_AVAIL_TASK_TIME | SCHEDSTAT_AVAIL_ACTIVITY,
 		.gives = "preemptions per CPU; for the event sources also busy time, run and wait time and the estimated PELT",
 	},
 	[TP_SCHED_WAKING] = {

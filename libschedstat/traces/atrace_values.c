@@ -187,6 +187,37 @@ static uint32_t cluster_guard(size_t offset)
 	return 0;
 }
 
+/*
+ * The SCHEDSTAT_AVAIL_* bit a task row's field is shown under (the task
+ * table's columns). Tasks have no bits of their own: their snapshot's
+ * are, so only an export (every task's values its own) sets them.
+ */
+static uint32_t task_guard(size_t offset)
+{
+	switch (offset) {
+	case offsetof(struct schedstat_task, util_est):
+		return SCHEDSTAT_AVAIL_UTIL_EST;
+	case offsetof(struct schedstat_task, cpu):
+	case offsetof(struct schedstat_task, wait_ns):
+	case offsetof(struct schedstat_task, cpu_pct):
+	case offsetof(struct schedstat_task, misfit):
+		return SCHEDSTAT_AVAIL_TASK_TIME;
+	}
+	return 0;
+}
+
+static uint32_t guard(unsigned int kind, size_t offset)
+{
+	switch (kind) {
+	case SCHEDSTAT_ROW_TASK:
+		return task_guard(offset);
+	case SCHEDSTAT_ROW_CPU:
+		return cpu_guard(offset);
+	default:
+		return cluster_guard(offset);
+	}
+}
+
 /* Row @row of kind @kind about @subject: its held fields written. */
 static bool apply_row(struct atrace_values *v, unsigned int kind, void *row,
 		      uint32_t subject, uint64_t ts, uint64_t hold_ns, uint32_t *avail)
@@ -208,8 +239,7 @@ static bool apply_row(struct atrace_values *v, unsigned int kind, void *row,
 			continue;
 		store(row, v->fields[f].type, v->fields[f].offset, val->value);
 		if (avail)
-			*avail |= kind == SCHEDSTAT_ROW_CPU ? cpu_guard(v->fields[f].offset) :
-				  cluster_guard(v->fields[f].offset);
+			*avail |= guard(kind, v->fields[f].offset);
 		if (kind != SCHEDSTAT_ROW_CLUSTER && v->fields[f].offset == util)
 			pelt = true;
 		v->set++;
@@ -220,6 +250,8 @@ static bool apply_row(struct atrace_values *v, unsigned int kind, void *row,
 void atrace_values_apply(struct atrace_values *v, struct schedstat_snapshot *snap,
 			 uint64_t ts, uint64_t hold_ns)
 {
+	uint32_t task_avail = 0;
+
 	if (!v->taken)
 		return;
 	for (size_t i = 0; i < snap->nr_tasks; i++) {
@@ -230,7 +262,7 @@ void atrace_values_apply(struct atrace_values *v, struct schedstat_snapshot *sna
 		double pct = t->cpu_pct;
 
 		if (t->pid > 0 && apply_row(v, SCHEDSTAT_ROW_TASK, t, (uint32_t)t->pid,
-					    ts, hold_ns, NULL))
+					    ts, hold_ns, v->hold_all ? &task_avail : NULL))
 			t->pelt_estimated = false;
 		/*
 		 * An export's cpu_pct is over the interval of its source's
@@ -244,6 +276,8 @@ void atrace_values_apply(struct atrace_values *v, struct schedstat_snapshot *sna
 		if (t->cpu != cpu)
 			t->cluster = schedstat_topology_cpu_cluster(v->topo, t->cpu);
 	}
+	/* An export's tasks: what it carries is shown, the rest stays empty. */
+	snap->avail |= task_avail;
 	for (size_t i = 0; i < snap->nr_cpus; i++) {
 		struct schedstat_cpu *c = &snap->cpus[i];
 

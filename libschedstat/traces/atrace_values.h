@@ -55,7 +55,8 @@ int atrace_values_take(struct atrace_values *v, const struct trace_ev *ev);
  * Every row of @snap (taken at @ts) a held counter names gets its value;
  * a first value, whose interval is not known yet, holds @hold_ns. Task and
  * CPU rows whose util_avg came from a counter are not pelt_estimated; a CPU
- * row's field gets the availability bit that guards it.
+ * or cluster row's field gets the availability bit that guards it, and in
+ * an export (hold_all) a task's field its snapshot's.
  */
 void atrace_values_apply(struct atrace_values *v, struct schedstat_snapshot *snap,
 			 uint64_t ts, uint64_t hold_ns);

@@ -773,7 +773,8 @@ static int feed_until(struct trace_source *s, uint64_t until)
 /*
  * An export's tasks at a sample: each thread with a value so far (its
  * values fill the row). What the export does not carry stays empty: its
- * CPU (unless --task-stats wrote it), state, prio, run time.
+ * CPU (unless --task-stats wrote it), state, prio, run time; their
+ * availability bits (ACTIVITY, TASK_TIME) are off, no switch gave them.
  */
 static int export_tasks(struct trace_source *s, uint64_t ts, struct model_input *in)
 {

@@ -49,6 +49,18 @@ const char *column_avail_note(uint32_t avail)
 	return NULL;
 }
 
+void column_avail_notes(FILE *f, uint32_t avail, void (*put)(FILE *f, const char *s))
+{
+	for (int b = 0; b < 32; b++) {
+		const char *note = avail & 1u << b ? column_avail_note(1u << b) : NULL;
+
+		if (note) {
+			put(f, "; ");
+			put(f, note);
+		}
+	}
+}
+
 /* Integer-like values widened for comparing; strings are handled apart. */
 static double column_number(const struct column *c, const void *row)
 {
@@ -101,7 +113,7 @@ void column_text(const struct column *c, const struct schedstat_topology *topo,
 	const unsigned char *p = (const unsigned char *)row + c->offset;
 	double v;
 
-	if (c->avail && !(avail & c->avail)) {
+	if (!column_shown(c, avail)) {
 		snprintf(buf, size, "-");
 		return;
 	}
@@ -134,7 +146,7 @@ void column_text(const struct column *c, const struct schedstat_topology *topo,
 		snprintf(buf, size, isfinite(v) ? "%.1f" : "-", v);
 		return;
 	case COL_I32:
-		if (c->avail && column_number(c, row) < 0) {
+		if (c->avail && !c->negative_valid && column_number(c, row) < 0) {
 			snprintf(buf, size, "-");
 			return;
 		}

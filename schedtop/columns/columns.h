@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "schedstat.h"
 
@@ -20,7 +21,8 @@ enum column_type {
 	COL_U32,	/* uint32_t */
 	COL_U64,	/* uint64_t */
 	COL_NS,		/* uint64_t nanoseconds: CSV integer, TUI milliseconds */
-	COL_I32,	/* int32_t; with an avail bit, negative = not available */
+	COL_I32,	/* int32_t; with avail bits, negative = not available
+			 * (unless negative_valid) */
 	COL_BOOL,	/* bool, printed 1 or 0 */
 	COL_CHAR,	/* one char, e.g. the task state letter */
 	COL_STR,	/* NUL-terminated char array of @size bytes */
@@ -39,7 +41,13 @@ struct column {
 	enum column_type type;
 	size_t offset;		/* of the value in the row struct */
 	size_t size;		/* sizeof the value in the row (0: not in it) */
-	uint32_t avail;		/* SCHEDSTAT_AVAIL_* bit it needs, 0: always */
+	/*
+	 * SCHEDSTAT_AVAIL_* bits it needs, every one (column_shown()), 0:
+	 * always.
+	 */
+	uint32_t avail;
+	/* COL_I32: a negative value is one (prio -1: deadline), not "none". */
+	bool negative_valid;
 	bool tui_default;	/* shown by the TUI unless the user picks */
 	/*
 	 * When the terminal is narrow the live view drops the shown columns
@@ -81,6 +89,18 @@ const struct column *column_find(const struct column_table *t, const char *name)
  * for this CPU yet", or NULL for 0 or an unknown bit.
  */
 const char *column_avail_note(uint32_t avail);
+
+/* @avail (the row's, or a task's snapshot's) has every bit @c needs. */
+static inline bool column_shown(const struct column *c, uint32_t avail)
+{
+	return (avail & c->avail) == c->avail;
+}
+
+/*
+ * column_avail_notes - why a column of @avail (one or more bits) can be
+ * empty: each bit's note, "; " before each, through @put(@f, text).
+ */
+void column_avail_notes(FILE *f, uint32_t avail, void (*put)(FILE *f, const char *s));
 
 /* Order of two rows by column @c, ascending (strings as text). */
 int column_cmp(const struct column *c, const void *a, const void *b);

@@ -81,11 +81,13 @@ static const struct column cluster_cols[] = {
 		CLUSTER(up_migrations), .title = "UP", .width = 4,
 		.desc = "Migrations during the interval into this cluster from one of less capacity",
 		.sort_desc = true,
+		.avail = SCHEDSTAT_AVAIL_ACTIVITY,
 		.tui_default = true,
 	}, {
 		CLUSTER(down_migrations), .title = "DOWN", .width = 4,
 		.desc = "Migrations during the interval into this cluster from one of more capacity",
 		.sort_desc = true,
+		.avail = SCHEDSTAT_AVAIL_ACTIVITY,
 		.tui_default = true,
 	}, {
 		CLUSTER(freq_khz), .title = "FREQ", .width = 8,
@@ -96,7 +98,7 @@ static const struct column cluster_cols[] = {
 		CLUSTER(freq_avg_khz), .title = "FREQ_AVG", .width = 8,
 		.desc = "Time-weighted mean clock over the interval of that CPU, kHz",
 		.sort_desc = true,
-		.avail = SCHEDSTAT_AVAIL_FREQ,
+		.avail = SCHEDSTAT_AVAIL_FREQ | SCHEDSTAT_AVAIL_ACTIVITY,
 	}, {
 		CLUSTER(power_mw), .title = "POWER_MW", .width = 8,
 		.desc = "Estimated average power over the interval from residency: each online CPU's busy time times the power of the OPP at its clock (the highest OPP where the clock is unknown), plus idle time times the model's idle power, mW (docs/signals.md)",
@@ -131,11 +133,13 @@ static const struct column migration_cols[] = {
 		MIGRATION(count), .title = "COUNT", .width = 6,
 		.desc = "sched_migrate_task events from one to the other during the interval",
 		.sort_desc = true,
+		.avail = SCHEDSTAT_AVAIL_ACTIVITY,
 		.tui_default = true,
 	}, {
 		MIGRATION(per_sec), .title = "PER_SEC", .width = 8,
 		.desc = "The same count per second of the interval",
 		.sort_desc = true,
+		.avail = SCHEDSTAT_AVAIL_ACTIVITY,
 		.tui_default = true,
 	},
 };

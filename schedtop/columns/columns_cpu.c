@@ -53,7 +53,7 @@ static const struct column cpu_cols[] = {
 		CPU(blocked_load), .title = "BLK_LOAD", .width = 8,
 		.desc = "Load still held on this CPU's root cfs_rq by sleeping tasks, and by tasks that left until the root's next update, decayed to the sample time (see docs/signals.md)",
 		.sort_desc = true,
-		.avail = SCHEDSTAT_AVAIL_CFS,
+		.avail = SCHEDSTAT_AVAIL_CFS | SCHEDSTAT_AVAIL_ACTIVITY,
 	}, {
 		CPU(rt_util), .title = "RT", .width = 4,
 		.desc = "PELT utilization of real-time tasks on this CPU (rq->avg_rt.util_avg), in capacity units",
@@ -101,6 +101,7 @@ static const struct column cpu_cols[] = {
 		CPU(nr_switches), .title = "SWITCHES", .width = 8,
 		.desc = "Context switches on this CPU during the interval (rq->nr_switches)",
 		.sort_desc = true,
+		.avail = SCHEDSTAT_AVAIL_ACTIVITY,
 	}, {
 		CPU(nr_preempt), .title = "PREEMPT", .width = 7,
 		.desc = "Context switches on this CPU during the interval where the outgoing task was still runnable (involuntary); the kernel does not count them per CPU, so only with --exact-wakeups (a program on sched_switch) or the event sources",
@@ -110,6 +111,7 @@ static const struct column cpu_cols[] = {
 		CPU(dropped), .title = "DROPPED", .width = 7,
 		.desc = "Events and reads lost on this CPU during the interval: ring buffer reserves that failed, wakeups the task storage or group updates the full group map could not keep, and samples whose read of the CPU's task groups stopped at 32 (its blocked_util and blocked_load then miss the others')",
 		.sort_desc = true,
+		.avail = SCHEDSTAT_AVAIL_ACTIVITY,
 	}, {
 		CPU(hotplug_ops), .title = "HP_OPS", .width = 6,
 		.desc = "CPU hotplug operations (offline or online) on this CPU started during the interval, from the cpuhp tracepoints",
@@ -133,7 +135,7 @@ static const struct column cpu_cols[] = {
 		CPU(freq_avg_khz), .title = "FREQ_AVG", .width = 8,
 		.desc = "Time-weighted mean clock over the interval from the power:cpu_frequency events, kHz (the sampled value where only scaling_cur_freq is known)",
 		.sort_desc = true,
-		.avail = SCHEDSTAT_AVAIL_FREQ,
+		.avail = SCHEDSTAT_AVAIL_FREQ | SCHEDSTAT_AVAIL_ACTIVITY,
 	}, {
 		CPU_AS(idle0_ns, COL_NS), .title = "IDLE0_MS", .width = 9,
 		.desc = "Time in idle state 0 during the interval (cpuidle sysfs stateK/time; power:cpu_idle for the event sources), ns",
@@ -157,6 +159,7 @@ static const struct column cpu_cols[] = {
 	}, {
 		CPU(pelt_estimated), .title = "EST", .width = 3,
 		.desc = "1 if util_avg, runnable_avg, load_avg and blocked_util come from schedtop's own PELT engine fed by sched events (--source=tracefs, trace files) rather than from the kernel",
+		.avail = SCHEDSTAT_AVAIL_ACTIVITY,
 	}, {
 		CPU(power_mw), .title = "POWER_MW", .width = 8,
 		.desc = "This CPU's part of its cluster's power_mw: its busy time times the power of the OPP at its clock plus its idle time times the idle power, over the interval, mW",

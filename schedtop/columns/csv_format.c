@@ -106,7 +106,7 @@ static void write_value(FILE *f, const struct column *c,
 
 		memcpy(&v, p, sizeof(v));
 		/* The library's convention for an optional signed value. */
-		if (c->avail && v < 0)
+		if (c->avail && !c->negative_valid && v < 0)
 			break;
 		fprintf(f, "%" PRId32, v);
 		break;
@@ -160,7 +160,7 @@ int csv_write_row(FILE *f, const struct column_table *t,
 
 		if (i)
 			putc(',', f);
-		if (c->avail && !(ctx->avail & c->avail))
+		if (!column_shown(c, ctx->avail))
 			continue;
 		write_value(f, c, ctx, row);
 	}
@@ -184,14 +184,10 @@ int columns_write_markdown(FILE *f, const struct column_table *t)
 	fprintf(f, "## %s table\n\n| column | description |\n|---|---|\n", t->name);
 	for (size_t i = 0; i < t->nr_cols; i++) {
 		const struct column *c = &t->cols[i];
-		const char *note = column_avail_note(c->avail);
 
 		fprintf(f, "| `%s` | ", c->name);
 		md_text(f, c->desc);
-		if (note) {
-			fputs("; ", f);
-			md_text(f, note);
-		}
+		column_avail_notes(f, c->avail, md_text);
 		fputs(" |\n", f);
 	}
 	return stream_status(f);
@@ -216,21 +212,23 @@ void man_text(FILE *f, const char *s, bool line_start)
 	}
 }
 
+/* A note inside a paragraph: no request to escape. */
+static void man_note(FILE *f, const char *s)
+{
+	man_text(f, s, false);
+}
+
 int columns_write_man(FILE *f, const struct column_table *t)
 {
 	stream_begin();
 	for (size_t i = 0; i < t->nr_cols; i++) {
 		const struct column *c = &t->cols[i];
-		const char *note = column_avail_note(c->avail);
 
 		fputs(".TP\n.B ", f);
 		man_text(f, c->name, false);
 		putc('\n', f);
 		man_text(f, c->desc, true);
-		if (note) {
-			fputs("; ", f);
-			man_text(f, note, false);
-		}
+		column_avail_notes(f, c->avail, man_note);
 		putc('\n', f);
 	}
 	return stream_status(f);

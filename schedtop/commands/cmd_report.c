@@ -74,6 +74,12 @@ struct report {
 	size_t nr_hotplug, cap_hotplug;
 	uint64_t ou_ns;
 	bool ou_avail;
+	/*
+	 * SCHEDSTAT_AVAIL_* of any sample: without TASK_TIME or ACTIVITY
+	 * (schedtop's own export read back) run time, moves and drops are
+	 * not known, shown "-".
+	 */
+	uint32_t avail;
 	uint64_t dropped;
 	uint64_t cross_events;
 	size_t samples, bad;
@@ -222,6 +228,7 @@ static int add_sample(struct report *r, const struct schedstat_snapshot *snap,
 	int err;
 
 	r->dropped = schedstat_snapshot_dropped(snap);
+	r->avail |= schedstat_snapshot_avail(snap);
 	err = add_events(r, evs, nr_evs);
 	if (err)
 		return err;
@@ -242,6 +249,16 @@ static int add_sample(struct report *r, const struct schedstat_snapshot *snap,
 }
 
 /* "12.3%", or "-" where no sample had the value (the kernel keeps none). */
+/* @v in @buf (16 bytes) with @decimals, or "-" when @r's samples lack @bit. */
+static const char *or_dash(char *buf, const struct report *r, uint32_t bit,
+			   int decimals, double v)
+{
+	if (!(r->avail & bit))
+		return "-";
+	snprintf(buf, 16, "%.*f", decimals, v);
+	return buf;
+}
+
 static const char *pct_or_dash(char *buf, size_t n, double v)
 {
 	if (!n)
@@ -327,21 +344,23 @@ static void print_clusters(struct report *r, bool trace)
 	for (int k = 0; k < r->nr_clusters; k++) {
 		struct cluster_sum *cs = &r->clusters[k];
 		char cpus[SCHEDSTAT_CPULIST_LEN] = "";
-		char mean[16], p95[16], busy[16];
+		char mean[16], p95[16], busy[16], up[16], down[16];
 		double sum = 0;
 
 		schedstat_topology_cluster_cpulist(r->topo, k, cpus, sizeof(cpus));
 		for (size_t i = 0; i < cs->n; i++)
 			sum += cs->util[i];
 		qsort(cs->util, cs->n, sizeof(*cs->util), cmp_double);
-		printf("  %-10s %-10s %8u %10s %10s %10s %7u %7u %7u\n",
+		printf("  %-10s %-10s %8u %10s %10s %10s %7s %7s %7u\n",
 		       schedstat_topology_cluster_name(r->topo, k), cpus,
 		       schedstat_topology_cluster_capacity(r->topo, k),
 		       pct_or_dash(mean, cs->n, cs->n ? sum / cs->n : 0),
 		       pct_or_dash(p95, cs->n, percentile(cs->util, cs->n, 95)),
 		       pct_or_dash(busy, cs->busy_n,
 				   cs->busy_n ? cs->busy_sum / cs->busy_n : 0),
-		       cs->up, cs->down, cs->misfit_max);
+		       or_dash(up, r, SCHEDSTAT_AVAIL_ACTIVITY, 0, cs->up),
+		       or_dash(down, r, SCHEDSTAT_AVAIL_ACTIVITY, 0, cs->down),
+		       cs->misfit_max);
 	}
 	if (r->ou_avail)
 		printf("  overutilized %.2f s (%.1f%% of the time)\n", r->ou_ns / 1e9,
@@ -358,16 +377,25 @@ static void print_clusters(struct report *r, bool trace)
 static void print_tasks(struct report *r, struct task_sum *list, size_t n,
 			unsigned long top)
 {
+	char run[16], up[16], down[16];
+
 	printf("\nBusiest tasks by util (mean util_avg over the samples it was seen in)\n");
 	printf("  %-8s %-8s %-16s %9s %8s %13s %9s %5s %5s\n", "PID", "TGID", "COMM",
 	       "UTIL_MEAN", "UTIL_MAX", "RUNNABLE_MEAN", "RUN_S", "UP", "DOWN");
 	qsort(list, n, sizeof(*list), cmp_util);
 	for (size_t i = 0; i < n && i < top; i++)
-		printf("  %-8d %-8d %-16s %9.0f %8u %13.0f %9.3f %5u %5u\n", list[i].pid,
+		printf("  %-8d %-8d %-16s %9.0f %8u %13.0f %9s %5s %5s\n", list[i].pid,
 		       list[i].tgid, list[i].comm, (double)list[i].util_sum / list[i].samples,
 		       list[i].util_max, (double)list[i].runnable_sum / list[i].samples,
-		       list[i].run_ns / 1e9, list[i].up, list[i].down);
+		       or_dash(run, r, SCHEDSTAT_AVAIL_TASK_TIME, 3, list[i].run_ns / 1e9),
+		       or_dash(up, r, SCHEDSTAT_AVAIL_ACTIVITY, 0, list[i].up),
+		       or_dash(down, r, SCHEDSTAT_AVAIL_ACTIVITY, 0, list[i].down));
 	printf("\nBusiest tasks by run time\n");
+	if (!(r->avail & SCHEDSTAT_AVAIL_TASK_TIME)) {
+		printf("  not known: the file carries no run time (schedtop's own "
+		       "Perfetto export made without --task-stats)\n");
+		return;
+	}
 	printf("  %-8s %-8s %-16s %9s %8s %9s\n", "PID", "TGID", "COMM", "RUN_S",
 	       "CPU_PCT", "UTIL_MEAN");
 	qsort(list, n, sizeof(*list), cmp_run);
@@ -481,8 +509,11 @@ static int report(const char *path, struct schedstat_recording *rec,
 	/* Damaged chunks are only found by decoding them: ask again. */
 	schedstat_recording_info(rec, &info);
 	print_header(path, rec, &info, r.span_ns);
-	printf("  dropped    %" PRIu64 " events or reads (a full ring buffer or BPF map, more than 32 task groups on a CPU) during the recording\n",
-	       r.dropped);
+	if (r.avail & SCHEDSTAT_AVAIL_ACTIVITY)
+		printf("  dropped    %" PRIu64 " events or reads (a full ring buffer or BPF map, more than 32 task groups on a CPU) during the recording\n",
+		       r.dropped);
+	else
+		printf("  dropped    - (not in the file: schedtop's own Perfetto export)\n");
 	print_clusters(&r, schedstat_recording_meta(rec, "trace_file"));
 	print_tasks(&r, list, n, top);
 	print_hotplug(&r, info.first_ts_ns);

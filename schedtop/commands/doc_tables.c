@@ -61,7 +61,7 @@ static void print_columns(uint32_t avail)
 		const char *next = "";
 
 		for (size_t i = 0; i < tab->nr_cols; i++) {
-			if (tab->cols[i].avail != avail)
+			if (!(tab->cols[i].avail & avail))
 				continue;
 			if (!*next)
 				printf("%s%s ", sep, tab->name);

@@ -183,8 +183,9 @@ void trace_late_note(const char *path, const struct schedstat_trace_info *ti)
 		fprintf(stderr, "schedtop: note: %s: schedtop's own export read back: "
 			"%" PRIu64 " counter values taken as the values (%" PRIu64 " row "
 			"values), a sample at each instant the export wrote one; columns "
-			"it does not carry (run time, switches, idle, blocked_load...) are "
-			"not its source's, and its slices (hotplug, activations, moves)%s "
+			"it does not carry (state, prio, switches, idle, blocked_load; run "
+			"time without --task-stats) are empty, and its slices (hotplug, "
+			"activations, moves)%s "
 			"are not read (docs/perfetto.md)%s\n", path, ti->atrace_counters,
 			ti->atrace_values, ti->export_unread ? ", PELT updates and the "
 			"overutilized flag" : "", ti->atrace_ignored ? "; some name no "

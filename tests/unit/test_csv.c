@@ -35,7 +35,7 @@
 	"overutilized"
 #define CLUSTER_EXTRA "nr_online,overutilized_ns,busy_pct,misfit_tasks,up_migrations,down_migrations,freq_khz,freq_avg_khz,power_mw,eas_power_mw,energy_uj,emulation"
 
-#define ALL_AVAIL 0xffffu
+#define ALL_AVAIL (0xffffu | SCHEDSTAT_AVAIL_TASK_TIME | SCHEDSTAT_AVAIL_ACTIVITY)
 
 #define DOC_BEGIN "<!-- BEGIN GENERATED: schedtop csv --list-columns -->\n"
 #define DOC_END "<!-- END GENERATED -->\n"
@@ -144,11 +144,6 @@ static void table_lookup(void **state)
 	assert_null(column_find(&cpu_table, "IRQ"));
 }
 
-static bool is_single_bit(uint32_t v)
-{
-	return v && !(v & (v - 1));
-}
-
 /* What the TUI, sorting and the docs rely on, for every column. */
 static void tables_are_well_formed(void **state)
 {
@@ -175,10 +170,10 @@ static void tables_are_well_formed(void **state)
 			assert_null(strchr(c->desc, '\n'));
 			for (size_t k = 0; k < j; k++)
 				assert_string_not_equal(c->name, t->cols[k].name);
-			if (c->avail) {
-				assert_true(is_single_bit(c->avail));
-				assert_non_null(column_avail_note(c->avail));
-			}
+			/* Every bit a column needs says why it can be empty. */
+			for (int b = 0; b < 32; b++)
+				if (c->avail & 1u << b)
+					assert_non_null(column_avail_note(1u << b));
 			if (c->type == COL_TS || c->type == COL_EMULATION)
 				continue;
 			assert_true(c->size > 0);
@@ -306,6 +301,18 @@ static void task_rows(void **state)
 		   &t,
 		   "123456789012,4242,4200,\"a,b\",5,,X,312,350,1023,,"
 		   "734000123,1500,17,3,-1,0,1,16,2,250000,0.00,0,0,0,0\r\n");
+
+	/*
+	 * schedtop's own export read back: only its counters (and with
+	 * --task-stats the run and wait time, CPU and misfit) are values.
+	 */
+	t = task_row;
+	assert_row(&task_table, SCHEDSTAT_AVAIL_UTIL_EST, &t,
+		   "123456789012,4242,4200,\"a,b\",,,,312,350,1023,330,"
+		   ",,,,,,0,,,,,,,,\r\n");
+	assert_row(&task_table, SCHEDSTAT_AVAIL_TASK_TIME, &t,
+		   "123456789012,4242,4200,\"a,b\",5,big,,312,350,1023,,"
+		   "734000123,1500,,,,,0,,,,0.00,,,0,\r\n");
 }
 
 /* Whole 64-bit values, and a comm filling its array without a NUL. */
@@ -368,14 +375,23 @@ static void cpu_rows(void **state)
 	/* Only the root cfs_rq and busy time: every other signal is empty. */
 	c.online = false;
 	c.cluster = 0;
-	assert_row(&cpu_table, SCHEDSTAT_AVAIL_CFS | SCHEDSTAT_AVAIL_BUSY, &c,
+	assert_row(&cpu_table, SCHEDSTAT_AVAIL_CFS | SCHEDSTAT_AVAIL_BUSY |
+		   SCHEDSTAT_AVAIL_ACTIVITY, &c,
 		   "123456789012,6,LITTLE,0,1024,501,640,2100,120,300,,,,3,"
 		   ",,,812345678,4000,,0,,,,,,,,,,0,,,,\r\n");
 
 	/* And without them: those go too, the kernel's counters stay. */
-	assert_row(&cpu_table, 0, &c,
+	assert_row(&cpu_table, SCHEDSTAT_AVAIL_ACTIVITY, &c,
 		   "123456789012,6,LITTLE,0,1024,,,,,,,,,3,"
 		   ",,,,4000,,0,,,,,,,,,,0,,,,\r\n");
+
+	/*
+	 * schedtop's own export read back: its counters, no switches, lost
+	 * events, blocked load or mean clock (a column needs all its bits).
+	 */
+	assert_row(&cpu_table, SCHEDSTAT_AVAIL_CFS | SCHEDSTAT_AVAIL_FREQ, &c,
+		   "123456789012,6,LITTLE,0,1024,501,640,2100,120,,,,,3,"
+		   ",,,,,,,,,,1800000,,,,,,,,,,\r\n");
 }
 
 static const struct schedstat_cluster cluster_row = {
@@ -437,7 +453,7 @@ static void cluster_rows(void **state)
 
 	/* An emulated run: the method on every row, whatever is available. */
 	assert_row_emulated(&cluster_table, 0, &c, "stealer",
-		   "123456789012,LITTLE,\"0-3,6\",0,,4,,0,,,1,3,2,,,,,,stealer\r\n");
+		   "123456789012,LITTLE,\"0-3,6\",0,,4,,0,,,1,,,,,,,,stealer\r\n");
 }
 
 /* A reader that went away must come back as -EPIPE, not as silence. */

@@ -59,7 +59,7 @@ static void pairs_kept_where_the_clocks_moved(void **state)
 	size_t size, nr;
 	uint8_t *file = record(fx, true, &size);
 
-	assert_int_equal(file[14] | file[15] << 8, 4);
+	assert_true((file[14] | file[15] << 8) >= 4);
 	assert_int_equal(open_bytes(file, size, &rec), 0);
 	assert_int_equal(schedstat_recording_clocks(rec, &pairs, &nr), 0);
 	assert_int_equal(nr, 2);
