@@ -260,6 +260,15 @@ static int scan_event(struct trace_source *s, const struct trace_ev *ev)
 		/* cpu_id and the buffer's CPU may differ: c may have moved. */
 		c = &s->cpu[ev->cpu];
 		break;
+	case TRACE_EV_LOST:
+		/* Said at open (the front end's note); the rows' dropped in the second pass. */
+		if (ev->cpu < 64)
+			s->ti.lost_cpus |= 1ULL << ev->cpu;
+		if (ev->lost.count)
+			s->ti.lost_events += ev->lost.count;
+		else
+			s->ti.lost_uncounted++;
+		break;
 	}
 	if (!c->switched && ev->pid >= 0)
 		c->last_pid = ev->pid;

@@ -22,7 +22,7 @@ import perfetto_truth
 import switch_truth
 
 sys.path.insert(0, os.path.join(SRC, "tests", "tools"))
-from perfetto_bytes import field, top_packets, varint  # noqa: E402
+from perfetto_bytes import field, fields, top_packets, varint  # noqa: E402
 
 FIXTURE = os.path.join(SRC, "tests", "fixtures", "perfetto",
                        "pixel6a-startup.perfetto-trace.xz")
@@ -162,6 +162,40 @@ def full_events_variant(ev, heads):
         if keep:
             packets.append(("packet", keep))
     return perfetto_truth.protoc("encode", text_of(packets).encode())
+
+
+def packet_fields(p):
+    """TracePacket @p's fields, each as its bytes on the wire, with
+    (number, wire type, value or (start, end))."""
+    for f, w, v, at in fields(p, 0, len(p)):
+        if w == 2:
+            yield f, w, v, field(f, p[v[0]:v[1]])
+        elif w == 0:
+            yield f, w, v, varint(f << 3) + varint(v)
+        else:
+            yield f, w, v, varint(f << 3 | w) + p[at:at + (8 if w == 1 else 4)]
+
+
+def bundle_cpu(b):
+    return next((v for f, w, v, _ in fields(b, 0, len(b)) if f == 1 and w == 0), 0)
+
+
+def with_lost_events(data, cpus, per_cpu):
+    """@data with lost_events (FtraceEventBundle field 3) set on the first
+    @per_cpu bundles of each CPU in @cpus."""
+    out, marked = bytearray(), collections.Counter()
+    for _, _, p in top_packets(data):
+        pkt = bytearray()
+        for f, w, v, raw in packet_fields(p):
+            if f == 1 and w == 2:
+                b = p[v[0]:v[1]]
+                cpu = bundle_cpu(b)
+                if cpu in cpus and marked[cpu] < per_cpu:
+                    marked[cpu] += 1
+                    raw = field(1, b + field(3, 1))
+            pkt += raw
+        out += field(1, bytes(pkt))
+    return bytes(out)
 
 
 # ---- the tests ----
@@ -392,6 +426,44 @@ def every_traces_window_head_and_tail():
         print("# %s: %d CPUs and %d tasks over %.3f s, off by at most %d ns; "
               "%d lost switches out" % (name, len(tr.busy), len(tr.run), window / 1e9,
                                         worst, tr.lost_switches))
+
+
+@test
+def lost_events_are_dropped_and_said():
+    """Bundles with lost_events set (Perfetto sets it where the kernel's
+    buffer overran): each counts one in its CPU's dropped, as many as
+    protoc finds set; one note names the CPUs; report's header agrees."""
+    with open(pixel(), "rb") as f:
+        data = f.read()
+    p = damaged("lost.perfetto-trace", with_lost_events(data, (2, 5), 3))
+    ev = perfetto_truth.decode(p)
+    get, num = perfetto_truth._get, perfetto_truth._int
+    want = collections.Counter()
+    for packet in get(ev["tree"], "packet"):
+        for b in get(packet, "ftrace_events"):
+            if get(b, "lost_events") == ["true"]:
+                want[num(b, "cpu", 0)] += 1
+    check(want == {2: 3, 5: 3}, "protoc finds lost_events set on %s" % dict(want))
+    rows, err = csv_rows(p, "cpu")
+    got = collections.Counter()
+    for r in rows:
+        got[int(r["cpu"])] += int(r["dropped"] or 0)
+    check(+got == want, "dropped per CPU %s, protoc's lost_events %s" % (
+        dict(+got), dict(want)))
+    notes = [l for l in err.splitlines() if "lost events" in l]
+    check(len(notes) == 1 and "the trace lost events on CPUs 2,5 (6 times said "
+          "without a count" in notes[0], "the lost note: %r" % err)
+    r = schedtop("report", "--topology", TOPO, p)
+    out = r.stdout.decode()
+    check(r.returncode == 0 and "complete   the file is whole, but 6 events were "
+          "lost" in out and "nothing lost" not in out and
+          re.search(r"^  dropped    6 events the trace lost", out, re.M),
+          "report: exit %d\n%s" % (r.returncode, out[:600]))
+    # The whole trace: no note, nothing dropped.
+    rows, err = csv_rows(pixel(), "cpu")
+    check("lost events" not in err and not any(int(r["dropped"] or 0) for r in rows),
+          "the trace as it is: %r" % err)
+    print("# dropped per CPU %s, as protoc's lost_events" % dict(+got))
 
 
 def damaged(name, data):
