@@ -749,6 +749,7 @@ static int system_info(struct pf_reader *r, struct proto_cursor *parent,
 	if (!msg_read(parent, &info.f[PF_SYSINFO_UTSNAME], &uts))
 		return damage_cursor(r, parent);
 	msg_str(&uts, PF_UTS_RELEASE, r->info->release, sizeof(r->info->release));
+	msg_str(&uts, PF_UTS_MACHINE, r->info->machine, sizeof(r->info->machine));
 	r->old_states = sscanf(r->info->release, "%u.%u", &major, &minor) == 2 &&
 			(major < 4 || (major == 4 && minor < 14));
 	return 0;

@@ -486,6 +486,8 @@ static void fill_info(struct trace_source *s)
 	struct schedstat_trace_info *ti = &s->ti;
 
 	snprintf(ti->format, sizeof(ti->format), "%s", s->info.format);
+	snprintf(ti->kernel, sizeof(ti->kernel), "%s", s->info.release);
+	snprintf(ti->machine, sizeof(ti->machine), "%s", s->info.machine);
 	ti->nr_cpus = s->nr_cpus;
 	for (int cpu = 0; cpu < s->nr_cpus && cpu < 64; cpu++) {
 		struct cpu_scan *c = &s->cpu[cpu];

@@ -298,8 +298,9 @@ static void print_header(const char *path, struct schedstat_recording *rec,
 	printf("schedtop report: %s\n", path);
 	if (source && schedstat_recording_meta(rec, "trace_file"))
 		/* A trace file holds no wall-clock time or host name. */
-		printf("  recorded   by %s, kernel %s\n", source,
-		       kernel ? kernel : "not named in the file");
+		printf("  recorded   by %s, kernel %s%s%s\n", source,
+		       kernel ? kernel : "not named in the file",
+		       machine ? ", " : "", machine ? machine : "");
 	else
 		printf("  recorded   %s on %s (%s), kernel %s\n", when,
 		       host ? host : "?", machine ? machine : "?",

@@ -293,6 +293,34 @@ def pixel_report_lists_clusters_and_busiest_tasks():
 
 
 @test
+def a_recording_made_from_the_trace_names_the_traces_machine():
+    """csv --trace --record: the recording says what the trace says of its
+    machine (system_info's utsname, as protoc decodes it), not this
+    machine's name, kernel or clock, and no date (a trace's clock is not
+    wall time)."""
+    ev, _ = truth(pixel())
+    get = perfetto_truth._get
+    uts = [u for packet in get(ev["tree"], "packet")
+           for si in get(packet, "system_info") for u in get(si, "utsname")]
+    check(len(uts) == 1, "%d utsnames in the trace" % len(uts))
+    release, machine = (json.loads(get(uts[0], k)[0]) for k in ("release", "machine"))
+    check(release.startswith("5.10.") and machine == "aarch64", "utsname %s %s" % (
+        release, machine))
+    rec = path("pixel.rec")
+    r = schedtop("csv", "--trace", pixel(), "--topology", TOPO, "-t", "cpu",
+                 "--record", rec, "-o", os.devnull)
+    check(r.returncode == 0, "csv --trace --record: %s" % r.stderr)
+    for what, cmd in (("the recording", rec), ("the trace", pixel())):
+        r = schedtop("report", cmd)
+        out = r.stdout.decode()
+        line = next((l for l in out.splitlines() if "recorded" in l), "")
+        check(r.returncode == 0 and line == "  recorded   by perfetto (compact sched), "
+              "kernel %s, %s" % (release, machine), "%s: %r" % (what, line))
+        check(os.uname().release not in out and os.uname().nodename not in out,
+              "%s names this machine:\n%s" % (what, out[:400]))
+
+
+@test
 def pixel_replay_shows_it_and_convert_exports_it():
     from tmux import Tmux, quit_cleanly, task_rows
     if not shutil.which("tmux"):
