@@ -494,6 +494,38 @@ def lost_events_are_dropped_and_said():
     print("# dropped per CPU %s, as protoc's lost_events" % dict(+got))
 
 
+@test
+def a_file_cut_in_its_first_packet_is_a_damaged_perfetto_trace():
+    """Cut inside its first packet, the file is still told a Perfetto
+    trace by what it has of that packet, and the cut is said at offset 0;
+    a first packet of one field longer than the 1 MB the probe reads is
+    read whole."""
+    with open(pixel(), "rb") as f:
+        data = f.read()
+    first = top_packets(data)[0]
+    size = first[1] + len(first[2])
+    n = 0
+    for cut in (3, 4, size // 2, size - 1):
+        check_damage(damaged("cut%d" % cut, data[:cut]), 0, "a packet of %d bytes, "
+                     "and only %d left in the file: cut short" % (len(first[2]),
+                                                                  cut - first[1]), False)
+        n += 1
+    # A bundle of CPU 0 with an unknown field of 1.1 MB (skipped) first.
+    pad = field(1, field(1, 0) + field(999, b"\0" * (1 << 20) + b"\0" * 100_000))
+    big = field(1, pad)
+    base = schedtop("csv", "--from", pixel(), "-t", "cpu", "--topology", TOPO).stdout
+    r = schedtop("csv", "--from", damaged("big", big + data), "-t", "cpu", "--topology",
+                 TOPO)
+    check(r.returncode == 0 and r.stdout == base, "a 1.1 MB first packet: exit %d, "
+          "%r" % (r.returncode, r.stderr[-300:]))
+    cut = 1_100_000
+    check_damage(damaged("bigcut", (big + data)[:cut]), 0, "a packet of %d bytes, and "
+                 "only %d left in the file: cut short" % (len(pad), cut - 1 - len(
+                     varint(len(pad)))), False)
+    print("# %d cuts of the first packet (%d bytes) and one of a 1.1 MB one: "
+          "damaged at offset 0" % (n, size))
+
+
 def damaged(name, data):
     p = path(name)
     with open(p, "wb") as f:
@@ -572,6 +604,8 @@ def damage_is_said_where_and_the_rest_read():
     check(r.returncode == 1 and b"more than a million sample intervals" in r.stderr,
           "a trace of 11 days at 100 ms: exit %d, %r" % (r.returncode, r.stderr))
     # Not a trace: one line, what schedtop reads.
+    r = schedtop("report", damaged("text", b"\n# tracer: nop\n#\n"))
+    check(r.returncode == 1 and b"damaged" not in r.stderr, "a short text: %r" % r.stderr)
     r = schedtop("report", damaged("junk", b"\x0a\x05hello world\n"))
     check(r.returncode == 1 and b"neither a schedtop recording nor a trace" in r.stderr,
           "junk: %r" % r.stderr)
