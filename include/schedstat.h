@@ -811,6 +811,11 @@ struct schedstat_session_opts {
  */
 struct schedstat_trace_info {
 	char format[48];		/* "trace-cmd", "perfetto (compact sched)" */
+	/*
+	 * The traced machine as the file names it (its uname's release and
+	 * machine), "" where it does not: never this machine's.
+	 */
+	char kernel[65], machine[65];
 	int nr_cpus;
 	uint64_t nr_events;		/* events read (one pass) */
 	/* The trace's window: its first and last event; nothing is past it. */

@@ -112,7 +112,7 @@ enum { PF_STATS_THREAD_TID = 1 };
 
 /* SystemInfo and its Utsname */
 enum { PF_SYSINFO_UTSNAME = 1 };
-enum { PF_UTS_RELEASE = 3 };
+enum { PF_UTS_RELEASE = 3, PF_UTS_MACHINE = 4 };
 
 /* CpuInfo and its Cpu */
 enum { PF_CPUINFO_CPUS = 1 };

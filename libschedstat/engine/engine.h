@@ -111,8 +111,9 @@ int engine_left_unseen(struct engine *e, uint64_t ts, int cpu);
  */
 int engine_set_running(struct engine *e, uint64_t ts, int cpu, int32_t pid,
 		       int32_t prio, const char *comm);
-/* sched_waking: counted as a wakeup. */
-int engine_waking(struct engine *e, uint64_t ts, int32_t pid);
+/* sched_waking: counted as a wakeup (of a task first seen there too). */
+int engine_waking(struct engine *e, uint64_t ts, int32_t pid, int32_t prio,
+		  const char *comm);
 /* sched_wakeup(_new): the task is enqueued on @cpu. */
 int engine_wakeup(struct engine *e, uint64_t ts, int32_t pid, int32_t prio,
 		  int cpu, const char *comm, bool new_task);

@@ -313,11 +313,22 @@ int engine_current(struct engine *e, uint64_t ts, int cpu, int32_t pid)
 			 t ? t->rec.prio : DEFAULT_PRIO, NULL);
 }
 
-int engine_waking(struct engine *e, uint64_t ts, int32_t pid)
+int engine_waking(struct engine *e, uint64_t ts, int32_t pid, int32_t prio,
+		  const char *comm)
 {
 	struct etask *t = engine_task_find(e, pid);
 
-	engine_check_time(e, ts);
+	ts = engine_check_time(e, ts);
+	/*
+	 * A task the trace names first here was woken here: the wakeup is
+	 * its own (the kernel's nr_wakeups counts it), so it is made now, not
+	 * at the sched_wakeup after. An exited one's pid is only a fork's.
+	 */
+	if (!t && pid > 0) {
+		t = engine_task_get(e, pid, prio, comm, ts);
+		if (!t)
+			return -ENOMEM;
+	}
 	if (t && !t->dead)
 		t->rec.wakeups++;
 	return 0;

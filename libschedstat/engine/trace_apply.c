@@ -61,7 +61,7 @@ int trace_apply(const struct trace_apply *a, const struct trace_ev *ev)
 				     ev->sw.prev_state, ev->sw.prev_comm, ev->sw.next_pid,
 				     ev->sw.next_prio, ev->sw.next_comm);
 	case TRACE_EV_WAKING:
-		err = engine_waking(e, ev->ts, ev->wake.pid);
+		err = engine_waking(e, ev->ts, ev->wake.pid, ev->wake.prio, ev->wake.comm);
 		if (!err && a->waking_enqueues)
 			err = engine_wakeup(e, ev->ts, ev->wake.pid, ev->wake.prio,
 					    ev->wake.target_cpu, ev->wake.comm, false);
@@ -76,7 +76,8 @@ int trace_apply(const struct trace_apply *a, const struct trace_ev *ev)
 		 * sched_waking is followed by one sched_wakeup of the task.
 		 */
 		if (!err && ev->kind == TRACE_EV_WAKEUP && !a->have_waking)
-			err = engine_waking(e, ev->ts, ev->wake.pid);
+			err = engine_waking(e, ev->ts, ev->wake.pid, ev->wake.prio,
+					    ev->wake.comm);
 		return err;
 	case TRACE_EV_MIGRATE:
 		return engine_migrate(e, ev->ts, ev->migrate.pid, ev->migrate.prio,

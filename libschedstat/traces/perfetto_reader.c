@@ -749,6 +749,7 @@ static int system_info(struct pf_reader *r, struct proto_cursor *parent,
 	if (!msg_read(parent, &info.f[PF_SYSINFO_UTSNAME], &uts))
 		return damage_cursor(r, parent);
 	msg_str(&uts, PF_UTS_RELEASE, r->info->release, sizeof(r->info->release));
+	msg_str(&uts, PF_UTS_MACHINE, r->info->machine, sizeof(r->info->machine));
 	r->old_states = sscanf(r->info->release, "%u.%u", &major, &minor) == 2 &&
 			(major < 4 || (major == 4 && minor < 14));
 	return 0;
@@ -1226,15 +1227,26 @@ static int pf_open(void **out, int fd, const char *path, struct trace_reader_inf
 	return pf_rewind(r);
 }
 
+/* A fault that only says the bytes seen end inside a field. */
+static bool cut_fault(enum proto_err err)
+{
+	return err == PROTO_ERR_VARINT_END || err == PROTO_ERR_LENGTH ||
+	       err == PROTO_ERR_FIXED_END;
+}
+
 /*
  * A Perfetto trace is a Trace message: packets (field 1, bytes) one after
- * another. Taken when its first packet is whole in the file and parses as
- * a message throughout, and what follows starts another packet.
+ * another. Taken when its first packet parses as a message throughout, and
+ * what follows starts another packet. Where fewer bytes than the packet's
+ * length are seen (the file cut inside it, or more than the 1 MB looked
+ * at), they must parse as a message up to where they stop, a field cut
+ * there included (a packet that is one field longer than that: its tag):
+ * the reader then says where the file is cut.
  */
 static bool pf_probe(int fd, const uint8_t *head, size_t len)
 {
 	const uint8_t *p = head, *end = head + len;
-	uint64_t plen, checked;
+	uint64_t plen, avail, checked;
 	struct proto_cursor c;
 	struct proto_field f;
 	struct stat st;
@@ -1246,10 +1258,13 @@ static bool pf_probe(int fd, const uint8_t *head, size_t len)
 		return false;
 	p++;
 	if (proto_varint(&p, end, &plen) || !plen ||
-	    plen > (uint64_t)st.st_size - (p - head))
+	    (uint64_t)st.st_size <= (uint64_t)(p - head))
 		return false;
+	avail = (uint64_t)st.st_size - (p - head);
 	/* The first packet, read whole if it is not in the head (1 MB at most). */
-	checked = plen < (1u << 20) ? plen : (1u << 20);
+	checked = plen < avail ? plen : avail;
+	if (checked > 1u << 20)
+		checked = 1u << 20;
 	buf = malloc(checked + 1);
 	if (!buf)
 		return false;
@@ -1257,9 +1272,26 @@ static bool pf_probe(int fd, const uint8_t *head, size_t len)
 	proto_cursor_init(&c, buf, checked);
 	while (ok && proto_next(&c, &f))
 		n++;
-	ok = ok && n && (!c.err || checked < plen);
+	if (ok && c.err && checked < plen) {
+		/*
+		 * Only the end of what was seen may cut a field, and not its
+		 * tag; a length must still fit the packet.
+		 */
+		const uint8_t *q = c.err_at;
+		uint64_t tag, flen;
+
+		ok = cut_fault(c.err) && !proto_varint(&q, buf + checked, &tag) &&
+		     tag >> 3 && (tag & 7) != 3 && (tag & 7) != 4 && (tag & 7) < 6;
+		if (ok && c.err == PROTO_ERR_LENGTH)
+			ok = !proto_varint(&q, buf + checked, &flen) &&
+			     flen <= plen - (uint64_t)(q - buf);
+		n++;
+	} else {
+		ok = ok && !c.err;
+	}
+	ok = ok && n;
 	/* The next packet starts right after it. */
-	if (ok && checked == plen && (uint64_t)st.st_size > (p - head) + plen)
+	if (ok && checked == plen && avail > plen)
 		ok = buf[checked] == head[0];
 	free(buf);
 	return ok;

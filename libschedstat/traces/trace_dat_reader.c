@@ -190,6 +190,11 @@ static void kernel_of(struct dat_reader *d, struct trace_reader_info *info)
 	const char *uname = tracecmd_get_uname(d->handle);
 	unsigned int major, minor;
 
+	const char *machine = uname ? strrchr(uname, ' ') : NULL;
+
+	/* The version between has spaces: the machine is the last word. */
+	if (machine && machine[1])
+		snprintf(info->machine, sizeof(info->machine), "%s", machine + 1);
 	if (uname && sscanf(uname, "%*s %*s %64s", info->release) == 1 &&
 	    sscanf(info->release, "%u.%u", &major, &minor) == 2)
 		return;

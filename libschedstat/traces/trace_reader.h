@@ -43,6 +43,8 @@ struct trace_reader_info {
 	int nr_cpus;
 	/* The kernel release the file names ("5.10.107-android13-4"), "" if none. */
 	char release[65];
+	/* Its machine (uname -m: "aarch64"), "" if the file does not say. */
+	char machine[65];
 	/* Without a release: an EAS 4.x event whose format the file stores. */
 	char pelt_evidence[32];
 	/* The reader's events are merged in time order across CPUs already. */

@@ -260,6 +260,15 @@ static int scan_event(struct trace_source *s, const struct trace_ev *ev)
 		/* cpu_id and the buffer's CPU may differ: c may have moved. */
 		c = &s->cpu[ev->cpu];
 		break;
+	case TRACE_EV_LOST:
+		/* Said at open (the front end's note); the rows' dropped in the second pass. */
+		if (ev->cpu < 64)
+			s->ti.lost_cpus |= 1ULL << ev->cpu;
+		if (ev->lost.count)
+			s->ti.lost_events += ev->lost.count;
+		else
+			s->ti.lost_uncounted++;
+		break;
 	}
 	if (!c->switched && ev->pid >= 0)
 		c->last_pid = ev->pid;
@@ -477,6 +486,8 @@ static void fill_info(struct trace_source *s)
 	struct schedstat_trace_info *ti = &s->ti;
 
 	snprintf(ti->format, sizeof(ti->format), "%s", s->info.format);
+	snprintf(ti->kernel, sizeof(ti->kernel), "%s", s->info.release);
+	snprintf(ti->machine, sizeof(ti->machine), "%s", s->info.machine);
 	ti->nr_cpus = s->nr_cpus;
 	for (int cpu = 0; cpu < s->nr_cpus && cpu < 64; cpu++) {
 		struct cpu_scan *c = &s->cpu[cpu];

@@ -109,7 +109,7 @@ static const struct column cpu_cols[] = {
 		.avail = SCHEDSTAT_AVAIL_PREEMPT,
 	}, {
 		CPU(dropped), .title = "DROPPED", .width = 7,
-		.desc = "Events and reads lost on this CPU during the interval: ring buffer reserves that failed, wakeups the task storage or group updates the full group map could not keep, and samples whose read of the CPU's task groups stopped at 32 (its blocked_util and blocked_load then miss the others')",
+		.desc = "Events and reads lost on this CPU during the interval: ring buffer reserves that failed, wakeups the task storage or group updates the full group map could not keep, and samples whose read of the CPU's task groups stopped at 32 (its blocked_util and blocked_load then miss the others'); from a trace file, the events its buffer lost (a Perfetto bundle's lost_events counts one)",
 		.sort_desc = true,
 		.avail = SCHEDSTAT_AVAIL_ACTIVITY,
 	}, {

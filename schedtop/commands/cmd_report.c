@@ -292,7 +292,8 @@ static int cmp_run(const void *a, const void *b)
 }
 
 static void print_header(const char *path, struct schedstat_recording *rec,
-			 const struct schedstat_recording_info *info, uint64_t span_ns)
+			 const struct schedstat_recording_info *info, uint64_t span_ns,
+			 uint64_t dropped)
 {
 	const char *real = schedstat_recording_meta(rec, "start_realtime_ns");
 	const char *mono = schedstat_recording_meta(rec, "start_monotonic_ns");
@@ -314,8 +315,9 @@ static void print_header(const char *path, struct schedstat_recording *rec,
 	printf("schedtop report: %s\n", path);
 	if (source && schedstat_recording_meta(rec, "trace_file"))
 		/* A trace file holds no wall-clock time or host name. */
-		printf("  recorded   by %s, kernel %s\n", source,
-		       kernel ? kernel : "not named in the file");
+		printf("  recorded   by %s, kernel %s%s%s\n", source,
+		       kernel ? kernel : "not named in the file",
+		       machine ? ", " : "", machine ? machine : "");
 	else
 		printf("  recorded   %s on %s (%s), kernel %s\n", when,
 		       host ? host : "?", machine ? machine : "?",
@@ -330,7 +332,11 @@ static void print_header(const char *path, struct schedstat_recording *rec,
 		printf("  emulated   %s (docs/emulation.md)\n",
 		       schedstat_recording_meta(rec, "emulation"));
 	if (recording_lost_text(info, lost, sizeof(lost)) || info->bad_samples)
-		printf("  LOST       %s\n", lost);
+		printf("  LOST       %s%s\n", lost, dropped ? "; and events dropped (below)" : "");
+	else if (dropped)
+		/* The file is whole; what it was made from was not. */
+		printf("  complete   the file is whole, but %" PRIu64 " events were lost "
+		       "before it (dropped, below)\n", dropped);
 	else
 		printf("  complete   nothing lost\n");
 }
@@ -508,12 +514,15 @@ static int report(const char *path, struct schedstat_recording *rec,
 		list[n++] = r.tasks[i];
 	/* Damaged chunks are only found by decoding them: ask again. */
 	schedstat_recording_info(rec, &info);
-	print_header(path, rec, &info, r.span_ns);
-	if (r.avail & SCHEDSTAT_AVAIL_ACTIVITY)
-		printf("  dropped    %" PRIu64 " events or reads (a full ring buffer or BPF map, more than 32 task groups on a CPU) during the recording\n",
-		       r.dropped);
-	else
+	print_header(path, rec, &info, r.span_ns, r.dropped);
+	if (!(r.avail & SCHEDSTAT_AVAIL_ACTIVITY))
 		printf("  dropped    - (not in the file: schedtop's own Perfetto export)\n");
+	else if (schedstat_recording_meta(rec, "trace_file"))
+		printf("  dropped    %" PRIu64 " events the trace lost (its buffers' lost-event "
+		       "marks; a Perfetto bundle's lost_events counts one)\n", r.dropped);
+	else
+		printf("  dropped    %" PRIu64 " events or reads (a full ring buffer or BPF map, "
+		       "more than 32 task groups on a CPU) during the recording\n", r.dropped);
 	print_clusters(&r, schedstat_recording_meta(rec, "trace_file"));
 	print_tasks(&r, list, n, top);
 	print_hotplug(&r, info.first_ts_ns);

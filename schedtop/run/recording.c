@@ -49,6 +49,30 @@ static int fail_open(struct recording_out *o, int err)
 	return err;
 }
 
+size_t trace_meta(const char **meta, const char *path,
+		  const struct schedstat_trace_info *ti)
+{
+	size_t n = 0;
+
+	meta[n++] = "schedtop";
+	meta[n++] = SCHEDTOP_VERSION;
+	meta[n++] = "source";
+	meta[n++] = ti->format;
+	meta[n++] = "trace_file";
+	meta[n++] = path;
+	/* A trace holds no host name, and its clock is not wall time. */
+	if (ti->kernel[0]) {
+		meta[n++] = "kernel";
+		meta[n++] = ti->kernel;
+	}
+	if (ti->machine[0]) {
+		meta[n++] = "machine";
+		meta[n++] = ti->machine;
+	}
+	meta[n] = NULL;
+	return n;
+}
+
 int recording_out_open(struct recording_out *o, const char *path,
 		       const struct schedstat_topology *topo,
 		       unsigned long interval_ms, int argc, char **argv)
@@ -91,7 +115,15 @@ int recording_out_open(struct recording_out *o, const char *path,
 		char em_text[16][512], keys[16][SCHEDSTAT_NAME_LEN + 16];
 		size_t n = 0;
 
-		for (size_t i = 0; i < ARRAY_SIZE(base) && base[i]; i += 2) {
+		if (o->trace) {
+			/* Its machine, not this one; its time, not now. */
+			n = trace_meta(meta, o->trace_file, o->trace);
+			meta[n++] = "interval_ms";
+			meta[n++] = interval;
+			meta[n++] = "command";
+			meta[n++] = cmdline;
+		}
+		for (size_t i = 0; !o->trace && i < ARRAY_SIZE(base) && base[i]; i += 2) {
 			meta[n++] = base[i];
 			meta[n++] = base[i + 1];
 		}
@@ -121,7 +153,8 @@ int recording_out_open(struct recording_out *o, const char *path,
 		}
 		err = schedstat_recorder_open(&o->rec, o->fd, topo, meta);
 	}
-	if (!err) {
+	/* This machine's clocks say nothing of a trace's time. */
+	if (!err && !o->trace) {
 		struct schedstat_clock_pair pair;
 
 		clock_pair(&pair);
@@ -192,7 +225,7 @@ int recording_out_sample(struct recording_out *o,
 	/* Kept only if the machine slept since: the clocks' distance moved. */
 	clock_pair(&pair);
 	/* An event that could not be kept fails the sample it belongs to. */
-	err = o->err ? o->err : schedstat_recorder_add_clock(o->rec, &pair);
+	err = o->err ? o->err : o->trace ? 0 : schedstat_recorder_add_clock(o->rec, &pair);
 	if (!err)
 		err = schedstat_recorder_add_sample(o->rec, snap);
 
@@ -316,13 +349,9 @@ static int record_trace(const char *path, unsigned long interval_ms,
 	struct recording_out o = { .fd = -1, .path = path };
 	struct schedstat_session *s = NULL;
 	char interval[24];
-	struct schedstat_pelt_info info;
-	/* The kernel the trace names, where it names one, last. */
-	const char *meta[] = {
-		"schedtop", SCHEDTOP_VERSION, "source", ti.format,
-		"trace_file", path, "interval_ms", interval, NULL, NULL, NULL,
-	};
+	const char *meta[16];
 	int fd, err, close_err;
+	size_t n;
 
 	fd = memfd_create("schedtop-trace", MFD_CLOEXEC);
 	if (fd < 0) {
@@ -336,10 +365,10 @@ static int record_trace(const char *path, unsigned long interval_ms,
 	if (!err) {
 		trace_notes(path, s, &ti);
 		o.topo = schedstat_session_topology(s);
-		if (!schedstat_session_pelt_info(s, &info) && info.release[0]) {
-			meta[8] = "kernel";
-			meta[9] = info.release;
-		}
+		n = trace_meta(meta, path, &ti);
+		meta[n++] = "interval_ms";
+		meta[n++] = interval;
+		meta[n] = NULL;
 		err = schedstat_recorder_open(&o.rec, fd, o.topo, meta);
 	}
 	if (trace_damage_text(path, &ti, input_damage, sizeof(input_damage)))

@@ -29,6 +29,13 @@ struct recording_out {
 	const struct schedstat_energy_model *em;
 	/* More "key", "value" pairs for the metadata (NULL-ended), or NULL. */
 	const char *const *extra_meta;
+	/*
+	 * A session reading a trace file: the metadata names the trace and
+	 * its machine as the file does (trace_meta()), not this machine, its
+	 * clocks or the time of reading.
+	 */
+	const char *trace_file;
+	const struct schedstat_trace_info *trace;
 };
 
 /*
@@ -39,6 +46,13 @@ struct recording_out {
 int recording_out_open(struct recording_out *o, const char *path,
 		       const struct schedstat_topology *topo,
 		       unsigned long interval_ms, int argc, char **argv);
+/*
+ * A trace file's own metadata, as (key, value) pairs into @meta (room for
+ * 10 and the NULL): schedtop, the source format, the file, the kernel and
+ * machine it names. The count of entries written.
+ */
+size_t trace_meta(const char **meta, const char *path,
+		  const struct schedstat_trace_info *ti);
 /* The session's on_event: keeps the events worth a record (ctx: the out). */
 void recording_out_event(const struct schedstat_event *ev, void *ctx);
 /* A --pelt-trace update, kept as the next PELT chunk's (ctx: the out). */

@@ -116,6 +116,10 @@ int run_open(struct run *r, const struct run_opts *o)
 	}
 	if (o->record) {
 		r->rec.extra_meta = o->extra_meta;
+		if (r->sopts.trace_file && r->sopts.trace_info) {
+			r->rec.trace_file = r->sopts.trace_file;
+			r->rec.trace = r->sopts.trace_info;
+		}
 		if (recording_out_open(&r->rec, o->record,
 				       schedstat_session_topology(r->session),
 				       o->interval_ms, o->argc, o->argv))

@@ -150,15 +150,21 @@ static void freq_note(const char *path, const struct schedstat_trace_info *ti)
 
 static void lost_note(const char *path, const struct schedstat_trace_info *ti)
 {
-	char cpus[128];
+	char cpus[128], counted[48] = "", said[96] = "";
 
 	if (!ti->lost_cpus)
 		return;
 	trace_cpu_mask_text(ti->lost_cpus, cpus, sizeof(cpus));
-	fprintf(stderr, "schedtop: note: %s: %s %s lost events in the trace (%" PRIu64
-		" counted, %" PRIu64 " times said without a count, each taken as one): "
+	if (ti->lost_events)
+		snprintf(counted, sizeof(counted), "%" PRIu64 " counted", ti->lost_events);
+	/* Perfetto's lost_events says some were lost, not how many. */
+	if (ti->lost_uncounted)
+		snprintf(said, sizeof(said), "%s%" PRIu64 " time%s said without a "
+			 "count, each taken as one", counted[0] ? ", " : "",
+			 ti->lost_uncounted, ti->lost_uncounted == 1 ? "" : "s");
+	fprintf(stderr, "schedtop: note: %s: the trace lost events on %s %s (%s%s): "
 		"the CPU rows' dropped column has them\n", path,
-		cpus_word(ti->lost_cpus), cpus, ti->lost_events, ti->lost_uncounted);
+		cpus_word(ti->lost_cpus), cpus, counted, said);
 }
 
 void trace_notes(const char *path, struct schedstat_session *s,

@@ -35,6 +35,7 @@ message Trace { repeated Packet packet = 1; }
 message Packet {
   optional Bundle ftrace_events = 1;
   optional ProcessTree process_tree = 2;
+  optional ProcessStats process_stats = 9;
   optional uint32 trusted_packet_sequence_id = 10;
   optional SystemInfo system_info = 45;
   optional bytes compressed_packets = 50;
@@ -46,6 +47,10 @@ message ProcessTree {
 }
 message Process { optional int32 pid = 1; optional int32 ppid = 2; repeated string cmdline = 3; }
 message Thread { optional int32 tid = 1; optional string name = 2; optional int32 tgid = 3; }
+// ps/process_stats.proto: ProcessStats, its Process (threads = 11) and Thread
+message ProcessStats { repeated StatsProcess processes = 1; }
+message StatsProcess { optional int32 pid = 1; repeated StatsThread threads = 11; }
+message StatsThread { optional int32 tid = 1; }
 // common/system_info.proto
 message SystemInfo { optional Utsname utsname = 1; }
 message Utsname {
@@ -81,7 +86,18 @@ message Event {
   optional Switch sched_switch = 4;
   optional Power cpu_frequency = 11;
   optional Power cpu_idle = 13;
+  optional Wake sched_wakeup = 17;
   optional Wake sched_waking = 20;
+  optional Wake sched_wakeup_new = 114;
+  optional Migrate sched_migrate_task = 491;
+}
+// ftrace/sched.proto: SchedMigrateTaskFtraceEvent
+message Migrate {
+  optional string comm = 1;
+  optional int32 pid = 2;
+  optional int32 prio = 3;
+  optional int32 orig_cpu = 4;
+  optional int32 dest_cpu = 5;
 }
 // ftrace/sched.proto: SchedWakingFtraceEvent
 message Wake {

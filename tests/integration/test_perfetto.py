@@ -22,7 +22,7 @@ import perfetto_truth
 import switch_truth
 
 sys.path.insert(0, os.path.join(SRC, "tests", "tools"))
-from perfetto_bytes import field, top_packets, varint  # noqa: E402
+from perfetto_bytes import field, fields, top_packets, varint  # noqa: E402
 
 FIXTURE = os.path.join(SRC, "tests", "fixtures", "perfetto",
                        "pixel6a-startup.perfetto-trace.xz")
@@ -164,6 +164,112 @@ def full_events_variant(ev, heads):
     return perfetto_truth.protoc("encode", text_of(packets).encode())
 
 
+def packet_fields(p):
+    """TracePacket @p's fields, each as its bytes on the wire, with
+    (number, wire type, value or (start, end))."""
+    for f, w, v, at in fields(p, 0, len(p)):
+        if w == 2:
+            yield f, w, v, field(f, p[v[0]:v[1]])
+        elif w == 0:
+            yield f, w, v, varint(f << 3) + varint(v)
+        else:
+            yield f, w, v, varint(f << 3 | w) + p[at:at + (8 if w == 1 else 4)]
+
+
+def bundle_cpu(b):
+    return next((v for f, w, v, _ in fields(b, 0, len(b)) if f == 1 and w == 0), 0)
+
+
+def with_lost_events(data, cpus, per_cpu):
+    """@data with lost_events (FtraceEventBundle field 3) set on the first
+    @per_cpu bundles of each CPU in @cpus."""
+    out, marked = bytearray(), collections.Counter()
+    for _, _, p in top_packets(data):
+        pkt = bytearray()
+        for f, w, v, raw in packet_fields(p):
+            if f == 1 and w == 2:
+                b = p[v[0]:v[1]]
+                cpu = bundle_cpu(b)
+                if cpu in cpus and marked[cpu] < per_cpu:
+                    marked[cpu] += 1
+                    raw = field(1, b + field(3, 1))
+            pkt += raw
+        out += field(1, bytes(pkt))
+    return bytes(out)
+
+
+def full_variant():
+    """full_events_variant() of the Pixel trace, in a file (made once)."""
+    if "full" not in _cache:
+        ev, tr = truth(pixel())
+        with open(path("full.perfetto-trace"), "wb") as f:
+            f.write(full_events_variant(ev, {c: (p, "120") for c, p in tr.head.items()}))
+        _cache["full"] = path("full.perfetto-trace")
+    return _cache["full"]
+
+
+def map_events(data, fn):
+    """@data with each bundle's FtraceEvents replaced by fn(cpu, event
+    bytes), a list of events; everything else as it is."""
+    out = bytearray()
+    for _, _, p in top_packets(data):
+        pkt = bytearray()
+        for f, w, v, raw in packet_fields(p):
+            if f == 1 and w == 2:
+                b = p[v[0]:v[1]]
+                cpu, nb = bundle_cpu(b), bytearray()
+                for g, gw, gv, graw in packet_fields(b):
+                    if g == 2 and gw == 2:
+                        nb += b"".join(field(2, e) for e in fn(cpu, b[gv[0]:gv[1]]))
+                    else:
+                        nb += graw
+                raw = field(1, bytes(nb))
+            pkt += raw
+        out += field(1, bytes(pkt))
+    return bytes(out)
+
+
+def event_parts(e):
+    """An FtraceEvent's timestamp, common pid (None if absent) and its
+    event (field number, bytes)."""
+    ts, pid, body = None, None, (None, b"")
+    for f, w, v, _ in fields(e, 0, len(e)):
+        if f == 1 and w == 0:
+            ts = v
+        elif f == 2 and w == 0:
+            pid = v
+        elif w == 2:
+            body = (f, e[v[0]:v[1]])
+    return ts, pid, body
+
+
+def event_bytes(ts, pid, num, body):
+    return field(1, ts) + (field(2, pid) if pid is not None else b"") + field(num, body)
+
+
+def events_of(ev, name):
+    """(timestamp, bundle CPU, fields) of each full event @name as protoc
+    decoded the trace (perfetto_truth's schema names it)."""
+    get, num = perfetto_truth._get, perfetto_truth._int
+    for packet in get(ev["tree"], "packet"):
+        for b in get(packet, "ftrace_events"):
+            for e in get(b, "event"):
+                for x in get(e, name):
+                    yield num(e, "timestamp"), num(b, "cpu", 0), x
+
+
+def task_sums(trace, column):
+    rows, _ = csv_rows(trace, "task")
+    got = collections.Counter()
+    for r in rows:
+        got[int(r["pid"])] += int(r[column] or 0)
+    return got
+
+
+def differ(got, want):
+    return {p: (got[p], want[p]) for p in set(got) | set(want) if got[p] != want[p]}
+
+
 # ---- the tests ----
 
 def check_tables(trace, what, tr=None):
@@ -259,6 +365,34 @@ def pixel_report_lists_clusters_and_busiest_tasks():
 
 
 @test
+def a_recording_made_from_the_trace_names_the_traces_machine():
+    """csv --trace --record: the recording says what the trace says of its
+    machine (system_info's utsname, as protoc decodes it), not this
+    machine's name, kernel or clock, and no date (a trace's clock is not
+    wall time)."""
+    ev, _ = truth(pixel())
+    get = perfetto_truth._get
+    uts = [u for packet in get(ev["tree"], "packet")
+           for si in get(packet, "system_info") for u in get(si, "utsname")]
+    check(len(uts) == 1, "%d utsnames in the trace" % len(uts))
+    release, machine = (json.loads(get(uts[0], k)[0]) for k in ("release", "machine"))
+    check(release.startswith("5.10.") and machine == "aarch64", "utsname %s %s" % (
+        release, machine))
+    rec = path("pixel.rec")
+    r = schedtop("csv", "--trace", pixel(), "--topology", TOPO, "-t", "cpu",
+                 "--record", rec, "-o", os.devnull)
+    check(r.returncode == 0, "csv --trace --record: %s" % r.stderr)
+    for what, cmd in (("the recording", rec), ("the trace", pixel())):
+        r = schedtop("report", cmd)
+        out = r.stdout.decode()
+        line = next((l for l in out.splitlines() if "recorded" in l), "")
+        check(r.returncode == 0 and line == "  recorded   by perfetto (compact sched), "
+              "kernel %s, %s" % (release, machine), "%s: %r" % (what, line))
+        check(os.uname().release not in out and os.uname().nodename not in out,
+              "%s names this machine:\n%s" % (what, out[:400]))
+
+
+@test
 def pixel_replay_shows_it_and_convert_exports_it():
     from tmux import Tmux, quit_cleanly, task_rows
     if not shutil.which("tmux"):
@@ -295,9 +429,7 @@ def full_events_and_compressed_packets_read_alike():
     ev, tr = truth(pixel())
     with open(pixel(), "rb") as f:
         data = f.read()
-    full = path("full.perfetto-trace")
-    with open(full, "wb") as f:
-        f.write(full_events_variant(ev, {c: (p, "120") for c, p in tr.head.items()}))
+    full = full_variant()
     fev, ftr = truth(full)
     check(ftr.busy == tr.busy and ftr.run == tr.run and not any(
         p is None for _, _, p, _ in fev["switch"]), "the full variant's own sums differ")
@@ -394,6 +526,267 @@ def every_traces_window_head_and_tail():
                                         worst, tr.lost_switches))
 
 
+@test
+def lost_events_are_dropped_and_said():
+    """Bundles with lost_events set (Perfetto sets it where the kernel's
+    buffer overran): each counts one in its CPU's dropped, as many as
+    protoc finds set; one note names the CPUs; report's header agrees."""
+    with open(pixel(), "rb") as f:
+        data = f.read()
+    p = damaged("lost.perfetto-trace", with_lost_events(data, (2, 5), 3))
+    ev = perfetto_truth.decode(p)
+    get, num = perfetto_truth._get, perfetto_truth._int
+    want = collections.Counter()
+    for packet in get(ev["tree"], "packet"):
+        for b in get(packet, "ftrace_events"):
+            if get(b, "lost_events") == ["true"]:
+                want[num(b, "cpu", 0)] += 1
+    check(want == {2: 3, 5: 3}, "protoc finds lost_events set on %s" % dict(want))
+    rows, err = csv_rows(p, "cpu")
+    got = collections.Counter()
+    for r in rows:
+        got[int(r["cpu"])] += int(r["dropped"] or 0)
+    check(+got == want, "dropped per CPU %s, protoc's lost_events %s" % (
+        dict(+got), dict(want)))
+    notes = [l for l in err.splitlines() if "lost events" in l]
+    check(len(notes) == 1 and "the trace lost events on CPUs 2,5 (6 times said "
+          "without a count" in notes[0], "the lost note: %r" % err)
+    r = schedtop("report", "--topology", TOPO, p)
+    out = r.stdout.decode()
+    check(r.returncode == 0 and "complete   the file is whole, but 6 events were "
+          "lost" in out and "nothing lost" not in out and
+          re.search(r"^  dropped    6 events the trace lost", out, re.M),
+          "report: exit %d\n%s" % (r.returncode, out[:600]))
+    # The whole trace: no note, nothing dropped.
+    rows, err = csv_rows(pixel(), "cpu")
+    check("lost events" not in err and not any(int(r["dropped"] or 0) for r in rows),
+          "the trace as it is: %r" % err)
+    print("# dropped per CPU %s, as protoc's lost_events" % dict(+got))
+
+
+@test
+def a_file_cut_in_its_first_packet_is_a_damaged_perfetto_trace():
+    """Cut inside its first packet, the file is still told a Perfetto
+    trace by what it has of that packet, and the cut is said at offset 0;
+    a first packet of one field longer than the 1 MB the probe reads is
+    read whole."""
+    with open(pixel(), "rb") as f:
+        data = f.read()
+    first = top_packets(data)[0]
+    size = first[1] + len(first[2])
+    n = 0
+    for cut in (3, 4, size // 2, size - 1):
+        check_damage(damaged("cut%d" % cut, data[:cut]), 0, "a packet of %d bytes, "
+                     "and only %d left in the file: cut short" % (len(first[2]),
+                                                                  cut - first[1]), False)
+        n += 1
+    # A bundle of CPU 0 with an unknown field of 1.1 MB (skipped) first.
+    pad = field(1, field(1, 0) + field(999, b"\0" * (1 << 20) + b"\0" * 100_000))
+    big = field(1, pad)
+    base = schedtop("csv", "--from", pixel(), "-t", "cpu", "--topology", TOPO).stdout
+    r = schedtop("csv", "--from", damaged("big", big + data), "-t", "cpu", "--topology",
+                 TOPO)
+    check(r.returncode == 0 and r.stdout == base, "a 1.1 MB first packet: exit %d, "
+          "%r" % (r.returncode, r.stderr[-300:]))
+    cut = 1_100_000
+    check_damage(damaged("bigcut", (big + data)[:cut]), 0, "a packet of %d bytes, and "
+                 "only %d left in the file: cut short" % (len(pad), cut - 1 - len(
+                     varint(len(pad)))), False)
+    print("# %d cuts of the first packet (%d bytes) and one of a 1.1 MB one: "
+          "damaged at offset 0" % (n, size))
+
+
+@test
+def sched_wakeup_and_wakeup_new_as_full_events():
+    """Wakeups as the trace has them: full sched_waking events, the same
+    as sched_wakeup (field 17: trace-cmd's and older Perfetto configs'
+    event, counted where it lands), and the first waking of every task the
+    trace names first there as sched_wakeup_new (114: a fork, not counted
+    as a wakeup, as the kernel's nr_wakeups does not). The task table's
+    wakeups per pid equal the events protoc decodes, run and busy times
+    the switches'. A wakeup at the trace's first instant belongs to the
+    state the first interval starts from (a sample holds the events up to
+    its instant), so none is counted: 1 of the trace's 6,857."""
+    get, num = perfetto_truth._get, perfetto_truth._int
+    full = full_variant()
+    with open(full, "rb") as f:
+        data = f.read()
+    ev, tr = truth(full)
+    first = {}
+    for ts, _, prev, nxt in ev["switch"]:
+        for pid in (prev, nxt):
+            first[pid] = min(first.get(pid, (ts, 0)), (ts, 0))
+    for ts, _, w in events_of(ev, "sched_waking"):
+        pid = num(w, "pid")
+        first[pid] = min(first.get(pid, (ts, 1)), (ts, 1))
+    for ts, _, pid in ev["event"]:
+        if pid is not None:
+            first[pid] = min(first.get(pid, (ts, 0)), (ts, 0))
+    fork = {(ts, pid) for pid, (ts, kind) in first.items() if kind == 1}
+
+    def as_wakeup(cpu, e):
+        ts, pid, (f, body) = event_parts(e)
+        return [event_bytes(ts, pid, 17, body) if f == 20 else e]
+
+    def as_fork(cpu, e):
+        ts, pid, (f, body) = event_parts(e)
+        if f == 20:
+            woken = next(v for g, w, v, _ in fields(body, 0, len(body)) if g == 2)
+            if (ts, woken) in fork:
+                return [event_bytes(ts, pid, 114, body)]
+        return [e]
+
+    n = 0
+    for name, fn, counted in (("sched_waking", None, "sched_waking"),
+                              ("sched_wakeup", as_wakeup, "sched_wakeup"),
+                              ("sched_wakeup_new", as_fork, "sched_waking")):
+        p = full if fn is None else damaged(name, map_events(data, fn))
+        vev, vtr = truth(p)
+        if fn:
+            check_tables(p, name, (vev, vtr))
+        want = collections.Counter(num(w, "pid") for ts, _, w in events_of(vev, counted)
+                                   if ts > vtr.first)
+        at_first = sum(1 for ts, _, _ in events_of(vev, counted) if ts == vtr.first)
+        got = task_sums(p, "wakeups")
+        bad = differ(got, want)
+        check(not bad and sum(want.values()) > 5000 and at_first <= 1,
+              "%s: wakeups per pid (schedtop, the events), %d of %d differ: %s" % (
+                  name, len(bad), len(want), dict(list(bad.items())[:8])))
+        forks = sum(1 for _ in events_of(vev, "sched_wakeup_new"))
+        check(forks == (len(fork) if fn is as_fork else 0), "%s: %d sched_wakeup_new" % (
+            name, forks))
+        n += len(want)
+        print("# %s: %d wakeups of %d tasks equal the events (%d at the first instant)%s"
+              % (name, sum(want.values()), len(want), at_first,
+                 ", %d sched_wakeup_new" % forks if forks else ""))
+    check(len(fork) > 50, "only %d tasks first named by a waking" % len(fork))
+
+
+@test
+def sched_migrate_task_as_full_events():
+    """sched_migrate_task events (full, field 491) where the switches show a
+    task moved (before its switch in on another CPU): the migration
+    table's moves between clusters and each task's migrations equal the
+    events protoc decodes; run and busy times stay the switches'."""
+    num = perfetto_truth._int
+    full = full_variant()
+    with open(full, "rb") as f:
+        data = f.read()
+    ev, tr = truth(full)
+    last, need = {p: c for c, p in tr.head.items() if p}, {}
+    for ts, cpu, prev, nxt in sorted(ev["switch"], key=lambda s: s[0]):
+        if nxt and last.get(nxt, cpu) != cpu:
+            need[(ts, cpu, nxt)] = last[nxt]
+        if nxt:
+            last[nxt] = cpu
+
+    def with_moves(cpu, e):
+        ts, pid, (f, body) = event_parts(e)
+        if f != 4:
+            return [e]
+        sw = {g: v for g, w, v, _ in fields(body, 0, len(body)) if w == 0}
+        orig = need.get((ts, cpu, sw.get(6)))
+        if orig is None:
+            return [e]
+        mg = field(1, b"moved") + field(2, sw[6]) + field(3, sw.get(7, 120)) + \
+            field(4, orig) + field(5, cpu)
+        return [event_bytes(ts, sw.get(2, 0), 491, mg), e]
+
+    p = damaged("migrate", map_events(data, with_moves))
+    mev, mtr = truth(p)
+    moves = list(events_of(mev, "sched_migrate_task"))
+    check(len(moves) == len(need) > 500, "%d moves inserted, %d wanted" % (
+        len(moves), len(need)))
+    check_tables(p, "sched_migrate_task", (mev, mtr))
+    want = collections.Counter((cluster(num(m, "orig_cpu")), cluster(num(m, "dest_cpu")))
+                               for _, _, m in moves)
+    rows, _ = csv_rows(p, "migration")
+    got = collections.Counter()
+    for r in rows:
+        got[(r["from_cluster"], r["to_cluster"])] += int(r["count"])
+    check(+got == +collections.Counter({k: v for k, v in want.items() if k[0] != k[1]}),
+          "moves between clusters %s, the events' %s" % (dict(+got), dict(want)))
+    per_task = collections.Counter(num(m, "pid") for ts, _, m in moves if ts > mtr.first)
+    bad = differ(task_sums(p, "migrations"), per_task)
+    check(not bad, "migrations per pid (schedtop, the events), %d of %d differ: %s" % (
+        len(bad), len(per_task), dict(list(bad.items())[:8])))
+    print("# %d sched_migrate_task events of %d tasks: moves and migrations per task "
+          "equal" % (len(moves), len(per_task)))
+
+
+@test
+def process_stats_gives_the_threads_processes():
+    """The threads' processes from process_stats (linux.process_stats:
+    ProcessStats' processes and their threads) where the trace has no
+    process_tree: the task table's tgid of every thread it names is the
+    process protoc decodes it under."""
+    get, num = perfetto_truth._get, perfetto_truth._int
+    with open(pixel(), "rb") as f:
+        data = f.read()
+    ev, _ = truth(pixel())
+    procs = collections.defaultdict(list)
+    for tid, tgid in ev["tgid"].items():
+        procs[tgid].append(tid)
+    stats = b"".join(field(1, field(1, pid) + b"".join(field(11, field(1, t))
+                                                      for t in sorted(tids) if t != pid))
+                     for pid, tids in sorted(procs.items()))
+    out = bytearray()
+    for _, _, pkt in top_packets(data):
+        out += field(1, b"".join(field(9, stats) if f == 2 else raw
+                                 for f, w, v, raw in packet_fields(pkt)))
+    p = damaged("process-stats", bytes(out))
+    sev, _ = truth(p)
+    check(not sev["tgid"], "the variant still has a process_tree")
+    want = {}
+    for packet in get(sev["tree"], "packet"):
+        for ps in get(packet, "process_stats"):
+            for pr in get(ps, "processes"):
+                pid = num(pr, "pid")
+                want[pid] = pid
+                for th in get(pr, "threads"):
+                    want[num(th, "tid")] = pid
+    rows, _ = csv_rows(p, "task")
+    tgid = {int(r["pid"]): int(r["tgid"]) for r in rows}
+    named = {t: g for t, g in want.items() if t in tgid}
+    bad = {t: (tgid[t], g) for t, g in named.items() if tgid[t] != g}
+    check(not bad and len(named) > 100 and sum(1 for t, g in named.items() if t != g) > 50,
+          "tgids (schedtop, process_stats): %d of %d differ: %s" % (
+              len(bad), len(named), dict(list(bad.items())[:8])))
+    print("# %d threads' processes as process_stats names them (%d not their own)" % (
+        len(named), sum(1 for t, g in named.items() if t != g)))
+
+
+@test
+def idle_residency_equals_the_cpu_idle_intervals():
+    """Idle-state residency per CPU: each cpu_idle event of a state to the
+    next cpu_idle of its cpu_id (the exit, state 4294967295, or another
+    state), the last to the trace's end, as protoc decodes the events."""
+    num = perfetto_truth._int
+    ev, tr = truth(pixel())
+    idle = collections.defaultdict(list)
+    for ts, _, ci in events_of(ev, "cpu_idle"):
+        idle[num(ci, "cpu_id", 0)].append((ts, num(ci, "state", 0)))
+    want = collections.defaultdict(collections.Counter)
+    for cpu, evs in idle.items():
+        evs.sort()
+        for (t, st), (t2, _) in zip(evs, evs[1:] + [(tr.last, 0)]):
+            if st != 4294967295:
+                want[cpu][st] += t2 - t
+    rows, _ = csv_rows(pixel(), "cpu")
+    got = collections.defaultdict(collections.Counter)
+    for r in rows:
+        for st in range(4):
+            if r["idle%d_ns" % st]:
+                got[int(r["cpu"])][st] += int(r["idle%d_ns" % st])
+    for cpu in range(8):
+        check(+got[cpu] == +want[cpu], "CPU %d idle ns per state (schedtop, the events): "
+              "%s, %s" % (cpu, dict(got[cpu]), dict(want[cpu])))
+    n = sum(len(+want[c]) for c in want)
+    check(len(want) == 8 and n >= 16, "only %d CPUs, %d states compared" % (len(want), n))
+    print("# %d cpu_idle events: %d CPU states' residency equal to the ns" % (
+        sum(len(v) for v in idle.values()), n))
+
+
 def damaged(name, data):
     p = path(name)
     with open(p, "wb") as f:
@@ -472,6 +865,8 @@ def damage_is_said_where_and_the_rest_read():
     check(r.returncode == 1 and b"more than a million sample intervals" in r.stderr,
           "a trace of 11 days at 100 ms: exit %d, %r" % (r.returncode, r.stderr))
     # Not a trace: one line, what schedtop reads.
+    r = schedtop("report", damaged("text", b"\n# tracer: nop\n#\n"))
+    check(r.returncode == 1 and b"damaged" not in r.stderr, "a short text: %r" % r.stderr)
     r = schedtop("report", damaged("junk", b"\x0a\x05hello world\n"))
     check(r.returncode == 1 and b"neither a schedtop recording nor a trace" in r.stderr,
           "junk: %r" % r.stderr)
