@@ -24,6 +24,7 @@ import time
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(TOP, "bench"))
 from record import cpu_s, nr_tasks, workers  # noqa: E402
+from sample_cost import proc_cpu  # noqa: E402
 
 BIN = os.path.join(TOP, "build", "schedtop")
 TARGET_TASKS = 500
@@ -94,19 +95,6 @@ def convert_bench(tmp):
         os.unlink(f)
 
 
-def task_cpu_ns(pid):
-    """CPU time of every thread of @pid so far, ns (/proc schedstat's first
-    field: the scheduler's own sum, not rusage's)."""
-    total = 0
-    for tid in os.listdir("/proc/%d/task" % pid):
-        try:
-            with open("/proc/%d/task/%s/schedstat" % (pid, tid)) as f:
-                total += int(f.read().split()[0])
-        except OSError:
-            pass
-    return total
-
-
 def atrace_bench():
     """Each round runs both side by side. A run's CPU time from its start
     holds loading the BPF programs (the verifier: a few hundred ms, as much
@@ -123,10 +111,10 @@ def atrace_bench():
         }
         t0 = time.monotonic()
         time.sleep(STEADY_FROM)
-        first = {n: task_cpu_ns(p.pid) for n, p in procs.items()}
+        first = {n: proc_cpu(p.pid)[0] for n, p in procs.items()}
         t1 = time.monotonic()
         time.sleep(max(0, t0 + ATRACE_S - 1 - time.monotonic()))
-        last = {n: task_cpu_ns(p.pid) for n, p in procs.items()}
+        last = {n: proc_cpu(p.pid)[0] for n, p in procs.items()}
         t2 = time.monotonic()
         usage = {}
         for name, p in procs.items():
