@@ -189,7 +189,10 @@ def auto_picks_by_the_release_the_file_names():
             check(r.returncode == 0 and b"names no kernel" not in r.stderr,
                   "%s: %r" % (release, r.stderr))
             r = schedtop("report", "--topology", TOPO, path)
-            check(r.returncode == 0 and ("by trace-cmd, kernel %s\n" % release)
+            # The release and the machine (the uname's last word) the
+            # file was given above.
+            check(r.returncode == 0 and
+                  ("by trace-cmd, kernel %s, aarch64\n" % release)
                   in r.stdout.decode(), "report: %r" % r.stdout[:200])
 
 
