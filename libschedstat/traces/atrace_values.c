@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* schedtop's --atrace counters held and written into the rows (atrace_values.h). */
 #include <errno.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -98,17 +99,17 @@ int atrace_values_take(struct atrace_values *v, const struct trace_ev *ev)
 	return 0;
 }
 
+/* 2^64 is one past uint64_t: the largest double below it. */
+#define U64_AS_DOUBLE_MAX 18446744073709549568.0
+
 /*
  * @d held to [@lo, @hi]: a file's counter can say anything (1.5e18 for a
  * u32 field, a NaN), and converting a double outside the integer type's
  * range is undefined behaviour (the Perfetto fuzzer's finding). NaN is 0.
  */
-/* 2^64 is one past uint64_t: the largest double below it. */
-#define U64_AS_DOUBLE_MAX 18446744073709549568.0
-
 static double clamp(double d, double lo, double hi)
 {
-	if (d != d)
+	if (isnan(d))
 		return 0;
 	return d < lo ? lo : d > hi ? hi : d;
 }
@@ -141,7 +142,7 @@ static void store(void *row, unsigned int type, size_t offset, double d)
 	}
 	case SCHEDSTAT_FIELD_F64:
 		/* No NaN or infinity into a row: CSV and report print numbers. */
-		d = d - d == 0 ? d : 0;
+		d = isfinite(d) ? d : 0;
 		memcpy(p, &d, sizeof(d));
 		break;
 	}
