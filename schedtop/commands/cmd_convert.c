@@ -70,7 +70,7 @@ struct conv {
 	/* Last values per CPU and cluster: cfs, rt, dl, irq, online, khz. */
 	uint32_t (*cpu_last)[6];
 	size_t nr_cpu_last;
-	double *cl_util;
+	char (*cl_args)[96];	/* the util_pct, busy_pct args last written */
 	uint32_t *cl_khz;
 };
 
@@ -90,13 +90,21 @@ static void json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-/* JSON has no NaN or infinity: a damaged value becomes null. */
-static void json_num(FILE *f, const char *key, double v)
+/*
+ * A cluster's args: util_pct and busy_pct, each where the kernel keeps it.
+ * JSON has no NaN or infinity: a damaged value becomes null.
+ */
+static void pct_args(char *buf, size_t size, const double *util, const double *busy)
 {
-	if (isfinite(v))
-		fprintf(f, "\"%s\":%.2f", key, v);
-	else
-		fprintf(f, "\"%s\":null", key);
+	char u[40] = "", b[40] = "";
+
+	if (util)
+		snprintf(u, sizeof(u), isfinite(*util) ? "\"util_pct\":%.2f" :
+			 "\"util_pct\":null", *util);
+	if (busy)
+		snprintf(b, sizeof(b), isfinite(*busy) ? "\"busy_pct\":%.2f" :
+			 "\"busy_pct\":null", *busy);
+	snprintf(buf, size, "%s%s%s", u, util && busy ? "," : "", b);
 }
 
 /* Opens one event object: the separator, phase, pid and time. */
@@ -221,17 +229,21 @@ static void clusters(struct conv *cv, const struct schedstat_snapshot *snap)
 		bool util = cl[i].avail & SCHEDSTAT_AVAIL_CFS;
 		bool busy = cl[i].avail & SCHEDSTAT_AVAIL_BUSY;
 
-		if ((util || busy) && cl[i].util_pct != cv->cl_util[i]) {
-			counter(cv, PID_CLUSTERS, ts, cl[i].name);
-			fputs(",\"args\":{", cv->f);
-			if (util)
-				json_num(cv->f, "util_pct", cl[i].util_pct);
-			if (util && busy)
-				fputc(',', cv->f);
-			if (busy)
-				json_num(cv->f, "busy_pct", cl[i].busy_pct);
-			fputs("}}", cv->f);
-			cv->cl_util[i] = cl[i].util_pct;
+		char args[sizeof(*cv->cl_args)];
+
+		/*
+		 * One track holds both, compared as written: a change of
+		 * either writes it (else busy's changes are lost while util
+		 * stands still), a change below the printed 0.01 does not.
+		 */
+		if (util || busy) {
+			pct_args(args, sizeof(args), util ? &cl[i].util_pct : NULL,
+				 busy ? &cl[i].busy_pct : NULL);
+			if (strcmp(args, cv->cl_args[i])) {
+				counter(cv, PID_CLUSTERS, ts, cl[i].name);
+				fprintf(cv->f, ",\"args\":{%s}}", args);
+				strcpy(cv->cl_args[i], args);
+			}
 		}
 		if (cl[i].avail & SCHEDSTAT_AVAIL_FREQ && cl[i].freq_khz != cv->cl_khz[i]) {
 			char name[SCHEDSTAT_NAME_LEN + 16];
@@ -408,16 +420,14 @@ static int convert(struct schedstat_recording *rec, FILE *f, const char *path)
 	nr_cl = schedstat_topology_nr_clusters(cv.topo);
 	cv.nr_cpu_last = schedstat_topology_nr_cpus(cv.topo);
 	cv.cpu_last = calloc(cv.nr_cpu_last, sizeof(*cv.cpu_last));
-	cv.cl_util = calloc(nr_cl, sizeof(*cv.cl_util));
+	cv.cl_args = calloc(nr_cl, sizeof(*cv.cl_args));
 	cv.cl_khz = calloc(nr_cl, sizeof(*cv.cl_khz));
-	if (!cv.cpu_last || !cv.cl_util || !cv.cl_khz) {
+	if (!cv.cpu_last || !cv.cl_args || !cv.cl_khz) {
 		err = -ENOMEM;
 		goto cleanup;
 	}
 	/* Nothing is equal to "never written". */
 	memset(cv.cpu_last, 0xff, cv.nr_cpu_last * sizeof(*cv.cpu_last));
-	for (int k = 0; k < nr_cl; k++)
-		cv.cl_util[k] = -1;
 	fputs("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[", f);
 	process_name(&cv, PID_CPUS, "CPUs");
 	process_name(&cv, PID_CLUSTERS, "Clusters");
@@ -442,7 +452,7 @@ cleanup:
 	free(cv.tasks);
 	schedstat_hash_free(cv.task_index);
 	free(cv.cpu_last);
-	free(cv.cl_util);
+	free(cv.cl_args);
 	free(cv.cl_khz);
 	if (err) {
 		cli_error("%s: %s", path, schedstat_strerror(err));

@@ -316,8 +316,14 @@ def perfetto_values_equal_csv_from():
     missing = sorted(set(want) - set(got))
     check(not missing, "tracks of csv --from missing in Perfetto: %s" % missing[:10])
     for name, seq in want.items():
-        check(got[name] == seq, "%s: Perfetto %s\ncsv --from %s" %
-              (name, got[name][:6], seq[:6]))
+        # The first change that differs, with one either side of it.
+        at = next((k for k, (a, b) in enumerate(zip(got[name], seq)) if a != b),
+                  min(len(got[name]), len(seq)))
+        lo = max(at - 1, 0)
+        check(got[name] == seq, "%s: %d changes in Perfetto, %d in csv --from; "
+              "from change %d: Perfetto %s\ncsv --from %s" %
+              (name, len(got[name]), len(seq), lo, got[name][lo:at + 2],
+               seq[lo:at + 2]))
     print("# %d tracks, %d counter values equal to csv --from's" %
           (len(want), sum(len(v) for v in want.values())))
 
