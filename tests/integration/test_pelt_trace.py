@@ -151,8 +151,12 @@ def quiescent_values_equal_proc_sched():
         deadline = time.monotonic() + 2
         while time.monotonic() < deadline and len(seen) < 3:
             _, _, n0 = schedstat(tid)
-            t = mono_ns()
             a = proc_sched(tid)
+            # After the read, not before: an update between the two (a
+            # delayed dequeue, EEVDF: the task leaves the runqueue asleep,
+            # without running) is in the read, and must be before the
+            # moment. Any later one that moved a value shows in b.
+            t = mono_ns()
             time.sleep(0.03)
             b = proc_sched(tid)
             _, _, n1 = schedstat(tid)
@@ -172,9 +176,16 @@ def quiescent_values_equal_proc_sched():
         got = {"se.avg.util_avg": int(last["util_avg"]),
                "se.avg.runnable_avg": int(last["runnable_avg"]),
                "se.avg.load_avg": int(last["load_avg"])}
+        # On a failure: the updates streamed around the moment, to tell a
+        # missing update from a late one.
+        near = ["%s util %s lut %s cpu %s" % (r["ts_ns"], r["util_avg"],
+                                              r["last_update_ns"], r["cpu"])
+                for r in rows[max(len(before) - 3, 0):len(before) + 3]]
         for k, v in got.items():
-            check(want[k] == v, "%s: streamed %d, /proc/%d/sched %d"
-                  % (k, v, tid, want[k]))
+            check(want[k] == v, "%s: streamed %d, /proc/%d/sched %d (its "
+                  "last_update_time %d, the moment %d); updates near it:\n%s"
+                  % (k, v, tid, want[k], want["se.avg.last_update_time"], t,
+                     "\n".join(near)))
         # last_update_time moves on in steps smaller than a period without
         # the tracepoint firing (___update_load_sum()): never backwards.
         check(int(last["last_update_ns"]) <= want["se.avg.last_update_time"],
