@@ -122,14 +122,15 @@ def parse_files(lines):
 
 
 def walk_starts(lines):
-    """{ts: when the sample's walk began}, from ktruth's @@ lines (the
-    kernel's trace of schedtop making the iterator, ktruth --walks); 0
-    where the trace had none."""
+    """{ts: (when the sample's walk began, when schedtop brought its rq
+    clock up to date before it)}, from ktruth's @@ lines (the kernel's
+    trace of schedtop making the iterator and asking its run time, ktruth
+    --walks); 0 where the trace had none."""
     out = {}
     for line in lines:
         f = line.split()
         if line.startswith("@@ ") and f[2] != "none":
-            out[int(f[1])] = int(f[6]) if len(f) > 6 else 0
+            out[int(f[1])] = tuple(int(x) for x in (f[6:8] + ["0", "0"])[:2])
     return out
 
 
@@ -296,12 +297,6 @@ def stat_fields(lines):
     return f[0], int(f[36])
 
 
-# A sample's task walk reads a task before its ts_ns (stamped at the end of
-# the walk, the runqueues' read) by up to this much under TCG (measured:
-# pelt_age_ns against the kernel's clock), and after it by nothing.
-WALK_NS = 3000000
-
-
 def check_tasks(p, s, skips):
     """Task rows against /proc/PID/sched read just before and just after
     each sample (ktruth). @skips: the most the kernel's task clock skipped
@@ -314,7 +309,17 @@ def check_tasks(p, s, skips):
     check(s["TASKERR"][-1] == "status 0", "schedtop csv -t task: %s"
           % s["TASKERR"])
     check(len({r["ts_ns"] for r in rows}) >= 5, "task samples: %s" % s["TASKCSV"])
+    prev = None
     for ts in sorted({int(r["ts_ns"]) for r in rows}):
+        # The earliest the walk can have read a task: where the kernel
+        # traced it, schedtop making the iterator; else the stamp of the
+        # sample before (one thread samples, one walk after another). The
+        # earliest instant a pelt_age_ns can stand for: schedtop's update
+        # of its rq clock before that (bpfsrc_sample()), where traced. A
+        # guess at the walk's length failed in CI: on 6.1 under TCG, S's
+        # pelt_age_ns stood 0.8 ms before the 3 ms then assumed.
+        walk, clock = walks.get(ts, (0, 0))
+        earliest, aged, prev = walk or prev, clock or prev, ts
         if ts not in truth:
             p.add("task sample %d: no kernel read after it" % ts)
             continue
@@ -322,17 +327,20 @@ def check_tasks(p, s, skips):
         # The read before must end before the walk read the tasks: one
         # that ended inside the walk can hold a newer state than the
         # walk's. Where the kernel traced the walk's start, ktruth chose
-        # the read before it; else the walk may have begun WALK_NS before
-        # ts_ns, and a read after that leaves the sharp rules out.
-        if walks.get(ts):
+        # the read before it; else only a read that ended before the
+        # sample before's stamp is known to.
+        if walk:
             sharp = True
             p.count("task samples read before their walk began (the "
                     "kernel's trace of the iterator)")
         else:
-            sharp = b1 <= ts - WALK_NS
+            sharp = earliest is not None and b1 <= earliest
             p.count("task samples whose walk the kernel did not trace (%s)"
-                    % ("read before WALK_NS" if sharp else
+                    % ("read before the sample before" if sharp else
                        "sharp rules left out"))
+        if clock:
+            p.count("task samples whose rq clock update the kernel traced "
+                    "(the earliest instant of their ages)")
         gap = a1 - b0
         p.stats.setdefault("largest read gap (us)", 0)
         p.stats["largest read gap (us)"] = max(
@@ -359,7 +367,7 @@ def check_tasks(p, s, skips):
                       sb[1] == sa[1] and
                       kb["nr_switches"] == ka["nr_switches"] and
                       row["state"] in "SDI")
-            asleep = sharp and frozen
+            asleep = sharp and frozen and aged is not None
             for col in ("util_avg", "runnable_avg", "load_avg", "util_est"):
                 what = "pid %d %s at %d" % (pid, col, ts)
                 if row[col] == "":
@@ -390,11 +398,11 @@ def check_tasks(p, s, skips):
                         p.add("%s = %d, the kernel's is %d (not updated "
                               "between the reads)" % (what, v, vb))
                 elif asleep:
-                    check_sleeper(p, col, what, v, row, ka, sa[1], ts, offs,
-                                  skips)
-                elif frozen and check_sleeper(p, col, what, v, row, ka,
-                                              sa[1], ts, offs, skips,
-                                              since_walk=True):
+                    check_sleeper(p, col, what, v, row, ka, sa[1], ts,
+                                  aged, offs, skips)
+                elif frozen and earliest and check_sleeper(
+                        p, col, what, v, row, ka, sa[1], ts, earliest, offs,
+                        skips, since_walk=True):
                     # The read before may have ended inside the walk, but
                     # a task asleep in both reads with one last_update_time
                     # stood frozen since then (any enqueue, dequeue or tick
@@ -407,17 +415,17 @@ def check_tasks(p, s, skips):
                     p.count("task values within drift")
 
 
-def check_sleeper(p, col, what, v, row, k, cpu, ts, offs, skips,
+def check_sleeper(p, col, what, v, row, k, cpu, ts, earliest, offs, skips,
                   since_walk=False):
     """A task asleep in both reads around the sample, its PELT state frozen
     since its dequeue: the kernel's next look decays it to then
     (pelt_truth.avg_at(), the kernel's own arithmetic on its raw sums and
     last_update_time, none of schedtop's). The instant: the sample's task
-    walk read it at most WALK_NS before ts_ns. schedtop's pelt_age_ns must
-    lie within that span on the kernel's PELT clock; the value must be
-    exactly the kernel's at the instant that age names (schedtop decays
-    the sums as the kernel does; decaying the stored average read 84 where
-    the kernel gives 88, 5.10). The PELT clock is the task clock on a CPU
+    walk read it between @earliest (check_tasks()) and ts_ns. schedtop's
+    pelt_age_ns must lie within that span on the kernel's PELT clock; the
+    value must be exactly the kernel's at the instant that age names
+    (schedtop decays the sums as the kernel does; decaying the stored
+    average read 84 where the kernel gives 88, 5.10). The PELT clock is the task clock on a CPU
     of capacity 1024 (S runs on one); elsewhere, or where the task clock
     skipped time, the instant is not known closely enough.
 
@@ -435,7 +443,7 @@ def check_sleeper(p, col, what, v, row, k, cpu, ts, offs, skips,
         return True
     lut = k["se.avg.last_update_time"]
     off = (offs[0] + offs[1]) // 2
-    lo, hi = ts - WALK_NS + off - lut, ts + off - lut
+    lo, hi = earliest + off - lut, ts + off - lut
     if since_walk and lo < 0:
         # Updated inside the walk's window: the drift rule decides.
         return False

@@ -21,12 +21,17 @@
  *   ktruth --walks TRACE CSV FILE...
  *
  * TRACE: a tracefs instance's trace of sys_enter_bpf filtered on cmd 33
- * (BPF_ITER_CREATE), read once CSV.done exists: schedtop makes the task
- * iterator right before each sample's walk, which reads the tasks before
- * the sample's ts_ns (its end). The before pass is then the last that
- * ended before the walk began (a pass that ended inside the walk may have
- * read a task after the walk did), and the @@ line ends with that instant
- * (0 where the trace has none before the sample).
+ * (BPF_ITER_CREATE) and of sys_enter_clock_gettime filtered on
+ * CLOCK_THREAD_CPUTIME_ID, read once CSV.done exists: schedtop asks its
+ * run time (which brings its CPU's rq clock up to date, the clock its
+ * sched_clock estimate starts from), then makes the task iterator right
+ * before each sample's walk, which reads the tasks before the sample's
+ * ts_ns (its end). The before pass is then the last that ended before the
+ * walk began (a pass that ended inside the walk may have read a task after
+ * the walk did), and the @@ line ends with that instant and with the
+ * clock_gettime before it (0 where the trace has none before the sample):
+ *
+ *   @@ TS BEFORE_START BEFORE_END AFTER_START AFTER_END WALK CLOCK
  *
  * A FILE written HEAD:PATH is read to its first 512 bytes only: the debug
  * dump's header (ktime and cpu_clk read together, which map
@@ -141,7 +146,8 @@ static void strip_task_lists(char *s)
  * the us and so no later than the call) schedtop made an iterator, in
  * time order as the trace file prints them.
  */
-static size_t read_walks(const char *path, uint64_t **out)
+/* One kind of schedtop's syscalls in the trace, by its event's text. */
+static size_t read_walks(const char *path, const char *event, uint64_t **out)
 {
 	FILE *f = fopen(path, "r");
 	char line[512];
@@ -154,7 +160,7 @@ static size_t read_walks(const char *path, uint64_t **out)
 	}
 	while (fgets(line, sizeof(line), f)) {
 		unsigned long long sec, usec;
-		char *p = strstr(line, ": sys_bpf(");
+		char *p = strstr(line, event);
 
 		if (line[0] == '#' || !p || !strstr(line, "schedtop-"))
 			continue;
@@ -198,9 +204,9 @@ int main(int argc, char **argv)
 	static struct pass passes[MAX_PASSES];
 	size_t nr = 0, cap = 1 << 20, len;
 	char done[4096], line[256], *buf;
-	uint64_t t0 = now_ns(), last = 0, *walks = NULL;
+	uint64_t t0 = now_ns(), last = 0, *walks = NULL, *clocks = NULL;
 	const char *walks_path = NULL;
-	size_t nr_walks = 0;
+	size_t nr_walks = 0, nr_clocks = 0;
 	FILE *csv;
 	int err;
 
@@ -254,8 +260,10 @@ int main(int argc, char **argv)
 		nr++;
 		nanosleep(&pause, NULL);
 	}
-	if (walks_path)
-		nr_walks = read_walks(walks_path, &walks);
+	if (walks_path) {
+		nr_walks = read_walks(walks_path, ": sys_bpf(", &walks);
+		nr_clocks = read_walks(walks_path, ": sys_clock_gettime(", &clocks);
+	}
 	csv = fopen(argv[1], "r");
 	if (!csv) {
 		fprintf(stderr, "ktruth: %s: %s\n", argv[1], strerror(errno));
@@ -266,7 +274,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	while (fgets(line, sizeof(line), csv)) {
-		uint64_t ts = strtoull(line, NULL, 10), walk = 0;
+		uint64_t ts = strtoull(line, NULL, 10), walk = 0, clock = 0;
 		size_t b = nr, a = nr;
 
 		if (ts == last)
@@ -274,6 +282,8 @@ int main(int argc, char **argv)
 		last = ts;
 		for (size_t i = 0; i < nr_walks && walks[i] <= ts; i++)
 			walk = walks[i];
+		for (size_t i = 0; walk && i < nr_clocks && clocks[i] <= walk; i++)
+			clock = clocks[i];
 		for (size_t i = 0; i < nr; i++) {
 			if (passes[i].end <= (walk ? walk : ts))
 				b = i;
@@ -286,12 +296,12 @@ int main(int argc, char **argv)
 			printf("@@ %llu none\n", (unsigned long long)ts);
 			continue;
 		}
-		printf("@@ %llu %llu %llu %llu %llu %llu\n", (unsigned long long)ts,
+		printf("@@ %llu %llu %llu %llu %llu %llu %llu\n", (unsigned long long)ts,
 		       (unsigned long long)passes[b].start,
 		       (unsigned long long)passes[b].end,
 		       (unsigned long long)passes[a].start,
 		       (unsigned long long)passes[a].end,
-		       (unsigned long long)walk);
+		       (unsigned long long)walk, (unsigned long long)clock);
 		printf("@B\n");
 		fputs(passes[b].text, stdout);
 		printf("@A\n");
@@ -299,6 +309,8 @@ int main(int argc, char **argv)
 	}
 	fclose(csv);
 	free(walks);
-	fprintf(stderr, "ktruth: %zu passes, %zu walks traced\n", nr, nr_walks);
+	free(clocks);
+	fprintf(stderr, "ktruth: %zu passes, %zu walks and %zu clock reads traced\n",
+		nr, nr_walks, nr_clocks);
 	return 0;
 }

@@ -94,7 +94,11 @@ show_csv() {
 # and stamps the sample at the walk's end. ktruth takes the read before a
 # sample from before the walk began: a read that ended inside the walk
 # could hold a state newer than the walk's (a tick between the two moved
-# the host's B and P together, 348 against 376).
+# the host's B and P together, 348 against 376). Before that, schedtop
+# asks its run time (clock_gettime(CLOCK_THREAD_CPUTIME_ID), clock 3),
+# which updates the rq clock its PELT clock starts from: the earliest
+# instant a pelt_age_ns can stand for (a TCG stall between the two put a
+# 6.1 sleeper's 0.8 ms before a guessed walk start).
 wwi=/sys/kernel/tracing/instances/matrix-walk-$$
 walks=
 if mkdir "$wwi" 2>/dev/null; then
@@ -102,6 +106,10 @@ if mkdir "$wwi" 2>/dev/null; then
 	if echo 'cmd == 33' >"$wwi/events/syscalls/sys_enter_bpf/filter" &&
 	   echo 1 >"$wwi/events/syscalls/sys_enter_bpf/enable"; then
 		walks=$wwi/trace
+	fi
+	if echo 'which_clock == 3' \
+		>"$wwi/events/syscalls/sys_enter_clock_gettime/filter"; then
+		echo 1 >"$wwi/events/syscalls/sys_enter_clock_gettime/enable"
 	fi
 fi 2>/dev/null
 run_csv task -t task -i 200 -n 12 -p "$A,$B,$P,$S"
@@ -113,6 +121,7 @@ run_csv task -t task -i 200 -n 12 -p "$A,$B,$P,$S"
 	/proc/$B/status /proc/$P/stat /proc/$S/stat "HEAD:$dbg" >"$T/task.truth"
 if [ -d "$wwi" ]; then
 	echo 0 >"$wwi/events/syscalls/sys_enter_bpf/enable" 2>/dev/null
+	echo 0 >"$wwi/events/syscalls/sys_enter_clock_gettime/enable" 2>/dev/null
 	rmdir "$wwi"
 fi
 show_csv task TASK
