@@ -1622,6 +1622,293 @@ void schedstat_atrace_stats(const struct schedstat_atrace *a,
 void schedstat_atrace_close(struct schedstat_atrace *a);
 
 /* ------------------------------------------------------------------ */
+/* Workloads: rt-app use cases run as threads, scored (docs/workloads.md) */
+
+/*
+ * A use case as rt-app's JSON states it (tasks, phases, events, global),
+ * with schedtop's own "schedtop" member (description, constraints): read
+ * with schedstat_workload_parse(), run with schedstat_workload_start().
+ */
+struct schedstat_workload;
+/* Its threads running. */
+struct schedstat_workload_run;
+
+/* Bounds of a use case schedtop runs; a file beyond them is refused. */
+#define SCHEDSTAT_WORKLOAD_MAX_THREADS		1024
+#define SCHEDSTAT_WORKLOAD_MAX_CONSTRAINTS	4096
+/* The message of a refused file: "FILE:LINE: task 'T': key 'K': what". */
+#define SCHEDSTAT_WORKLOAD_ERR_LEN		512
+/* An activation no constraint judges. */
+#define SCHEDSTAT_WORKLOAD_UNJUDGED		UINT32_MAX
+/*
+ * A missed constraint scores this much each in the figure of merit, plus
+ * the average power: never below 1e6, and more misses score worse.
+ */
+#define SCHEDSTAT_WORKLOAD_FOM_MISSED		1e6
+
+/*
+ * schedstat_workload_parse - read an rt-app use case
+ * @text, @len: the file's bytes (gzip-compressed ones too)
+ * @origin: the file's name, for messages and the workload's name
+ * @err: @errlen bytes for the one line that says why a file is refused
+ *
+ * Everything is checked here, before a thread exists: a key schedtop does
+ * not support, a resume of a name no task suspends on, a loop of 0, a
+ * negative duration, a CPU the machine does not have, more than
+ * SCHEDSTAT_WORKLOAD_MAX_THREADS threads. 0, -ENOMEM, or -EINVAL with
+ * @err set.
+ */
+int schedstat_workload_parse(struct schedstat_workload **out, const void *text,
+			     size_t len, const char *origin, char *err,
+			     size_t errlen);
+/* The same from a file (at most 8 MiB, gzip or not); -errno said in @err too. */
+int schedstat_workload_load(struct schedstat_workload **out, const char *path,
+			    char *err, size_t errlen);
+void schedstat_workload_free(struct schedstat_workload *wl);
+
+/* The file's name without its directory and .json (or as parsed). */
+const char *schedstat_workload_name(const struct schedstat_workload *wl);
+/* "schedtop": { "description": ... }, or "" */
+const char *schedstat_workload_description(const struct schedstat_workload *wl);
+/* Global "duration" in seconds; 0 when the use case runs until its threads end. */
+double schedstat_workload_duration(const struct schedstat_workload *wl);
+/* rt-app's global "log_basename" ("rt-app" when not given). */
+const char *schedstat_workload_log_basename(const struct schedstat_workload *wl);
+/*
+ * Global "calibration": the CPU whose speed a "run" is in (*@ns_per_loop
+ * 0), or -1 with *@ns_per_loop the number the file gives.
+ */
+int schedstat_workload_calibration(const struct schedstat_workload *wl,
+				   double *ns_per_loop);
+/* Threads: every instance of every task, in file order (rt-app's index). */
+size_t schedstat_workload_nr_threads(const struct schedstat_workload *wl);
+/* The name its thread takes (comm: the task's, cut to 15 bytes). */
+const char *schedstat_workload_thread_comm(const struct schedstat_workload *wl,
+					   size_t thread);
+/* The task it is an instance of, as the file names it. */
+const char *schedstat_workload_thread_task(const struct schedstat_workload *wl,
+					   size_t thread);
+
+enum schedstat_workload_kind {
+	SCHEDSTAT_WORKLOAD_MISS_RATIO,		/* share of activations late or dropped */
+	SCHEDSTAT_WORKLOAD_MAX_RESPONSE,	/* every activation's response, ms */
+};
+
+struct schedstat_workload_constraint {
+	char name[96];
+	char why[160];			/* what a user would notice; may be "" */
+	enum schedstat_workload_kind kind;
+	double limit;			/* a ratio (0..1) or ms */
+};
+
+/*
+ * Its constraints: the file's own, and for every thread woken by a
+ * timer that none of them names, "THREAD deadline": at most 1% of its
+ * activations late (past the next timer release) or dropped.
+ */
+size_t schedstat_workload_nr_constraints(const struct schedstat_workload *wl);
+const struct schedstat_workload_constraint *
+schedstat_workload_constraint(const struct schedstat_workload *wl, size_t i);
+
+/*
+ * One activation: one pass of a phase (one line of rt-app's log), or a
+ * release a thread dropped. Times are CLOCK_MONOTONIC ns.
+ *
+ * release: when what woke it was due (a timer's expiry, a resume, a
+ * signal), else when it began; start, end: its work (start 0: dropped or
+ * not begun; end 0: dropped or not done when the run stopped); deadline:
+ * when it is due (0 if no constraint judges it). The rest are rt-app's
+ * log columns for this pass.
+ */
+struct schedstat_workload_activation {
+	uint64_t release, start, end, deadline;
+	int32_t tid;
+	uint32_t thread;		/* index in the workload's threads */
+	uint32_t constraint;		/* or SCHEDSTAT_WORKLOAD_UNJUDGED */
+	uint16_t phase;			/* index in its task's phases */
+	bool dropped;			/* a release that passed while it worked */
+	/* rt-app's log: */
+	uint64_t pass_start, pass_end;	/* the phase pass, start to end */
+	uint64_t perf;			/* work loops done by run and runtime */
+	uint64_t run_ns;		/* time spent in run and runtime */
+	uint64_t c_duration_us;		/* run and runtime as the file asks */
+	uint64_t c_period_us;		/* its timers' periods */
+	int64_t slack_ns;		/* before its (last) timer; < 0 late */
+	uint64_t wu_lat_ns;		/* woken after its timers' expiry */
+};
+
+/*
+ * Calibration: how much work a "run" of a microsecond is. A work loop is
+ * a fixed chain of dependent integer steps (no memory, no vector unit):
+ * on a slower CPU, or at a lower clock, the same loops take longer.
+ */
+/* Loops @loops of work; returns a value the compiler cannot fold away. */
+uint64_t schedstat_workload_work(uint64_t loops, uint64_t seed);
+/*
+ * ns per loop measured now on @cpu (-1: where the caller runs): CPU time,
+ * not wall time, the best of five 50 ms rounds. Pins the caller to @cpu
+ * meanwhile and puts its affinity back. 0 or -errno (@cpu offline).
+ */
+int schedstat_workload_calibrate(int cpu, double *ns_per_loop);
+/* The stored calibration of @cpu in @path; -ENOENT if it has none. */
+int schedstat_workload_calibration_load(const char *path, int cpu,
+					double *ns_per_loop);
+/* Stores @cpu's, keeping the other CPUs' lines of @path. */
+int schedstat_workload_calibration_store(const char *path, int cpu,
+					 double ns_per_loop);
+
+struct schedstat_workload_opts {
+	double ns_per_loop;		/* the calibration, > 0 */
+	double scale;			/* times every run (0: 1) */
+	uint64_t seed;			/* the file's jitter, if it has any */
+	const char *cpus;		/* CPUs of threads whose file names none */
+	/*
+	 * rt-app's per-thread logs go here (LOG_BASENAME-TASK-INDEX.log,
+	 * rt-app's columns), or nowhere when NULL.
+	 */
+	const char *log_dir;
+};
+
+/*
+ * schedstat_workload_start - create the threads, each at its policy,
+ *	priority, affinity and uclamp, and start them together
+ * @err: the one line for a failure (a policy the kernel refuses, a CPU
+ *	 list with no CPU online, a log file that cannot be written)
+ *
+ * Nothing of the use case runs before every thread is set up: on a
+ * failure they are stopped and joined before they began. The caller
+ * should block SIGINT and the like first: the threads inherit its mask.
+ * 0, or a negative errno with @err set.
+ */
+int schedstat_workload_start(struct schedstat_workload_run **out,
+			     const struct schedstat_workload *wl,
+			     const struct schedstat_workload_opts *opts,
+			     char *err, size_t errlen);
+/*
+ * Stops the threads (a sleep, a wait or a run ends early; a lock held is
+ * let go) and joins them; safe on NULL and twice. What the threads
+ * changed dies with them; pages locked for lock_pages are unlocked.
+ */
+void schedstat_workload_stop(struct schedstat_workload_run *run);
+/* True once every thread has finished its loops (a use case that ends). */
+bool schedstat_workload_done(const struct schedstat_workload_run *run);
+/*
+ * What stopped a run that failed after its start (a phase's CPUs all
+ * offline, its policy refused, an iorun that cannot write): one line,
+ * or NULL. The drain returns -ECANCELED then.
+ */
+const char *schedstat_workload_error(const struct schedstat_workload_run *run);
+/*
+ * Calls @fn with each activation settled by @upto (done by then, or
+ * dropped and due by then) and not handed over before: from one thread
+ * (the sampler) while the workload runs. With @final, after
+ * schedstat_workload_stop() at the run's end @upto, the rest: released
+ * and due by then but not done is handed over as dropped (missed), the
+ * others unjudged. Writes rt-app's log lines of the passes handed over.
+ * Takes no lock a workload thread waits for. -ENOMEM if a thread could
+ * not keep one (the score would be wrong), else @fn's error.
+ */
+int schedstat_workload_drain(struct schedstat_workload_run *run, uint64_t upto,
+			     bool final,
+			     int (*fn)(const struct schedstat_workload_activation *a,
+				       void *ctx),
+			     void *ctx);
+/*
+ * Every activation released before the stop (done, dropped or not
+ * done), by release; after schedstat_workload_stop(). NULL if no memory.
+ */
+const struct schedstat_workload_activation *
+schedstat_workload_activations(struct schedstat_workload_run *run, size_t *nr);
+int32_t schedstat_workload_tid(const struct schedstat_workload_run *run, size_t thread);
+/* CPU time the thread used, ns (its own clock at its end). */
+uint64_t schedstat_workload_cpu_ns(const struct schedstat_workload_run *run,
+				   size_t thread);
+/*
+ * What could not be applied and did not stop the run, as counts of
+ * threads: a policy or priority (not root), uclamp (a kernel without
+ * CONFIG_UCLAMP_TASK), lock_pages (mlockall refused).
+ */
+struct schedstat_workload_notes {
+	size_t policy_refused;
+	size_t uclamp_unsupported;
+	bool lock_pages_refused;
+};
+void schedstat_workload_notes(const struct schedstat_workload_run *run,
+			      struct schedstat_workload_notes *notes);
+/* Closes rt-app's logs after the last drain: 0, or -errno if one was not all written. */
+int schedstat_workload_close_logs(struct schedstat_workload_run *run);
+void schedstat_workload_run_free(struct schedstat_workload_run *run);
+
+/*
+ * The score: each constraint judged on the activations handed over, and
+ * the figure of merit from the samples' energy (docs/workloads.md).
+ */
+struct schedstat_workload_result {
+	const struct schedstat_workload_constraint *c;
+	size_t nr, late, dropped;
+	double p50_ms, p95_ms, p99_ms, max_ms;	/* responses: end - release */
+	double miss_ratio;
+	double observed;		/* in the constraint's unit; INFINITY: never done */
+	bool met;
+};
+
+struct schedstat_workload_cluster {
+	char name[SCHEDSTAT_NAME_LEN];
+	double energy_uj, eas_energy_uj;
+	bool freq_assumed;
+};
+
+struct schedstat_workload_score {
+	double duration_s;		/* the samples' intervals, summed */
+	uint64_t end_ns;		/* the last sample: where judging stopped */
+	size_t nr_results;
+	const struct schedstat_workload_result *results;
+	bool met;
+	bool have_energy;
+	double avg_power_mw, eas_avg_power_mw, energy_mj;
+	size_t nr_clusters;
+	struct schedstat_workload_cluster clusters[16];
+	double figure_of_merit;		/* meaningful when have_energy */
+};
+
+/*
+ * What a run adds up, live or from a recording, the same way: each
+ * sample's cluster energy and each activation handed over by then.
+ * @cons: the constraints (a workload's, or a recording's), kept by the
+ * caller until the tally is freed. @energy: an energy model was in use.
+ */
+struct schedstat_workload_tally;
+int schedstat_workload_tally_new(struct schedstat_workload_tally **out,
+				 const struct schedstat_workload_constraint *cons,
+				 size_t nr, bool energy);
+void schedstat_workload_tally_sample(struct schedstat_workload_tally *t,
+				     const struct schedstat_snapshot *snap);
+int schedstat_workload_tally_activation(struct schedstat_workload_tally *t,
+					const struct schedstat_workload_activation *a);
+/* Judges the constraints at the last sample; valid until the tally is freed. */
+const struct schedstat_workload_score *
+schedstat_workload_tally_finish(struct schedstat_workload_tally *t);
+void schedstat_workload_tally_free(struct schedstat_workload_tally *t);
+
+/*
+ * The constraints as a recording's metadata keeps them (one line each:
+ * kind, limit, name), and back: report judges a recording as the run
+ * did. Format: 0 or -ENOSPC. Parse: *@cons allocated (free()), -EINVAL.
+ */
+int schedstat_workload_constraints_format(const struct schedstat_workload *wl,
+					  char *buf, size_t size);
+int schedstat_workload_constraints_parse(const char *text,
+					 struct schedstat_workload_constraint **cons,
+					 size_t *nr);
+/* An activation as a recording keeps it (SCHEDSTAT_EV_ACTIVATION), and back. */
+void schedstat_workload_activation_event(const struct schedstat_workload_activation *a,
+					 const char *comm, int32_t tgid,
+					 struct schedstat_event *ev);
+/* false if @ev is no activation. */
+bool schedstat_workload_event_activation(const struct schedstat_event *ev,
+					 struct schedstat_workload_activation *a);
+
+/* ------------------------------------------------------------------ */
 /* Text helpers shared by every front end                             */
 
 /*
