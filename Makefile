@@ -6,8 +6,9 @@
 #   make docs       regenerate the column sections of docs/ from the tables
 #   make V=1        show full commands
 #   make install    schedtop, its man page and bash completion, libschedstat.a,
-#                   include/schedstat.h, libschedstat.pc and the Perfetto
-#                   config share/perfetto-sched.pbtx under DESTDIR/PREFIX
+#                   include/schedstat.h, libschedstat.pc, the Perfetto config
+#                   share/perfetto-sched.pbtx and the built-in workloads
+#                   (rt-app files) under DESTDIR/PREFIX
 #                   (PREFIX=/usr/local; BINDIR, LIBDIR, INCLUDEDIR, MANDIR,
 #                   PKGCONFIGDIR, BASHCOMPDIR, DATADIR override one place each)
 #   make uninstall  removes exactly those files
@@ -111,7 +112,11 @@ APP_SRCS := $(wildcard schedtop/*.c $(addsuffix /*.c,$(APP_DIRS)))
 # the first two must exist on the build host, the others are taken if there.
 TERMINFO_REQUIRED := vt100 xterm-256color
 TERMINFO_OPTIONAL := xterm linux screen screen-256color tmux-256color
-APP_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(APP_SRCS)) $(OBJ)/terminfo_data.o
+# The built-in workloads, rt-app files built into the binary
+# (schedtop/workload/workload_builtin.c) and installed, in --list order.
+WORKLOADS := $(addprefix workloads/,audio.json video.json browse.json camera.json)
+APP_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(APP_SRCS)) $(OBJ)/terminfo_data.o \
+	    $(OBJ)/workloads_data.o
 BPF_HDRS := $(wildcard bpf/*.h)
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(UNIT_SRCS))
@@ -134,6 +139,7 @@ PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 # Data: schedtop's Perfetto capture config (scripts/schedtop-adb perfetto).
 DATADIR ?= $(PREFIX)/share/schedtop
+WORKLOADDIR ?= $(DATADIR)/workloads
 INSTALL ?= install
 # What the library's code calls, as pkg-config names (libschedstat.pc.in).
 PC_REQUIRES := libbpf libtracefs libtraceevent libzstd zlib$(if $(filter 1,$(TRACECMD)), libtracecmd)
@@ -194,6 +200,14 @@ $(OUT)/terminfo_data.c: scripts/embed-terminfo | $(OBJ)/schedtop
 	$(Q)scripts/embed-terminfo $(TERMINFO_REQUIRED) -- $(TERMINFO_OPTIONAL) >$@
 
 $(OBJ)/terminfo_data.o: $(OUT)/terminfo_data.c schedtop/terminal/terminfo_fallback.h
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(APP_INC) -c $< -o $@
+
+$(OUT)/workloads_data.c: scripts/embed-workloads $(WORKLOADS) | $(OBJ)/schedtop
+	$(call msg,GEN,$@)
+	$(Q)scripts/embed-workloads $(WORKLOADS) >$@
+
+$(OBJ)/workloads_data.o: $(OUT)/workloads_data.c schedtop/workload/workload.h
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(APP_INC) -c $< -o $@
 
@@ -318,6 +332,18 @@ $(OUT)/fuzz/fuzz_trace_text: tests/fuzz/fuzz_trace_text.c $(FUZZ_PERFETTO_SRCS) 
 
 fuzz: $(OUT)/fuzz/fuzz_trace_text
 
+# The rt-app use-case parser under libFuzzer (seed corpus: Debian's rt-app
+# examples and the built-ins, tests/fuzz/workload-corpus).
+FUZZ_WORKLOAD_SRCS := $(filter $(addprefix %/,rtapp_json.c rtapp_parse.c \
+	workload_constraints.c workload.c util.c comm.c cpulist.c),$(LIB_SRCS))
+
+$(OUT)/fuzz/fuzz_workload: tests/fuzz/fuzz_workload.c $(FUZZ_WORKLOAD_SRCS) $(LIB_HDRS) $(wildcard include/*.h)
+	$(call msg,FUZZ,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_WORKLOAD_SRCS) -lz
+
+fuzz: $(OUT)/fuzz/fuzz_workload
+
 # tests/run tests the build in $(OUT), not build/.
 check: all unit fuzz
 	$(Q)SCHEDTOP_OUT=$(abspath $(OUT)) SCHEDTOP_BIN=$(abspath $(OUT))/schedtop tests/run
@@ -342,7 +368,8 @@ install: all $(OUT)/libschedstat.pc $(OUT)/schedtop.bash
 	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
 	$(Q)$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
 		$(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) \
-		$(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(DATADIR)
+		$(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(DATADIR) \
+		$(DESTDIR)$(WORKLOADDIR)
 	$(Q)$(INSTALL) -m 755 $(OUT)/schedtop $(DESTDIR)$(BINDIR)/schedtop
 	$(Q)$(INSTALL) -m 644 docs/schedtop.1 $(DESTDIR)$(MANDIR)/man1/schedtop.1
 	$(Q)$(INSTALL) -m 644 $(OUT)/libschedstat.a $(DESTDIR)$(LIBDIR)/libschedstat.a
@@ -350,6 +377,7 @@ install: all $(OUT)/libschedstat.pc $(OUT)/schedtop.bash
 	$(Q)$(INSTALL) -m 644 $(OUT)/libschedstat.pc $(DESTDIR)$(PKGCONFIGDIR)/libschedstat.pc
 	$(Q)$(INSTALL) -m 644 $(OUT)/schedtop.bash $(DESTDIR)$(BASHCOMPDIR)/schedtop
 	$(Q)$(INSTALL) -m 644 share/perfetto-sched.pbtx $(DESTDIR)$(DATADIR)/perfetto-sched.pbtx
+	$(Q)$(INSTALL) -m 644 $(WORKLOADS) $(DESTDIR)$(WORKLOADDIR)
 
 # Files only: the directories may hold other packages' files.
 uninstall:
@@ -357,7 +385,8 @@ uninstall:
 	$(Q)rm -f $(DESTDIR)$(BINDIR)/schedtop $(DESTDIR)$(MANDIR)/man1/schedtop.1 \
 		$(DESTDIR)$(LIBDIR)/libschedstat.a $(DESTDIR)$(INCLUDEDIR)/schedstat.h \
 		$(DESTDIR)$(PKGCONFIGDIR)/libschedstat.pc $(DESTDIR)$(BASHCOMPDIR)/schedtop \
-		$(DESTDIR)$(DATADIR)/perfetto-sched.pbtx
+		$(DESTDIR)$(DATADIR)/perfetto-sched.pbtx \
+		$(addprefix $(DESTDIR)$(WORKLOADDIR)/,$(notdir $(WORKLOADS)))
 
 $(OUT)/bpf $(OBJ)/schedtop $(OUT)/tests:
 	$(Q)mkdir -p $@

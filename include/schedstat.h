@@ -1778,7 +1778,8 @@ struct schedstat_workload_opts {
  * Nothing of the use case runs before every thread is set up: on a
  * failure they are stopped and joined before they began. The caller
  * should block SIGINT and the like first: the threads inherit its mask.
- * 0, or a negative errno with @err set.
+ * 0, or a negative errno with @err set: -ERANGE, @opts->cpus is no CPU
+ * list; -ENXIO, no CPU of it is online.
  */
 int schedstat_workload_start(struct schedstat_workload_run **out,
 			     const struct schedstat_workload *wl,
@@ -1888,6 +1889,9 @@ int schedstat_workload_tally_activation(struct schedstat_workload_tally *t,
 /* Judges the constraints at the last sample; valid until the tally is freed. */
 const struct schedstat_workload_score *
 schedstat_workload_tally_finish(struct schedstat_workload_tally *t);
+/* The same at @end_ns (CLOCK_MONOTONIC; 0: the last sample), for a run without samples. */
+const struct schedstat_workload_score *
+schedstat_workload_tally_finish_at(struct schedstat_workload_tally *t, uint64_t end_ns);
 void schedstat_workload_tally_free(struct schedstat_workload_tally *t);
 
 /*

@@ -501,6 +501,17 @@ const struct rj_node *rj_get(const struct rj_doc *d, const struct rj_node *obj,
 	return NULL;
 }
 
+const struct rj_node *rj_earlier(const struct rj_doc *d, const struct rj_node *obj,
+				 const struct rj_node *m)
+{
+	const char *key = rj_str(d, m->key);
+
+	for (const struct rj_node *n = rj_at(d, obj->child); n && n != m; n = rj_at(d, n->next))
+		if (!strcmp(rj_str(d, n->key), key))
+			return n;
+	return NULL;
+}
+
 const char *rj_type_name(const struct rj_node *n)
 {
 	static const char *const names[] = {

@@ -75,6 +75,13 @@ static inline const char *rj_str(const struct rj_doc *d, uint32_t off)
 /* The member @key of object @obj (the first, if repeated), or NULL. */
 const struct rj_node *rj_get(const struct rj_doc *d, const struct rj_node *obj,
 			     const char *key);
+/*
+ * A member of @obj before @m with @m's key, or NULL: a key that is no
+ * event means one thing, and json-c keeps one of two (workgen renames the
+ * second, and rt-app then reads the first).
+ */
+const struct rj_node *rj_earlier(const struct rj_doc *d, const struct rj_node *obj,
+				 const struct rj_node *m);
 /* What a value is, in words, for an error message ("a string"). */
 const char *rj_type_name(const struct rj_node *n);
 

@@ -70,6 +70,17 @@ static const char *key_of(const struct pctx *c, const struct rj_node *n)
 	return rj_str(c->d, n->key);
 }
 
+/* A key that is no event, given twice in @obj: refused. */
+static int once(struct pctx *c, const struct rj_node *obj, const struct rj_node *n)
+{
+	const struct rj_node *e = rj_earlier(c->d, obj, n);
+
+	if (!e)
+		return 0;
+	return refuse(c, n, key_of(c, n), "given twice (first on line %u): rt-app would read one of them only",
+		      e->line);
+}
+
 /* A name as rt-app uses it: in log file names and as a thread's name. */
 static int check_name(struct pctx *c, const struct rj_node *n, const char *key,
 		      const char *s, const char *what)
@@ -285,11 +296,18 @@ static int check_sched(struct pctx *c, const struct rj_node *at, struct wl_sched
 	return 0;
 }
 
-/* rt-app's events, tried in its order (a key is an event by its prefix). */
+/*
+ * rt-app's events, tried in its order (a key is an event by its prefix);
+ * those of later rt-apps come first, to be refused by their name.
+ */
+#define WL_EV_LATER	0xff
+
 static const struct {
 	const char *prefix;
 	uint8_t type;
 } events[] = {
+	{ "memrun", WL_EV_LATER }, { "fork", WL_EV_LATER },
+	{ "sem_post", WL_EV_LATER }, { "sem_wait", WL_EV_LATER },
 	{ "runtime", WL_EV_RUNTIME }, { "run", WL_EV_RUN }, { "sleep", WL_EV_SLEEP },
 	{ "mem", WL_EV_MEM }, { "iorun", WL_EV_IORUN },
 	{ "lock", WL_EV_LOCK }, { "unlock", WL_EV_UNLOCK },
@@ -317,10 +335,13 @@ static int parse_ref_mutex(struct pctx *c, const struct rj_node *n, struct wl_ev
 	if (n->type != RJ_OBJECT)
 		return refuse(c, n, key, "{ \"ref\": CONDITION, \"mutex\": MUTEX }, not %s",
 			      rj_type_name(n));
-	for (const struct rj_node *m = rj_at(c->d, n->child); m; m = rj_at(c->d, m->next))
+	for (const struct rj_node *m = rj_at(c->d, n->child); m; m = rj_at(c->d, m->next)) {
 		if (strcmp(key_of(c, m), "ref") && strcmp(key_of(c, m), "mutex"))
 			return refuse(c, m, key, "unknown member '%s': it takes ref and mutex",
 				      key_of(c, m));
+		if (once(c, n, m))
+			return -EINVAL;
+	}
 	if (!ref || !mtx)
 		return refuse(c, n, key, "needs both \"ref\" and \"mutex\"");
 	if (want_str(c, ref, key, "a condition's name", &s) ||
@@ -344,6 +365,8 @@ static int parse_timer(struct pctx *c, const struct rj_node *n, struct wl_event 
 	for (const struct rj_node *m = rj_at(c->d, n->child); m; m = rj_at(c->d, m->next)) {
 		const char *k = key_of(c, m);
 
+		if (once(c, n, m))
+			return -EINVAL;
 		if (!strcmp(k, "ref")) {
 			if (want_str(c, m, key, "a timer's name", &s) ||
 			    (err = res_index(c, m, s, WL_RES_TIMER, &e->res)))
@@ -375,6 +398,8 @@ static int parse_event(struct pctx *c, const struct rj_node *n, int type,
 	const char *key = key_of(c, n), *s = NULL;
 	int64_t v;
 
+	if (type == WL_EV_LATER)
+		return refuse(c, n, key, "an event of an rt-app after 1.0 (fork, memrun, sem_post, sem_wait): schedtop runs 1.0's run, runtime, sleep, timer, suspend, resume, lock, unlock, wait, signal, broad, sync, barrier, yield, mem and iorun");
 	memset(e, 0, sizeof(*e));
 	e->type = type;
 	e->line = n->line;
@@ -529,6 +554,8 @@ static int parse_phase(struct pctx *c, const struct rj_node *obj, struct wl_phas
 			p->nr_ev++;
 			continue;
 		}
+		if (once(c, obj, n))
+			return -EINVAL;
 		if (!strcmp(key, "loop")) {
 			if (want_int(c, n, key, -1, INT32_MAX, "-1 (for ever) or a number of passes", &v))
 				return -EINVAL;
@@ -583,6 +610,8 @@ static int parse_task(struct pctx *c, const struct rj_node *tn, struct wl_task *
 				return refuse(c, n, key, "an event beside \"phases\" (rt-app ignores it): move it into a phase");
 			continue;
 		}
+		if (once(c, tn, n))
+			return -EINVAL;
 		if (!strcmp(key, "phases") || (!strcmp(key, "loop") && (have_loop = true)))
 			continue;
 		if (!strcmp(key, "instance")) {
@@ -744,6 +773,8 @@ static int parse_global(struct pctx *c, const struct rj_node *g)
 	for (const struct rj_node *n = rj_at(c->d, g->child); n; n = rj_at(c->d, n->next)) {
 		const char *key = key_of(c, n);
 
+		if (once(c, g, n))
+			return -EINVAL;
 		if (!strcmp(key, "duration")) {
 			if (want_int(c, n, key, -1, INT32_MAX, "seconds, or -1 until the threads end", &v))
 				return -EINVAL;
@@ -889,6 +920,8 @@ int wl_parse(struct schedstat_workload *wl, const char *text, size_t len,
 			ret = refuse(&c, m, k, "not an rt-app section (tasks, global, resources) nor schedtop's");
 			goto out;
 		}
+		if ((ret = once(&c, root, m)))
+			goto out;
 	}
 	/*
 	 * "resources" is the old grammar's list; rt-app 1.0 still takes it

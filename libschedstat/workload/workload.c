@@ -150,6 +150,10 @@ int schedstat_workload_parse(struct schedstat_workload **out, const void *text,
 	if (ret) {
 		if (ret == -ENOMEM)
 			snprintf(err, errlen, "%s: out of memory", origin);
+		/* One line, whatever the file's names hold ("\n" in a key). */
+		for (char *p = err; errlen && *p; p++)
+			if (schedstat_text_unsafe(*p, false))
+				*p = '?';
 		schedstat_workload_free(wl);
 		return ret;
 	}

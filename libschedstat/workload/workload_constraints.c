@@ -134,10 +134,13 @@ static int parse_one(struct cctx *c, const struct rj_node *o, size_t index)
 			      rj_type_name(o));
 	for (const struct rj_node *m = rj_at(c->d, o->child); m; m = rj_at(c->d, m->next)) {
 		const char *k = rj_str(c->d, m->key);
+		const struct rj_node *e = rj_earlier(c->d, o, m);
 		const char **s = !strcmp(k, "name") ? &name : !strcmp(k, "why") ? &why :
 				 !strcmp(k, "task") ? &task : !strcmp(k, "phase") ? &phase :
 				 !strcmp(k, "resume") ? &resume : NULL;
 
+		if (e)
+			return refuse(c, m, k, "given twice in one constraint (first on line %u)", e->line);
 		if (s) {
 			if (m->type != RJ_STRING)
 				return refuse(c, m, k, "a string, not %s", rj_type_name(m));
@@ -272,7 +275,10 @@ int wl_constraints_parse(struct schedstat_workload *wl, const struct rj_doc *d,
 		return refuse(&c, st, NULL, "an object, not %s", rj_type_name(st));
 	for (const struct rj_node *m = rj_at(d, st->child); m; m = rj_at(d, m->next)) {
 		const char *k = rj_str(d, m->key);
+		const struct rj_node *e = rj_earlier(d, st, m);
 
+		if (e)
+			return refuse(&c, m, k, "given twice (first on line %u)", e->line);
 		if (!strcmp(k, "description")) {
 			if (m->type != RJ_STRING)
 				return refuse(&c, m, k, "a string, not %s", rj_type_name(m));
@@ -291,9 +297,12 @@ int wl_constraints_parse(struct schedstat_workload *wl, const struct rj_doc *d,
 				return refuse(&c, m, k, "{ \"run\": SHARE, \"sleep\": SHARE }");
 			for (const struct rj_node *j = rj_at(d, m->child); j; j = rj_at(d, j->next)) {
 				const char *jk = rj_str(d, j->key);
+				const struct rj_node *je = rj_earlier(d, m, j);
 				double v = j->type == RJ_INT ? (double)j->i :
 					   j->type == RJ_DOUBLE ? j->d : NAN;
 
+				if (je)
+					return refuse(&c, j, k, "%s given twice", jk);
 				if (strcmp(jk, "run") && strcmp(jk, "sleep"))
 					return refuse(&c, j, k, "unknown member '%s': run or sleep", jk);
 				if (!(v >= 0 && v < 1))
@@ -354,4 +363,72 @@ int wl_constraints_default(struct schedstat_workload *wl, char *err, size_t errl
 				judge_of(wl, th, p)->constraint = idx;
 	}
 	return 0;
+}
+
+/* "miss_ratio 0.001 audio-tick deadline\n", one line per constraint. */
+int schedstat_workload_constraints_format(const struct schedstat_workload *wl,
+					  char *buf, size_t size)
+{
+	size_t len = 0;
+
+	if (size)
+		buf[0] = '\0';
+	for (size_t i = 0; i < wl->nr_cons; i++) {
+		const struct schedstat_workload_constraint *k = &wl->cons[i];
+		int n = snprintf(buf + len, size - len, "%s %.17g %s\n",
+				 k->kind == SCHEDSTAT_WORKLOAD_MISS_RATIO ? "miss_ratio" :
+				 "max_response_ms", k->limit, k->name);
+
+		if (n < 0 || (size_t)n >= size - len)
+			return -ENOSPC;
+		len += n;
+	}
+	return 0;
+}
+
+int schedstat_workload_constraints_parse(const char *text,
+					 struct schedstat_workload_constraint **cons,
+					 size_t *nr)
+{
+	size_t n = 0, cap = 0;
+	struct schedstat_workload_constraint *v = NULL;
+
+	*cons = NULL;
+	*nr = 0;
+	while (*text) {
+		const char *eol = strchr(text, '\n');
+		size_t len = eol ? (size_t)(eol - text) : strlen(text);
+		char line[256], kind[32];
+		double limit;
+		int off = 0;
+
+		if (len >= sizeof(line) || n >= SCHEDSTAT_WORKLOAD_MAX_CONSTRAINTS)
+			goto bad;
+		memcpy(line, text, len);
+		line[len] = '\0';
+		if (sscanf(line, "%31s %lf %n", kind, &limit, &off) != 2 || !off || !line[off])
+			goto bad;
+		if (util_array_reserve((void **)&v, &cap, n + 1, sizeof(*v)))
+			goto nomem;
+		memset(&v[n], 0, sizeof(v[n]));
+		if (!strcmp(kind, "miss_ratio"))
+			v[n].kind = SCHEDSTAT_WORKLOAD_MISS_RATIO;
+		else if (!strcmp(kind, "max_response_ms"))
+			v[n].kind = SCHEDSTAT_WORKLOAD_MAX_RESPONSE;
+		else
+			goto bad;
+		v[n].limit = limit;
+		snprintf(v[n].name, sizeof(v[n].name), "%s", line + off);
+		n++;
+		text += len + (eol ? 1 : 0);
+	}
+	*cons = v;
+	*nr = n;
+	return 0;
+nomem:
+	free(v);
+	return -ENOMEM;
+bad:
+	free(v);
+	return -EINVAL;
 }

@@ -127,8 +127,11 @@ static void *thread_main(void *arg)
 	return NULL;
 }
 
-/* The first thread that could not be set up, as one line. */
-static void setup_error(struct schedstat_workload_run *r, char *err, size_t errlen)
+/*
+ * The first thread that could not be set up, as one line; -ENXIO when
+ * it was the caller's CPU list that had no CPU online.
+ */
+static int setup_error(struct schedstat_workload_run *r, char *err, size_t errlen)
 {
 	for (size_t i = 0; i < r->nr_threads; i++) {
 		const struct wl_thread *t = &r->threads[i];
@@ -142,9 +145,14 @@ static void setup_error(struct schedstat_workload_run *r, char *err, size_t errl
 			continue;
 		switch (t->setup_step) {
 		case WL_SETUP_CPUS:
+			if (!task->cpus) {
+				snprintf(err, errlen, "no CPU of %s is online (/sys/devices/system/cpu/online)",
+					 r->o.cpus);
+				return -ENXIO;
+			}
 			snprintf(err, errlen, "%s:%u: task '%s': key 'cpus': no CPU of them is online (/sys/devices/system/cpu/online)",
 				 r->wl->origin, task->line, task->name);
-			return;
+			return -EINVAL;
 		case WL_SETUP_POLICY:
 			if (policy == SCHED_DEADLINE)
 				snprintf(err, errlen, "%s:%u: task '%s': the kernel refused SCHED_DEADLINE (runtime %llu, deadline %llu, period %llu µs): %s%s",
@@ -159,13 +167,14 @@ static void setup_error(struct schedstat_workload_run *r, char *err, size_t errl
 				snprintf(err, errlen, "%s:%u: task '%s': the kernel refused %s: %s",
 					 r->wl->origin, task->line, task->name,
 					 wl_policy_name(policy), strerror(-t->setup_err));
-			return;
+			return t->setup_err;
 		default:
 			snprintf(err, errlen, "%s: task '%s': %s", r->wl->origin, task->name,
 				 strerror(-t->setup_err));
-			return;
+			return t->setup_err;
 		}
 	}
+	return 0;
 }
 
 /* pthread_mutexattr for the use case: priority inheritance with pi_enabled. */
@@ -254,7 +263,7 @@ int schedstat_workload_start(struct schedstat_workload_run **out,
 		if (cpulist_parse(opts->cpus, r->default_cpus) ||
 		    !cpuset_count(r->default_cpus)) {
 			snprintf(err, errlen, "bad CPU list '%s': e.g. 1 or 0-3,6", opts->cpus);
-			ret = -EINVAL;
+			ret = -ERANGE;
 			goto fail;
 		}
 	}
@@ -309,11 +318,8 @@ int schedstat_workload_start(struct schedstat_workload_run **out,
 	for (int i = 0; !ret && i < WL_START_WAIT_POLLS &&
 	     atomic_load(&r->nr_ready) < r->nr_threads; i++)
 		sleep_ns(WL_START_POLL_NS);
-	for (size_t i = 0; !ret && i < r->nr_threads; i++)
-		if (atomic_load(&r->threads[i].setup_done) < 0) {
-			ret = r->threads[i].setup_err;
-			setup_error(r, err, errlen);
-		}
+	if (!ret)
+		ret = setup_error(r, err, errlen);
 	if (ret)
 		goto fail;
 	atomic_store(&r->start_ns, wl_now() + WL_START_LEAD_NS);

@@ -167,6 +167,12 @@ static void judge(struct schedstat_workload_tally *t, uint64_t to)
 const struct schedstat_workload_score *
 schedstat_workload_tally_finish(struct schedstat_workload_tally *t)
 {
+	return schedstat_workload_tally_finish_at(t, 0);
+}
+
+const struct schedstat_workload_score *
+schedstat_workload_tally_finish_at(struct schedstat_workload_tally *t, uint64_t end_ns)
+{
 	struct schedstat_workload_score *s = &t->score;
 	double uj = 0, eas = 0;
 
@@ -180,8 +186,8 @@ schedstat_workload_tally_finish(struct schedstat_workload_tally *t)
 		s->avg_power_mw = uj / 1000 / s->duration_s;
 		s->eas_avg_power_mw = eas / 1000 / s->duration_s;
 	}
-	s->end_ns = t->last_ts;
-	judge(t, t->last_ts);
+	s->end_ns = end_ns ? end_ns : t->last_ts;
+	judge(t, s->end_ns);
 	s->results = t->res;
 	s->nr_results = t->nr_cons;
 	return s;
@@ -230,72 +236,4 @@ bool schedstat_workload_event_activation(const struct schedstat_event *ev,
 	a->constraint = ev->constraint >= 0 ? (uint32_t)ev->constraint :
 			SCHEDSTAT_WORKLOAD_UNJUDGED;
 	return true;
-}
-
-/* "miss_ratio 0.001 audio-tick deadline\n", one line per constraint. */
-int schedstat_workload_constraints_format(const struct schedstat_workload *wl,
-					  char *buf, size_t size)
-{
-	size_t len = 0;
-
-	if (size)
-		buf[0] = '\0';
-	for (size_t i = 0; i < wl->nr_cons; i++) {
-		const struct schedstat_workload_constraint *k = &wl->cons[i];
-		int n = snprintf(buf + len, size - len, "%s %.17g %s\n",
-				 k->kind == SCHEDSTAT_WORKLOAD_MISS_RATIO ? "miss_ratio" :
-				 "max_response_ms", k->limit, k->name);
-
-		if (n < 0 || (size_t)n >= size - len)
-			return -ENOSPC;
-		len += n;
-	}
-	return 0;
-}
-
-int schedstat_workload_constraints_parse(const char *text,
-					 struct schedstat_workload_constraint **cons,
-					 size_t *nr)
-{
-	size_t n = 0, cap = 0;
-	struct schedstat_workload_constraint *v = NULL;
-
-	*cons = NULL;
-	*nr = 0;
-	while (*text) {
-		const char *eol = strchr(text, '\n');
-		size_t len = eol ? (size_t)(eol - text) : strlen(text);
-		char line[256], kind[32];
-		double limit;
-		int off = 0;
-
-		if (len >= sizeof(line) || n >= SCHEDSTAT_WORKLOAD_MAX_CONSTRAINTS)
-			goto bad;
-		memcpy(line, text, len);
-		line[len] = '\0';
-		if (sscanf(line, "%31s %lf %n", kind, &limit, &off) != 2 || !off || !line[off])
-			goto bad;
-		if (util_array_reserve((void **)&v, &cap, n + 1, sizeof(*v)))
-			goto nomem;
-		memset(&v[n], 0, sizeof(v[n]));
-		if (!strcmp(kind, "miss_ratio"))
-			v[n].kind = SCHEDSTAT_WORKLOAD_MISS_RATIO;
-		else if (!strcmp(kind, "max_response_ms"))
-			v[n].kind = SCHEDSTAT_WORKLOAD_MAX_RESPONSE;
-		else
-			goto bad;
-		v[n].limit = limit;
-		snprintf(v[n].name, sizeof(v[n].name), "%s", line + off);
-		n++;
-		text += len + (eol ? 1 : 0);
-	}
-	*cons = v;
-	*nr = n;
-	return 0;
-nomem:
-	free(v);
-	return -ENOMEM;
-bad:
-	free(v);
-	return -EINVAL;
 }

@@ -85,8 +85,10 @@ struct report {
 	size_t samples, bad;
 	uint64_t span_ns;
 	/* A recording of schedtop workload: its score, as the run printed it. */
-	const struct workload *wl;
-	struct wl_tally tally;
+	const char *wl_name;
+	struct schedstat_workload_constraint *cons;	/* the recording's */
+	struct schedstat_workload *builtin;		/* an older recording's */
+	struct schedstat_workload_tally *tally;
 };
 
 /* The sums of @pid, new and zeroed the first time it is seen; NULL: no memory. */
@@ -140,11 +142,11 @@ static int add_events(struct report *r, const struct schedstat_event *evs,
 		      size_t nr_evs)
 {
 	for (size_t i = 0; i < nr_evs; i++) {
-		struct wl_activation a;
+		struct schedstat_workload_activation a;
 		int err;
 
-		if (r->wl && wl_event_activation(&evs[i], r->wl, &a)) {
-			err = wl_tally_activation(&r->tally, &a);
+		if (r->tally && schedstat_workload_event_activation(&evs[i], &a)) {
+			err = schedstat_workload_tally_activation(r->tally, &a);
 			if (err)
 				return err;
 		} else if (evs[i].type != SCHEDSTAT_EV_ACTIVATION) {
@@ -232,8 +234,8 @@ static int add_sample(struct report *r, const struct schedstat_snapshot *snap,
 	err = add_events(r, evs, nr_evs);
 	if (err)
 		return err;
-	if (r->wl)
-		wl_tally_sample(&r->tally, snap);
+	if (r->tally)
+		schedstat_workload_tally_sample(r->tally, snap);
 	err = add_clusters(r, snap);
 	if (!err)
 		err = add_hotplug(r, snap);
@@ -487,6 +489,36 @@ static int add_samples(struct report *r, struct schedstat_recording *rec,
 	return err;
 }
 
+/*
+ * A recording of schedtop workload: its constraints as the run kept them
+ * (older recordings name a built-in only, whose file gives them).
+ */
+static int workload_tally(struct report *r, struct schedstat_recording *rec)
+{
+	const char *cons = schedstat_recording_meta(rec, "workload_constraints");
+	const struct schedstat_workload_constraint *c = NULL;
+	size_t nr = 0;
+	int err;
+
+	r->wl_name = schedstat_recording_meta(rec, "workload");
+	if (!r->wl_name)
+		return 0;
+	if (cons) {
+		err = schedstat_workload_constraints_parse(cons, &r->cons, &nr);
+		if (err)
+			return err == -ENOMEM ? err : -SCHEDSTAT_ERR_REC_CORRUPT;
+		c = r->cons;
+	} else {
+		r->builtin = workload_builtin(r->wl_name);
+		if (!r->builtin)
+			return 0;	/* said; the rest of the report stands */
+		c = schedstat_workload_constraint(r->builtin, 0);
+		nr = schedstat_workload_nr_constraints(r->builtin);
+	}
+	return schedstat_workload_tally_new(&r->tally, c, nr,
+					    schedstat_recording_energy_model(rec) != NULL);
+}
+
 static int report(const char *path, struct schedstat_recording *rec,
 		  unsigned long top)
 {
@@ -498,9 +530,9 @@ static int report(const char *path, struct schedstat_recording *rec,
 
 	schedstat_recording_info(rec, &info);
 	r.nr_clusters = schedstat_topology_nr_clusters(r.topo);
-	if (schedstat_recording_meta(rec, "workload"))
-		r.wl = workload_find(schedstat_recording_meta(rec, "workload"));
-	r.tally.em = schedstat_recording_energy_model(rec);
+	err = workload_tally(&r, rec);
+	if (err)
+		goto fail;
 	r.clusters = calloc(r.nr_clusters, sizeof(*r.clusters));
 	if (!r.clusters)
 		goto nomem;
@@ -529,10 +561,9 @@ static int report(const char *path, struct schedstat_recording *rec,
 	err = print_hotplug_states(rec, r.nr_hotplug, info.first_ts_ns);
 	if (err)
 		goto fail;
-	if (r.wl) {
-		wl_tally_finish(&r.tally, r.wl);
+	if (r.tally) {
 		printf("\n");
-		wl_score_print(stdout, &r.tally.score);
+		workload_score_print(stdout, r.wl_name, schedstat_workload_tally_finish(r.tally));
 	}
 	goto cleanup;
 nomem:
@@ -546,7 +577,9 @@ cleanup:
 	free(r.tasks);
 	schedstat_hash_free(r.task_index);
 	free(r.hotplug);
-	wl_tally_free(&r.tally);
+	schedstat_workload_tally_free(r.tally);
+	free(r.cons);
+	schedstat_workload_free(r.builtin);
 	free(list);
 	if (err)
 		return EXIT_FAIL;

@@ -1,6 +1,7 @@
 """Short libFuzzer runs (ASan + UBSan) over the recording reader, over
-the trace-file source (trace-cmd's trace.dat, through libtracecmd), and over
-the Perfetto reader and the trace driver behind it.
+the trace-file source (trace-cmd's trace.dat, through libtracecmd), over
+the Perfetto reader and the trace driver behind it, and over the rt-app
+use-case parser.
 
 The corpus in tests/fuzz/corpus seeds the first: a whole recording, one cut
 short as a SIGKILL leaves it, one with a flipped byte, one with a PELT chunk
@@ -12,7 +13,9 @@ tests/fuzz/perfetto-corpus the third: cuts of the Pixel 6a trace
 (tests/fixtures/perfetto), plain, in zlib and zstd packets, and as full
 FtraceEvents (its README); tests/fuzz/text-corpus the fourth, the ftrace
 text reader's (tests/fixtures/trace-text's kernel text, with TGIDs,
-trace-cmd report's, in systrace's and atrace's containers). Each run works
+trace-cmd report's, in systrace's and atrace's containers);
+tests/fuzz/workload-corpus the fifth: Debian's rt-app examples and the
+built-in workloads (its README says where each comes from). Each run works
 on a copy so the repository's corpus stays as committed.
 SCHEDTOP_FUZZ_SECONDS sets the length of the first (default 20).
 """
@@ -32,6 +35,8 @@ PERFETTO_FUZZER = os.path.join(OUT, "fuzz", "fuzz_perfetto")
 PERFETTO_CORPUS = os.path.join(SRC, "tests", "fuzz", "perfetto-corpus")
 TEXT_FUZZER = os.path.join(OUT, "fuzz", "fuzz_trace_text")
 TEXT_CORPUS = os.path.join(SRC, "tests", "fuzz", "text-corpus")
+WORKLOAD_FUZZER = os.path.join(OUT, "fuzz", "fuzz_workload")
+WORKLOAD_CORPUS = os.path.join(SRC, "tests", "fuzz", "workload-corpus")
 KEEP = tempfile.gettempdir()
 
 
@@ -66,6 +71,14 @@ def trace_text_reader_survives_fuzzing():
     fuzz(TEXT_FUZZER, TEXT_CORPUS, "build/fuzz/fuzz_trace_text not built "
          "(make fuzz; needs clang)", at_least=2900,
          extra=["-seed=1", "-runs=3000", "-max_len=16384"])
+
+
+@test
+def workload_parser_survives_fuzzing():
+    """100,000 inputs (seconds): every one read, or refused with one line
+    naming the file (the target aborts on a second line)."""
+    fuzz(WORKLOAD_FUZZER, WORKLOAD_CORPUS, "build/fuzz/fuzz_workload not built "
+         "(make fuzz; needs clang)", at_least=90000, extra=["-runs=100000"])
 
 
 def fuzz(FUZZER, CORPUS, missing, at_least=1000, extra=None):

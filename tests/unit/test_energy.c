@@ -19,7 +19,6 @@
 
 #include "energy_model.h"
 #include "model.h"
-#include "workload.h"
 
 static const char *fixture(const char *name)
 {
@@ -306,59 +305,99 @@ static void test_snapshot_apply(void **state)
 	schedstat_topology_free(topo);
 }
 
+static const struct schedstat_workload_constraint browse_cons[] = {
+	{ .name = "page load", .kind = SCHEDSTAT_WORKLOAD_MAX_RESPONSE, .limit = 500 },
+	{ .name = "scroll frames", .kind = SCHEDSTAT_WORKLOAD_MISS_RATIO, .limit = 0.05 },
+};
+
+/* The score of @a judged at @to by a tally of browse's constraints. */
+static const struct schedstat_workload_score *
+judged(struct schedstat_workload_tally **t, const struct schedstat_workload_activation *a,
+       size_t nr, uint64_t to)
+{
+	struct {
+		uint64_t ts;
+	} last = { to };
+
+	schedstat_workload_tally_free(*t);
+	assert_int_equal(schedstat_workload_tally_new(t, browse_cons, 2, false), 0);
+	for (size_t i = 0; i < nr; i++)
+		assert_int_equal(schedstat_workload_tally_activation(*t, &a[i]), 0);
+	return schedstat_workload_tally_finish_at(*t, last.ts);
+}
+
 static void test_percentile(void **state)
 {
-	double v[] = { 5, 1, 4, 2, 3, 10, 9, 8, 7, 6 };
+	struct schedstat_workload_activation a[10] = {};
+	struct schedstat_workload_tally *t = NULL;
+	const struct schedstat_workload_score *s;
+	const int order[] = { 5, 1, 4, 2, 3, 10, 9, 8, 7, 6 };
 
+	/* Responses of 1..10 ms, in no order; all on time. */
+	for (int i = 0; i < 10; i++)
+		a[i] = (struct schedstat_workload_activation){
+			.release = 0, .start = 1, .end = order[i] * 1000000ULL,
+			.deadline = 100000000, .constraint = 1,
+		};
+	s = judged(&t, a, 10, 200000000);
 	/* Nearest rank on 1..10: p50 is the 5th value, p95 and p99 the 10th. */
-	assert_true(wl_percentile(v, 10, 50) == 5);
-	assert_true(wl_percentile(v, 10, 95) == 10);
-	assert_true(wl_percentile(v, 10, 90) == 9);
-	assert_true(wl_percentile(v, 10, 0) == 1);
+	assert_true(s->results[1].p50_ms == 5);
+	assert_true(s->results[1].p95_ms == 10);
+	assert_true(s->results[1].p99_ms == 10);
+	assert_true(s->results[1].max_ms == 10);
+	schedstat_workload_tally_free(t);
 }
 
 static void test_judge(void **state)
 {
-	const struct workload *wl = workload_find("browse");
-	struct wl_activation a[12] = {};
-	struct wl_score s = { .wl = wl, .have_energy = true, .avg_power_mw = 620 };
+	struct schedstat_workload_activation a[13] = {};
+	struct schedstat_workload_tally *t = NULL;
+	const struct schedstat_workload_score *s;
 
 	/* Page loads (constraint 0): 200 ms and 450 ms; frames: 10, one late. */
-	a[0] = (struct wl_activation){ .release = 0, .start = 1, .end = 200000000,
-				       .deadline = 500000000, .constraint = 0 };
-	a[1] = (struct wl_activation){ .release = 1000000000, .start = 1000000001,
-				       .end = 1450000000, .deadline = 1500000000 };
+	a[0] = (struct schedstat_workload_activation){ .release = 0, .start = 1,
+		.end = 200000000, .deadline = 500000000, .constraint = 0 };
+	a[1] = (struct schedstat_workload_activation){ .release = 1000000000,
+		.start = 1000000001, .end = 1450000000, .deadline = 1500000000 };
 	for (int i = 0; i < 10; i++)
-		a[2 + i] = (struct wl_activation){
+		a[2 + i] = (struct schedstat_workload_activation){
 			.release = 100 + i * 16666667ULL, .start = 200 + i * 16666667ULL,
 			.end = 4000000 + i * 16666667ULL + (i == 3 ? 20000000 : 0),
 			.deadline = 100 + (i + 1) * 16666667ULL, .constraint = 1,
 		};
-	wl_score_judge(&s, a, 12, 2000000000);
-	assert_true(s.res[0].met);
-	assert_true(fabs(s.res[0].max_ms - 450) < 1e-9);
+	/* Judged by nothing: left out. */
+	a[12] = (struct schedstat_workload_activation){ .release = 5, .start = 6, .end = 7,
+		.constraint = SCHEDSTAT_WORKLOAD_UNJUDGED };
+	s = judged(&t, a, 13, 2000000000);
+	assert_true(s->results[0].met);
+	assert_int_equal(s->results[0].nr, 2);
+	assert_true(fabs(s->results[0].max_ms - 450) < 1e-9);
 	/* 1 of 10 late = 10% > 5%. */
-	assert_int_equal(s.res[1].late, 1);
-	assert_true(fabs(s.res[1].miss_ratio - 0.1) < 1e-12);
-	assert_false(s.res[1].met);
-	assert_false(s.met);
-	assert_true(s.figure_of_merit == 1e6 + 620);
+	assert_int_equal(s->results[1].nr, 10);
+	assert_int_equal(s->results[1].late, 1);
+	assert_true(fabs(s->results[1].miss_ratio - 0.1) < 1e-12);
+	assert_false(s->results[1].met);
+	assert_false(s->met);
+	/* No energy model: 1e6 per missed constraint, no power. */
+	assert_false(s->have_energy);
+	assert_true(s->figure_of_merit == 1e6);
 
-	/* Everything on time: the figure of merit is the power. */
+	/* Everything on time. */
 	a[5].end -= 20000000;
-	wl_score_judge(&s, a, 12, 2000000000);
-	assert_true(s.met);
-	assert_true(s.figure_of_merit == 620);
+	s = judged(&t, a, 13, 2000000000);
+	assert_true(s->met);
+	assert_true(s->figure_of_merit == 0);
 
 	/* A page load that never ended, due before the stop: infinitely late. */
 	a[1].end = 0;
-	wl_score_judge(&s, a, 12, 2000000000);
-	assert_false(s.res[0].met);
-	assert_true(isinf(s.res[0].observed));
+	s = judged(&t, a, 13, 2000000000);
+	assert_false(s->results[0].met);
+	assert_true(isinf(s->results[0].observed));
 	/* ... but one not due yet at the stop is not judged. */
-	wl_score_judge(&s, a, 12, 1400000000);
-	assert_true(s.res[0].met);
-	assert_int_equal(s.res[0].nr, 1);
+	s = judged(&t, a, 13, 1400000000);
+	assert_true(s->results[0].met);
+	assert_int_equal(s->results[0].nr, 1);
+	schedstat_workload_tally_free(t);
 }
 
 int main(void)
