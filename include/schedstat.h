@@ -1895,8 +1895,8 @@ schedstat_workload_tally_finish_at(struct schedstat_workload_tally *t, uint64_t 
 void schedstat_workload_tally_free(struct schedstat_workload_tally *t);
 
 /*
- * The constraints as a recording's metadata keeps them (one line each:
- * kind, limit, name), and back: report judges a recording as the run
+ * The constraints as a recording's metadata keeps them (kind, limit and
+ * name, each ended by ';'), and back: report judges a recording as the run
  * did. Format: 0 or -ENOSPC. Parse: *@cons allocated (free()), -EINVAL.
  */
 int schedstat_workload_constraints_format(const struct schedstat_workload *wl,

@@ -61,7 +61,8 @@ static int read_meta(struct schedstat_recording *r, const uint8_t *p, size_t len
 	if (!r->meta)
 		return -ENOMEM;
 	for (size_t i = 0; i < n && !c.err; i++) {
-		char key[64], value[512];
+		/* A workload's constraints take up to 4 KiB (cmd_workload.c). */
+		char key[64], value[4096];
 
 		rec_get_str(&c, key, sizeof(key));
 		rec_get_str(&c, value, sizeof(value));

@@ -365,23 +365,40 @@ int wl_constraints_default(struct schedstat_workload *wl, char *err, size_t errl
 	return 0;
 }
 
-/* "miss_ratio 0.001 audio-tick deadline\n", one line per constraint. */
+/*
+ * "miss_ratio 0.001 audio-tick deadline;max_response_ms 500 page load;":
+ * a recording's metadata is one line of text (it keeps no control
+ * character), so each constraint ends with ';', and a ';' or '\\' of a
+ * name is escaped with '\\'.
+ */
 int schedstat_workload_constraints_format(const struct schedstat_workload *wl,
 					  char *buf, size_t size)
 {
 	size_t len = 0;
 
-	if (size)
-		buf[0] = '\0';
+	if (!size)
+		return -ENOSPC;
+	buf[0] = '\0';
 	for (size_t i = 0; i < wl->nr_cons; i++) {
 		const struct schedstat_workload_constraint *k = &wl->cons[i];
-		int n = snprintf(buf + len, size - len, "%s %.17g %s\n",
+		int n = snprintf(buf + len, size - len, "%s %.17g ",
 				 k->kind == SCHEDSTAT_WORKLOAD_MISS_RATIO ? "miss_ratio" :
-				 "max_response_ms", k->limit, k->name);
+				 "max_response_ms", k->limit);
 
 		if (n < 0 || (size_t)n >= size - len)
 			return -ENOSPC;
 		len += n;
+		for (const char *p = k->name; *p; p++) {
+			if (len + 3 >= size)
+				return -ENOSPC;
+			if (*p == ';' || *p == '\\')
+				buf[len++] = '\\';
+			buf[len++] = *p;
+		}
+		if (len + 2 >= size)
+			return -ENOSPC;
+		buf[len++] = ';';
+		buf[len] = '\0';
 	}
 	return 0;
 }
@@ -396,18 +413,25 @@ int schedstat_workload_constraints_parse(const char *text,
 	*cons = NULL;
 	*nr = 0;
 	while (*text) {
-		const char *eol = strchr(text, '\n');
-		size_t len = eol ? (size_t)(eol - text) : strlen(text);
-		char line[256], kind[32];
+		char kind[32], name[sizeof(v->name)];
+		size_t len = 0;
 		double limit;
 		int off = 0;
 
-		if (len >= sizeof(line) || n >= SCHEDSTAT_WORKLOAD_MAX_CONSTRAINTS)
+		if (n >= SCHEDSTAT_WORKLOAD_MAX_CONSTRAINTS ||
+		    sscanf(text, "%31s %lf %n", kind, &limit, &off) != 2 || !off)
 			goto bad;
-		memcpy(line, text, len);
-		line[len] = '\0';
-		if (sscanf(line, "%31s %lf %n", kind, &limit, &off) != 2 || !off || !line[off])
+		for (text += off; *text && *text != ';'; text++) {
+			if (*text == '\\' && text[1])
+				text++;
+			if (len + 1 >= sizeof(name))
+				goto bad;
+			name[len++] = *text;
+		}
+		if (*text != ';' || !len)
 			goto bad;
+		text++;
+		name[len] = '\0';
 		if (util_array_reserve((void **)&v, &cap, n + 1, sizeof(*v)))
 			goto nomem;
 		memset(&v[n], 0, sizeof(v[n]));
@@ -418,9 +442,8 @@ int schedstat_workload_constraints_parse(const char *text,
 		else
 			goto bad;
 		v[n].limit = limit;
-		snprintf(v[n].name, sizeof(v[n].name), "%s", line + off);
+		memcpy(v[n].name, name, len + 1);
 		n++;
-		text += len + (eol ? 1 : 0);
 	}
 	*cons = v;
 	*nr = n;

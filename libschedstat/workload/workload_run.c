@@ -254,12 +254,24 @@ int schedstat_workload_start(struct schedstat_workload_run **out,
 		ret = -ENOMEM;
 		goto fail;
 	}
-	if (opts->cpus) {
-		r->default_cpus = calloc(1, sizeof(*r->default_cpus));
-		if (!r->default_cpus) {
-			ret = -ENOMEM;
-			goto fail;
+	r->default_cpus = calloc(1, sizeof(*r->default_cpus));
+	if (!r->default_cpus) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	if (!opts->cpus) {
+		/* Where the caller runs: a phase after one with "cpus" goes back there. */
+		cpu_set_t cs;
+
+		if (!sched_getaffinity(0, sizeof(cs), &cs))
+			for (int c = 0; c < CPU_SETSIZE && c < SCHEDSTAT_MAX_CPUS; c++)
+				if (CPU_ISSET(c, &cs))
+					cpuset_set(r->default_cpus, c);
+		if (!cpuset_count(r->default_cpus)) {
+			free(r->default_cpus);
+			r->default_cpus = NULL;
 		}
+	} else {
 		if (cpulist_parse(opts->cpus, r->default_cpus) ||
 		    !cpuset_count(r->default_cpus)) {
 			snprintf(err, errlen, "bad CPU list '%s': e.g. 1 or 0-3,6", opts->cpus);

@@ -450,10 +450,12 @@ static void json_threads(FILE *f, void *ctx)
 	size_t n = schedstat_workload_nr_threads(ws->o->wl);
 
 	fputs(", \"threads\": [", f);
-	for (size_t t = 0; t < n; t++)
-		fprintf(f, "%s{\"comm\": \"%s\", \"tid\": %d, \"cpu_ns\": %" PRIu64 "}",
-			t ? ", " : "", schedstat_workload_thread_comm(ws->o->wl, t),
+	for (size_t t = 0; t < n; t++) {
+		fputs(t ? ", {\"comm\": " : "{\"comm\": ", f);
+		workload_json_str(f, schedstat_workload_thread_comm(ws->o->wl, t));
+		fprintf(f, ", \"tid\": %d, \"cpu_ns\": %" PRIu64 "}",
 			schedstat_workload_tid(ws->run, t), schedstat_workload_cpu_ns(ws->run, t));
+	}
 	fprintf(f, "], \"end_ns\": %" PRIu64, schedstat_workload_tally_finish(ws->tally)->end_ns);
 }
 

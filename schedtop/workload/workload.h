@@ -40,6 +40,8 @@ int workload_list(bool man);
 
 void workload_score_print(FILE *f, const char *name,
 			  const struct schedstat_workload_score *s);
+/* A JSON string, escaped: names come from a file the user gave. */
+void workload_json_str(FILE *f, const char *s);
 /*
  * The score as one JSON object; @more (if not NULL) writes members of its
  * own after the score's (", \"threads\": [...]").

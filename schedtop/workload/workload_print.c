@@ -114,8 +114,7 @@ static void json_num(FILE *f, double v)
 		fputs("null", f);
 }
 
-/* A JSON string: names come from a file the user gave. */
-static void json_str(FILE *f, const char *s)
+void workload_json_str(FILE *f, const char *s)
 {
 	fputc('"', f);
 	for (; *s; s++) {
@@ -136,7 +135,7 @@ void workload_score_json(FILE *f, const char *name,
 			 void (*more)(FILE *f, void *ctx), void *ctx)
 {
 	fputs("{\"workload\": ", f);
-	json_str(f, name);
+	workload_json_str(f, name);
 	fputs(", \"duration_s\": ", f);
 	json_num(f, s->duration_s);
 	fprintf(f, ", \"met\": %s, \"figure_of_merit\": ", s->met ? "true" : "false");
@@ -150,7 +149,7 @@ void workload_score_json(FILE *f, const char *name,
 	fputs(", \"clusters\": [", f);
 	for (size_t k = 0; k < s->nr_clusters; k++) {
 		fputs(k ? ", {\"name\": " : "{\"name\": ", f);
-		json_str(f, s->clusters[k].name);
+		workload_json_str(f, s->clusters[k].name);
 		fputs(", \"energy_mj\": ", f);
 		json_num(f, s->clusters[k].energy_uj / 1000);
 		fputs(", \"eas_energy_mj\": ", f);
@@ -162,7 +161,7 @@ void workload_score_json(FILE *f, const char *name,
 		const struct schedstat_workload_result *r = &s->results[c];
 
 		fputs(c ? ", {\"name\": " : "{\"name\": ", f);
-		json_str(f, r->c->name);
+		workload_json_str(f, r->c->name);
 		fprintf(f, ", \"kind\": \"%s\", \"limit\": ",
 			r->c->kind == SCHEDSTAT_WORKLOAD_MISS_RATIO ? "miss_ratio" : "max_response_ms");
 		json_num(f, r->c->limit);

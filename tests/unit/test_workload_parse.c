@@ -202,7 +202,7 @@ static void format_and_parse_constraints(void **state)
 	(void)state;
 	assert_non_null(wl);
 	assert_int_equal(schedstat_workload_constraints_format(wl, buf, sizeof(buf)), 0);
-	assert_string_equal(buf, "max_response_ms 500 page load\nmiss_ratio 0.001 a deadline\n");
+	assert_string_equal(buf, "max_response_ms 500 page load;miss_ratio 0.001 a deadline;");
 	assert_int_equal(schedstat_workload_constraints_parse(buf, &c, &n), 0);
 	assert_int_equal(n, 2);
 	assert_string_equal(c[0].name, "page load");
@@ -210,7 +210,11 @@ static void format_and_parse_constraints(void **state)
 	assert_true(c[1].limit == 0.001);
 	free(c);
 	assert_int_equal(schedstat_workload_constraints_format(wl, buf, 10), -28);
-	assert_int_equal(schedstat_workload_constraints_parse("bogus\n", &c, &n), -22);
+	assert_int_equal(schedstat_workload_constraints_parse("bogus;", &c, &n), -22);
+	assert_int_equal(schedstat_workload_constraints_parse("miss_ratio 0.1 a\\;b\\\\c;", &c, &n), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(c[0].name, "a;b\\c");
+	free(c);
 	schedstat_workload_free(wl);
 }
 
