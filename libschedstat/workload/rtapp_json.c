@@ -97,8 +97,8 @@ static int new_node(struct rj_parser *ps, uint8_t type, uint32_t *idx)
 	if (d->nr_nodes >= RJ_MAX_NODES)
 		return fail(ps, "more than %u values: not a use case schedtop reads",
 			    RJ_MAX_NODES);
-	if (util_array_reserve((void **)&d->nodes, &d->cap_nodes, d->nr_nodes + 1,
-			       sizeof(*d->nodes)))
+	if (schedstat_array_reserve((void **)&d->nodes, &d->cap_nodes, d->nr_nodes + 1,
+				    sizeof(*d->nodes)))
 		return -ENOMEM;
 	n = &d->nodes[d->nr_nodes];
 	memset(n, 0, sizeof(*n));
@@ -115,7 +115,7 @@ static int pool_add(struct rj_parser *ps, const char *s, size_t len, uint32_t *o
 
 	if (d->pool_len + len + 1 > UINT32_MAX - 1)
 		return fail(ps, "too much text");
-	if (util_array_reserve((void **)&d->pool, &d->pool_cap, d->pool_len + len + 1, 1))
+	if (schedstat_array_reserve((void **)&d->pool, &d->pool_cap, d->pool_len + len + 1, 1))
 		return -ENOMEM;
 	memcpy(d->pool + d->pool_len, s, len);
 	d->pool[d->pool_len + len] = '\0';

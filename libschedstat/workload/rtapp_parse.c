@@ -143,8 +143,8 @@ static int res_index(struct pctx *c, const struct rj_node *n, const char *name,
 		}
 	if (check_name(c, n, key_of(c, n), name, "resource name"))
 		return -EINVAL;
-	if (util_array_reserve((void **)&wl->res, &wl->cap_res, wl->nr_res + 1,
-			       sizeof(*wl->res)))
+	if (schedstat_array_reserve((void **)&wl->res, &wl->cap_res, wl->nr_res + 1,
+				    sizeof(*wl->res)))
 		return -ENOMEM;
 	r = &wl->res[wl->nr_res];
 	memset(r, 0, sizeof(*r));
@@ -545,7 +545,7 @@ static int parse_phase(struct pctx *c, const struct rj_node *obj, struct wl_phas
 		if (type >= 0) {
 			if (p->nr_ev >= WL_MAX_EVENTS)
 				return refuse(c, n, key, "more than %d events in one phase", WL_MAX_EVENTS);
-			if (util_array_reserve((void **)&p->ev, &cap, p->nr_ev + 1, sizeof(*p->ev)))
+			if (schedstat_array_reserve((void **)&p->ev, &cap, p->nr_ev + 1, sizeof(*p->ev)))
 				return -ENOMEM;
 			if ((err = parse_event(c, n, type, &p->ev[p->nr_ev])))
 				return err;
@@ -658,8 +658,8 @@ static int parse_task(struct pctx *c, const struct rj_node *tn, struct wl_task *
 
 			if (t->nr_phases >= WL_MAX_PHASES)
 				return refuse(c, pn, NULL, "more than %d phases", WL_MAX_PHASES);
-			if (util_array_reserve((void **)&t->phases, &cap, t->nr_phases + 1,
-					       sizeof(*t->phases)))
+			if (schedstat_array_reserve((void **)&t->phases, &cap, t->nr_phases + 1,
+						    sizeof(*t->phases)))
 				return -ENOMEM;
 			p = &t->phases[t->nr_phases++];
 			memset(p, 0, sizeof(*p));

@@ -59,8 +59,8 @@ static int add_constraint(struct schedstat_workload *wl, const char *name,
 
 	if (wl->nr_cons >= SCHEDSTAT_WORKLOAD_MAX_CONSTRAINTS)
 		return -E2BIG;
-	if (util_array_reserve((void **)&wl->cons, &wl->cap_cons, wl->nr_cons + 1,
-			       sizeof(*wl->cons)))
+	if (schedstat_array_reserve((void **)&wl->cons, &wl->cap_cons, wl->nr_cons + 1,
+				    sizeof(*wl->cons)))
 		return -ENOMEM;
 	k = &wl->cons[wl->nr_cons];
 	memset(k, 0, sizeof(*k));
@@ -229,8 +229,8 @@ static int parse_one(struct cctx *c, const struct rj_node *o, size_t index)
 		if (resume) {
 			struct wl_resume_judge *r;
 
-			if (util_array_reserve((void **)&wl->resume_judge, &wl->cap_resume_judge,
-					       wl->nr_resume_judge + 1, sizeof(*r)))
+			if (schedstat_array_reserve((void **)&wl->resume_judge, &wl->cap_resume_judge,
+						    wl->nr_resume_judge + 1, sizeof(*r)))
 				return -ENOMEM;
 			r = &wl->resume_judge[wl->nr_resume_judge++];
 			r->thread = t ? th : WL_NONE;
@@ -432,7 +432,7 @@ int schedstat_workload_constraints_parse(const char *text,
 			goto bad;
 		text++;
 		name[len] = '\0';
-		if (util_array_reserve((void **)&v, &cap, n + 1, sizeof(*v)))
+		if (schedstat_array_reserve((void **)&v, &cap, n + 1, sizeof(*v)))
 			goto nomem;
 		memset(&v[n], 0, sizeof(v[n]));
 		if (!strcmp(kind, "miss_ratio"))

@@ -77,7 +77,7 @@ int schedstat_workload_tally_activation(struct schedstat_workload_tally *t,
 	/* Only what a constraint judges is kept. */
 	if (a->constraint >= t->nr_cons)
 		return 0;
-	if (util_array_reserve((void **)&t->acts, &t->cap, t->nr + 1, sizeof(*t->acts)))
+	if (schedstat_array_reserve((void **)&t->acts, &t->cap, t->nr + 1, sizeof(*t->acts)))
 		return -ENOMEM;
 	t->acts[t->nr++] = *a;
 	return 0;

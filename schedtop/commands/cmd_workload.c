@@ -321,7 +321,7 @@ static int on_sample(const struct schedstat_snapshot *snap, void *ctx)
 	}
 	schedstat_workload_tally_sample(ws->tally, snap);
 	/* A use case whose threads all ended (finite loops) ends the run. */
-	return schedstat_workload_done(ws->run) ? LOOP_STOP : 0;
+	return schedstat_workload_done(ws->run) ? LOOP_STOP : LOOP_GO_ON;
 }
 
 static void csv_field(FILE *f, const char *s)

@@ -38,6 +38,8 @@ static int on_tick(void *ctx)
 	}
 	err = sm->fn(snap, sm->ctx);
 	schedstat_snapshot_free(snap);
+	if (err == LOOP_STOP)
+		return LOOP_STOP;
 	if (err) {
 		sm->reported = true;
 		return err;

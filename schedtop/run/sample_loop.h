@@ -6,8 +6,9 @@
 #include "schedstat.h"
 
 /*
- * Called with each snapshot; 0 goes on, a negative errno stops the loop with
- * it (the callback has said what went wrong).
+ * Called with each snapshot: LOOP_GO_ON goes on, LOOP_STOP ends the loop
+ * as a normal end (a workload whose threads have all ended), a negative
+ * errno stops it with that error (the callback has said what went wrong).
  */
 typedef int (*sample_fn)(const struct schedstat_snapshot *snap, void *ctx);
 
