@@ -47,10 +47,16 @@ CPUS = "1"
 TOPO = "LITTLE:0@1024,big:1@1024"
 CALIB = tempfile.NamedTemporaryFile(prefix="schedtop-calib-", delete=False).name
 os.unlink(CALIB)
-# A thread whose run time is within 3% of rt-app's. Threads that run less
-# than this in the window are woken and go back to sleep, their CPU time
-# the syscalls' and the wakeups' of each program (not compared to 3%).
-MIN_RUN_NS = 100_000_000
+# A thread whose run time is within 3% of rt-app's: one whose file asks
+# this much run of it in the window. The others are woken and go back to
+# sleep, their CPU time the syscalls' and the wakeups' of each program
+# (not compared to 3%).
+MIN_RUN_NS = 50_000_000
+# Other work on CPUS beyond this (5% of the window) makes a run time
+# outside 3% inconclusive: this machine's other tests and builds preempt
+# either program's threads and cool their caches. The passes are compared
+# whatever the other work.
+MAX_OTHER_NS = 500_000_000
 
 
 def need_rtapp():
@@ -108,11 +114,24 @@ def run_ns(pid, tid):
         return None
 
 
+def cpu_busy_ns(cpu):
+    """CPU @cpu's time not idle, and taken by the hypervisor (steal), from
+    /proc/stat (ticks of USER_HZ)."""
+    with open("/proc/stat") as f:
+        for line in f:
+            v = line.split()
+            if v[0] == "cpu%d" % cpu:
+                t = [int(x) for x in v[1:9]]
+                return (sum(t) - t[3] - t[4]) * 1_000_000_000 // os.sysconf("SC_CLK_TCK")
+    return 0
+
+
 def watch(pid_of, nthreads, proc):
     """Waits until the process pid_of() has @nthreads threads besides its
     main one, then reads each one's schedstat every 20 ms for a window and
     a little more (the use case may begin after its threads exist:
-    schedtop's 20 ms after). Returns [(t_ns, {tid: (run ns, times run)})]."""
+    schedtop's 20 ms after). Returns [(t_ns, {tid: (run ns, times run)},
+    CPUS's busy ns)]."""
     deadline = time.monotonic() + 60
     pid = tids = None
     while time.monotonic() < deadline and proc.poll() is None:
@@ -127,7 +146,7 @@ def watch(pid_of, nthreads, proc):
     end = mono_ns() + WINDOW_NS + 300_000_000
     while mono_ns() < end:
         t = mono_ns()
-        reads.append((t, {tid: run_ns(pid, tid) for tid in tids}))
+        reads.append((t, {tid: run_ns(pid, tid) for tid in tids}, cpu_busy_ns(int(CPUS))))
         time.sleep(0.02)
     return reads
 
@@ -154,19 +173,20 @@ def in_window(reads, logs, tids):
     the first read if that came later (rt-app 1.0 starts each thread as it
     makes it: video's first passes run before its 16th thread exists);
     each thread's run time and times run in it (the reads around its
-    ends), and its passes and asked us."""
+    ends), and its passes and asked us; and the other work CPUS ran
+    meanwhile (its busy time less the threads' run time)."""
     t0 = max(min(l.passes[0][0] for l in logs if l.passes), reads[0][0])
     t1 = t0 + WINDOW_NS
-    r0 = [r for t, r in reads if t <= t0]
-    r1 = [r for t, r in reads if t >= t1]
+    r0 = [r for r in reads if r[0] <= t0]
+    r1 = [r for r in reads if r[0] >= t1]
     check(r0 and r1, "no read around the window")
-    r0, r1 = r0[-1], r1[0]
+    (_, r0, busy0), (_, r1, busy1) = r0[-1], r1[0]
     out = []
     for log, tid in zip(logs, tids):
         n, asked = log.within(t0, t1)
         out.append({"run": r1[tid][0] - r0[tid][0], "slices": r1[tid][1] - r0[tid][1],
                     "passes": n, "asked_us": asked})
-    return out
+    return out, busy1 - busy0 - sum(x["run"] for x in out)
 
 
 def rtapp_run(path, tasks, basename, work):
@@ -239,8 +259,8 @@ def compare_with_rtapp(name):
     work = tempfile.mkdtemp(prefix="schedtop-rtapp-")
     ours = tempfile.mkdtemp(prefix="schedtop-rtlog-")
     try:
-        rt = rtapp_run(path, tasks, basename, work)
-        st = schedtop_run(path, tasks, basename, ours)
+        rt, rt_other = rtapp_run(path, tasks, basename, work)
+        st, st_other = schedtop_run(path, tasks, basename, ours)
     finally:
         shutil.rmtree(work, ignore_errors=True)
         shutil.rmtree(ours, ignore_errors=True)
@@ -251,7 +271,7 @@ def compare_with_rtapp(name):
           % (name, UNIT[name], k_rt, k_st))
     print("# %-18s %9s %9s %6s %7s %7s %7s %7s" % (
         "thread", "rt-app ms", "schedtop", "ratio", "passes", "rt-app", "ran on", "rt-app"))
-    bad, compared, counted = [], 0, 0
+    bad, bad_run, compared, counted = [], [], 0, 0
     for i, task in enumerate(tasks):
         a, b = rt[i], st[i]
         # Run time in each program's own unit: the same work, the same number.
@@ -266,14 +286,21 @@ def compare_with_rtapp(name):
         counted += 1
         if abs(b["passes"] - a["passes"]) > 2:
             bad.append("%s: %d passes, rt-app %d" % (task, b["passes"], a["passes"]))
-        if i != u and a["run"] >= MIN_RUN_NS:
+        if i != u and a["asked_us"] * 1000 >= MIN_RUN_NS:
             compared += 1
             if abs(ratio - 1) > 0.03:
-                bad.append("%s: ran %.1f ms, rt-app %.1f ms (%.3f in each one's unit)"
-                           % (task, b["run"] / 1e6, a["run"] / 1e6, ratio))
+                bad_run.append("%s: ran %.1f ms, rt-app %.1f ms (%.3f in each one's unit)"
+                               % (task, b["run"] / 1e6, a["run"] / 1e6, ratio))
+    print("# other work on CPU %s in the window: %.0f ms beside rt-app, %.0f ms beside "
+          "schedtop" % (CPUS, rt_other / 1e6, st_other / 1e6))
     check(compared >= 3 and counted >= 5, "only %d threads compared, %d counted"
           % (compared, counted))
-    check(not bad, "; ".join(bad))
+    check(not bad, "; ".join(bad + bad_run))
+    if bad_run and max(rt_other, st_other) > MAX_OTHER_NS:
+        raise Inconclusive("other work on CPU %s: %.0f ms beside rt-app, %.0f ms beside "
+                           "schedtop: %s" % (CPUS, rt_other / 1e6, st_other / 1e6,
+                                             "; ".join(bad_run)))
+    check(not bad_run, "; ".join(bad_run))
 
 
 @test(root=True)
@@ -480,8 +507,9 @@ def mp3_short_meets_and_report_scores_it_alike():
         late, dropped, acts = (int(x) for x in m.groups())
         print("# run: %d activations, %d late, %d dropped; report: %d, %d, %d"
               % (c[0]["activations"], c[0]["late"], c[0]["dropped"], acts, late, dropped))
-        check((late, dropped) == (c[0]["late"], c[0]["dropped"]) and
-              c[0]["activations"] - 1 <= acts <= c[0]["activations"], out[-600:])
+        gone = c[0]["activations"] - acts
+        check(0 <= gone <= 1 and 0 <= c[0]["late"] + c[0]["dropped"] - late - dropped <= gone and
+              late <= c[0]["late"] and dropped <= c[0]["dropped"], out[-600:])
 
 
 @test(root=True)

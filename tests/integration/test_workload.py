@@ -852,9 +852,21 @@ def recording_keeps_the_model():
         check("figure of merit %.1f %s" % (s["figure_of_merit"], "(= average power, mW)"
               if s["met"] else "(1e6 per missed constraint + average power)") in out,
               "the run: %s; report: %s" % (s, out))
-        # The run's own counts.
-        counts = "(%d late, %d dropped of %d)" % (c["late"], c["dropped"], c["activations"])
-        check(counts in out, "the run judged %s; report: %s" % (counts, out))
+        # The run's own counts, but for the activation audio-tick may have
+        # handed over after the last sample's drain (it ended before that
+        # sample): the run judges it at its end, no sample carries it into
+        # the recording (docs/workloads.md, The figure of merit).
+        m = re.search(r"audio-tick deadline +[0-9.]+% missed \((\d+) late, (\d+) dropped "
+                      r"of (\d+)\)", out)
+        check(m, "no audio-tick judgement in report: %s" % out)
+        late, dropped, acts = (int(x) for x in m.groups())
+        print("# run: %d activations, %d late, %d dropped; report: %d, %d, %d"
+              % (c["activations"], c["late"], c["dropped"], acts, late, dropped))
+        gone = c["activations"] - acts
+        check(0 <= gone <= 1 and 0 <= c["late"] + c["dropped"] - late - dropped <= gone and
+              late <= c["late"] and dropped <= c["dropped"],
+              "the run judged %d late, %d dropped of %d; report: %s"
+              % (c["late"], c["dropped"], c["activations"], out))
 
 
 if __name__ == "__main__":
