@@ -52,10 +52,10 @@ os.unlink(CALIB)
 # sleep, their CPU time the syscalls' and the wakeups' of each program
 # (not compared to 3%).
 MIN_RUN_NS = 50_000_000
-# Other work on CPUS beyond this (5% of the window) makes a run time
-# outside 3% inconclusive: this machine's other tests and builds preempt
-# either program's threads and cool their caches. The passes are compared
-# whatever the other work.
+# Other work on CPUS beyond this (5% of the window) makes a difference
+# inconclusive, naming it: this machine's other tests and builds preempt
+# either program's threads and cool their caches (with 5.3 s of other work
+# on CPU 1 rt-app's NPDecoder did 95 passes of its 99 in 10 s here).
 MAX_OTHER_NS = 500_000_000
 
 
@@ -295,12 +295,12 @@ def compare_with_rtapp(name):
           "schedtop" % (CPUS, rt_other / 1e6, st_other / 1e6))
     check(compared >= 3 and counted >= 5, "only %d threads compared, %d counted"
           % (compared, counted))
-    check(not bad, "; ".join(bad + bad_run))
-    if bad_run and max(rt_other, st_other) > MAX_OTHER_NS:
+    bad += bad_run
+    if bad and max(rt_other, st_other) > MAX_OTHER_NS:
         raise Inconclusive("other work on CPU %s: %.0f ms beside rt-app, %.0f ms beside "
                            "schedtop: %s" % (CPUS, rt_other / 1e6, st_other / 1e6,
-                                             "; ".join(bad_run)))
-    check(not bad_run, "; ".join(bad_run))
+                                             "; ".join(bad)))
+    check(not bad, "; ".join(bad))
 
 
 @test(root=True)
