@@ -23,7 +23,9 @@ FILES = ["usr/bin/schedtop", "usr/share/man/man1/schedtop.1",
          "usr/lib/libschedstat.a", "usr/include/schedstat.h",
          "usr/lib/pkgconfig/libschedstat.pc",
          "usr/share/bash-completion/completions/schedtop",
-         "usr/share/schedtop/perfetto-sched.pbtx"]
+         "usr/share/schedtop/perfetto-sched.pbtx"] + [
+             "usr/share/schedtop/workloads/" + f
+             for f in os.listdir(os.path.join(SRC, "workloads")) if f.endswith(".json")]
 
 # Ten lines of a library user: the clusters of this machine.
 PROGRAM = r"""
