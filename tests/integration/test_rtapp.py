@@ -189,9 +189,30 @@ def in_window(reads, logs, tids):
     return out, busy1 - busy0 - sum(x["run"] for x in out)
 
 
+# rt-app turns the top-level tracing_on off at its end when a use case has
+# "ftrace": true (Debian's files it runs here have false; a file changed
+# later may not): put back as it was after every rt-app run.
+TRACING_ON = "/sys/kernel/tracing/tracing_on"
+
+
+def tracing_on():
+    try:
+        with open(TRACING_ON) as f:
+            return f.read().strip()
+    except OSError:
+        return None
+
+
+def put_back_tracing_on(was):
+    if was is not None and tracing_on() != was:
+        with open(TRACING_ON, "w") as f:
+            f.write(was)
+
+
 def rtapp_run(path, tasks, basename, work):
     """rt-app (workgen) on @path for a window: each thread's numbers in it."""
     log = open(os.path.join(work, "rt-app.out"), "wb")
+    was = tracing_on()
     p = subprocess.Popen(["taskset", "-c", CPUS, "workgen", path], cwd=work,
                          stdout=log, stderr=log, start_new_session=True)
     pid = []
@@ -207,6 +228,7 @@ def rtapp_run(path, tasks, basename, work):
             pass
         p.wait(60)
         log.close()
+        put_back_tracing_on(was)
     # rt-app 1.0 makes its threads in index order: their tids in order.
     tids = sorted(reads[0][1])
     logs = [Log(work, basename, t, i) for i, t in enumerate(tasks)]
@@ -436,6 +458,7 @@ def builtin_browse_is_an_rtapp_file():
         shutil.copy(os.path.join(SRC, "workloads", "browse.json"), path)
         tasks = tasks_of(path)
         log = open(os.path.join(work, "rt-app.out"), "wb")
+        was = tracing_on()
         p = subprocess.Popen(["workgen", path], cwd=work, stdout=log, stderr=log,
                              start_new_session=True)
         try:
@@ -449,6 +472,7 @@ def builtin_browse_is_an_rtapp_file():
             os.killpg(p.pid, signal.SIGINT)
             p.wait(60)
             log.close()
+            put_back_tracing_on(was)
         with open(os.path.join(work, "rt-app.out"), errors="replace") as f:
             out = f.read()
         check("Unknown" not in out and "Invalid" not in out and "rror" not in out, out[-2000:])
