@@ -315,8 +315,14 @@ def compare_with_rtapp(name):
         if race:
             continue
         counted += 1
-        if abs(b["passes"] - a["passes"]) > 2:
-            bad.append("%s: %d passes, rt-app %d" % (task, b["passes"], a["passes"]))
+        # Within one period at each end of what rt-app itself does in its
+        # two runs (a timer thread of 25 ms made 402 passes in one 10 s
+        # window of rt-app's and 399 in schedtop's).
+        lo = min(a["passes"], rt2[i]["passes"]) - 2
+        hi = max(a["passes"], rt2[i]["passes"]) + 2
+        if not lo <= b["passes"] <= hi:
+            bad.append("%s: %d passes, rt-app %d and %d" % (task, b["passes"], a["passes"],
+                                                            rt2[i]["passes"]))
         if i != u and a["asked_us"] * 1000 >= MIN_RUN_NS:
             compared += 1
             sq_ours += (ratio - 1) ** 2
