@@ -4,8 +4,9 @@ Debian's rt-app 1.0 (through workgen, as Debian's files need) runs a use
 case from /usr/share/doc/rt-app/examples/ on this machine, then schedtop
 runs the same file unchanged, both on CPU 1 (taskset, --cpus; mp3's
 AudioTick names CPU 0 itself, in both), each for the same 10 s from its
-use case's first pass, with CPU 1 kept busy at SCHED_IDLE (Spinner: no
-thread wakes a halted vCPU, which costs the woken thread 25-35 us here).
+use case's first pass, with CPU 1 kept busy by a loop in a SCHED_IDLE
+cgroup (Spinner: no thread wakes a halted vCPU, which costs the woken
+thread 25-35 us here).
 Per thread, the kernel's account
 (/proc/PID/task/TID/schedstat read every 20 ms during the run) gives each
 one's run time and the times it ran, and each one's log (rt-app's own;
@@ -162,6 +163,37 @@ def watch(pid_of, nthreads, proc, spin):
     return reads
 
 
+def idle_cgroup():
+    """A new cpu cgroup whose entity is SCHED_IDLE (cpu.idle, 5.15+), and
+    the file its tasks go in; None without one (cgroup v1's cpu controller
+    or v2's)."""
+    name = "schedtop-test-spin-%d" % os.getpid()
+    v1 = "/sys/fs/cgroup/cpu"
+    if os.path.exists(os.path.join(v1, "cpu.idle")):
+        path, procs = os.path.join(v1, name), "cgroup.procs"
+    else:
+        try:
+            with open("/sys/fs/cgroup/cgroup.controllers") as f:
+                if "cpu" not in f.read().split():
+                    return None, None
+            with open("/sys/fs/cgroup/cgroup.subtree_control", "w") as f:
+                f.write("+cpu")
+        except OSError:
+            return None, None
+        path, procs = os.path.join("/sys/fs/cgroup", name), "cgroup.procs"
+    try:
+        os.mkdir(path)
+        with open(os.path.join(path, "cpu.idle"), "w") as f:
+            f.write("1")
+    except OSError:
+        try:
+            os.rmdir(path)
+        except OSError:
+            pass
+        return None, None
+    return path, os.path.join(path, procs)
+
+
 class Spinner:
     """CPU 1 kept busy at the lowest priority while a program runs, so that
     neither program's threads wake a halted vCPU. This machine is a PVM
@@ -173,47 +205,40 @@ class Spinner:
     racing chains are alive (rt-app's own second run of video, its
     NuPlayerDriver chain dead after 98 of 300 passes: hwc_eventmon 54 us
     beyond its runs per pass against 21 us in its first, 1.246 of it in
-    rt-app's own unit). A SCHED_IDLE loop in the program's own session (its
-    autogroup: another group would take half of the CPU at equal group
-    weight) is preempted by every wakeup and takes nothing from the
-    threads. Its run time is not other work."""
-
-    # The loop's pid to $0; then the program, in the same session.
-    SH = ('taskset -c %s chrt -i 0 sh -c "while :; do :; done" & echo $! > "$0"; '
-          'exec "$@"')
+    rt-app's own unit). The loop is in a cgroup of its own whose entity is
+    SCHED_IDLE (cpu.idle): every wakeup of any other group preempts it,
+    and the program's group still sleeps between its threads' runs. (A
+    SCHED_IDLE loop inside the program's own autogroup keeps that group
+    always runnable: it then shares CPU 1 with another session's build by
+    weight, with no credit for its sleeps, and its threads wait behind it:
+    hwc_eventmon 0.696 of rt-app's with 3.8 s of others' work on CPU 1.)
+    Its run time is not other work. Without cpu.idle, no loop: said."""
 
     def __init__(self):
-        fd, self.pidfile = tempfile.mkstemp(prefix="schedtop-spin-")
-        os.close(fd)
-        self.pid = None
-
-    def wrap(self, argv):
-        return ["sh", "-c", self.SH % CPUS, self.pidfile] + argv
+        self.cgroup, procs = idle_cgroup()
+        self.p = None
+        if not self.cgroup:
+            print("# no cgroup with cpu.idle: CPU %s goes idle between the threads' runs" % CPUS)
+            return
+        self.p = subprocess.Popen(["taskset", "-c", CPUS, "sh", "-c", "while :; do :; done"])
+        with open(procs, "w") as f:
+            f.write(str(self.p.pid))
 
     def run_ns(self):
-        if self.pid is None:
-            deadline = time.monotonic() + 5
-            while self.pid is None and time.monotonic() < deadline:
-                with open(self.pidfile) as f:
-                    text = f.read().strip()
-                if text:
-                    self.pid = int(text)
-                else:
-                    time.sleep(0.001)
-            check(self.pid is not None, "the spinner did not start")
+        if not self.p:
+            return 0
         try:
-            with open("/proc/%d/schedstat" % self.pid) as f:
+            with open("/proc/%d/schedstat" % self.p.pid) as f:
                 return int(f.read().split()[0])
         except OSError:
             return 0
 
     def stop(self):
-        if self.pid is not None:
-            try:
-                os.kill(self.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        os.unlink(self.pidfile)
+        if self.p:
+            self.p.kill()
+            self.p.wait()
+        if self.cgroup:
+            os.rmdir(self.cgroup)
 
 
 class Log:
@@ -279,7 +304,7 @@ def rtapp_run(path, tasks, basename, work):
     log = open(os.path.join(work, "rt-app.out"), "wb")
     was = tracing_on()
     spin = Spinner()
-    p = subprocess.Popen(spin.wrap(["taskset", "-c", CPUS, "workgen", path]), cwd=work,
+    p = subprocess.Popen(["taskset", "-c", CPUS, "workgen", path], cwd=work,
                          stdout=log, stderr=log, start_new_session=True)
     try:
         reads = watch(lambda: next((c for c in children(p.pid) if comm_of(c) == "rt-app"), None),
@@ -303,9 +328,10 @@ def rtapp_run(path, tasks, basename, work):
 
 def schedtop_run(path, tasks, basename, logdir):
     spin = Spinner()
-    p = subprocess.Popen(spin.wrap([BIN, "workload", path, "--cpus", CPUS, "--json",
-                                    "--rt-app-log", logdir, "--calibration", CALIB,
-                                    "--topology", TOPO, "-d", "120"]),
+    # Its own session, as rt-app's: its own autogroup, not the test's.
+    p = subprocess.Popen([BIN, "workload", path, "--cpus", CPUS, "--json",
+                          "--rt-app-log", logdir, "--calibration", CALIB,
+                          "--topology", TOPO, "-d", "120"],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
     try:
         reads = watch(lambda: p.pid, len(tasks), p, spin)
