@@ -39,8 +39,8 @@ import subprocess
 import tempfile
 import time
 
-from harness import (BIN, SRC, Inconclusive, Skip, check, mono_ns, run,
-                     schedtop, test)
+from harness import (BIN, SRC, Inconclusive, Skip, TraceInstance, check, mono_ns,
+                     run, schedtop, test)
 
 EXAMPLES = "/usr/share/doc/rt-app/examples"
 WINDOW_NS = 10_000_000_000
@@ -258,6 +258,144 @@ class Log:
         return len(p), sum(x[2] for x in p)
 
 
+# The timer threads of each file and their periods (us). rt-app's timers
+# are "relative" by default (rt-app.c, run_event(), rtapp_timer, in 1.0 as
+# today): a thread that comes to its timer after the next release starts
+# its timer again from then, and the passes the late time held are lost,
+# in rt-app and in schedtop alike.
+TIMERS = {"mp3": {"AudioTick": 6000}, "video": {"hwc_eventmon": 16667, "waker": 33333}}
+# A timer thread's resumes of a thread that is not always back in its
+# suspend when they come (lost, as rt-app loses them), and the threads whose
+# passes follow the resumes that were not lost: video's waker resumes
+# NuPlayerRenderer every 33.3 ms, whose fourth pass (after the three its
+# resumes wake) sleeps 27 ms and runs 580 us (5.5 ms to spare) and resumes
+# the decoders. Their passes are compared per resume delivered.
+CHAINS = {"video": ("waker", "NuPlayerRenderer",
+                    ("NuPlayerRenderer", "NPDecoder", "NPDecoder-CL", "gle.aac.decoder",
+                     "OMXCallbackDisp1"))}
+TRACE_LINE = re.compile(r"^\s*(.*)-(\d+)\s+\[\d+\]\s+\S+\s+(\d+)\.(\d+): (\w+): (.*)$")
+
+
+class Timeline:
+    """The kernel's own timeline of a file's timer threads while a program
+    runs (a tracefs instance, CLOCK_MONOTONIC): each timer sleep's release
+    (hrtimer_start of hrtimer_wakeup from the thread: its softexpires is
+    the time the program asked, to the ns), when the kernel woke the
+    thread (sched_wakeup) and when it ran (sched_switch)."""
+
+    def __init__(self, name):
+        # The kernel keeps 15 bytes of a thread's name.
+        comms = [c[:15] for c in TIMERS[name]]
+        self.trace = TraceInstance(
+            "rtapp-timeline", ["timer/hrtimer_start", "sched/sched_wakeup", "sched/sched_switch"],
+            {"timer/hrtimer_start": " || ".join('COMM == "%s"' % c for c in comms),
+             # ... and every wakeup a timer thread makes (rt-app 1.0
+             # leaves a thread of a longer name unnamed: its resumes'
+             # target is known by its tid).
+             "sched/sched_wakeup": " || ".join('comm == "%s" || COMM == "%s"' % (c, c)
+                                               for c in comms),
+             "sched/sched_switch": " || ".join('prev_comm == "%s" || next_comm == "%s"' % (c, c)
+                                               for c in comms)},
+            buffer_kb=4096)
+        self.lines = None
+
+    def stop(self):
+        if self.lines is None:
+            self.lines = self.trace.lines()
+            self.trace.close()
+
+    def woken_by(self, tid, comm):
+        """When thread @tid was woken by a task named @comm."""
+        out = []
+        for line in self.lines:
+            m = TRACE_LINE.match(line)
+            if m and m.group(5) == "sched_wakeup" and m.group(1).strip() == comm[:15] and \
+                    re.search(r" pid=%d " % tid, m.group(6)):
+                out.append(int(m.group(3)) * 1_000_000_000 + int(m.group(4)) * 1000)
+        return out
+
+    def of(self, tid):
+        """(releases asked: [ns], wakeups: [ns], runs: [(on ns, off ns)],
+        {on ns: the task that ran before}) of thread @tid."""
+        rel, wake, runs, on, after = [], [], [], None, {}
+        for line in self.lines:
+            m = TRACE_LINE.match(line)
+            if not m:
+                continue
+            pid, ts = int(m.group(2)), int(m.group(3)) * 1_000_000_000 + int(m.group(4)) * 1000
+            ev, body = m.group(5), m.group(6)
+            if ev == "hrtimer_start" and pid == tid and "function=hrtimer_wakeup " in body:
+                soft = int(re.search(r"softexpires=(\d+)", body).group(1))
+                # A CLOCK_MONOTONIC release, near the stamp; not a futex's
+                # CLOCK_REALTIME timeout (schedtop's mutexes poll its stop).
+                if abs(soft - ts) < 60_000_000_000:
+                    rel.append(soft)
+            elif ev == "sched_wakeup" and re.search(r" pid=%d " % tid, body):
+                wake.append(ts)
+            elif ev == "sched_switch":
+                if re.search(r" next_pid=%d " % tid, body):
+                    on = ts
+                    after[ts] = re.search(r"prev_comm=(.*) prev_pid=", body).group(1)
+                elif re.search(r" prev_pid=%d " % tid, body) and on is not None:
+                    runs.append((on, ts))
+                    on = None
+        return rel, wake, runs, after
+
+
+def late_timers(timeline, name, tasks, tids, stats, t0, t1):
+    """Per timer thread: the passes lost to releases come to late, as the
+    kernel saw them. After a release at D the thread sleeps next until
+    D + period; when it came to its next timer at A >= D + period, that
+    pass went without a sleep and its timer started again from A: the next
+    sleep is until A + period. Such a gap G between two asked releases
+    cost (G - 2 period) / period passes against the timer's grid. The loss
+    is the machine's when the kernel shows the thread off its CPU for the
+    time (its wake late, or queued, or preempted): on its CPU between D and
+    A no more than its run asked per pass and 1 ms. {task: (passes lost
+    to such late wakes, [what each was])}; a gap the kernel does not
+    explain so is not accounted and stays a difference."""
+    out = {}
+    for task, period_us in TIMERS[name].items():
+        i = tasks.index(task)
+        period = period_us * 1000
+        rel, wake, runs, after = timeline.of(tids[i])
+        lost, said = 0.0, []
+        for d, nxt in zip(rel, rel[1:]):
+            if not t0 <= d < t1 or nxt - d == period:
+                continue
+            arrive = nxt - period
+            w = next((x for x in wake if x >= d - 1000), None)
+            on_cpu = sum(max(0, min(b, arrive) - max(a, d)) for a, b in runs)
+            r = next((a for a, _ in runs if w is not None and a >= w), None)
+            what = ("release at +%.3f s: came to its next timer %.1f ms after it (woken "
+                    "%s ms after it, ran at %s, %.2f ms on CPU)"
+                    % ((d - t0) / 1e9, (arrive - d) / 1e6,
+                       "%.2f" % ((w - d) / 1e6) if w is not None else "?",
+                       "+%.2f ms after %s" % ((r - d) / 1e6, after[r]) if r is not None else "?",
+                       on_cpu / 1e6))
+            per_pass = stats[i]["asked_us"] * 1000 // max(1, stats[i]["passes"])
+            if nxt - d >= 2 * period and on_cpu <= per_pass + 1_000_000:
+                lost += (nxt - d - 2 * period) / period
+                said.append(what)
+            else:
+                said.append(what + ", not the machine's")
+        out[task] = (lost, said)
+    return out
+
+
+def resumes(timeline, name, tasks, tids, t0, t1):
+    """(the resumes of CHAINS' timer thread in the window, those that
+    woke its thread), as the kernel saw them: its releases asked, and
+    whether a wakeup of the resumed thread by it followed before its next."""
+    if name not in CHAINS:
+        return None
+    timer, resumed, _ = CHAINS[name]
+    rel = timeline.of(tids[tasks.index(timer)])[0]
+    woke = timeline.woken_by(tids[tasks.index(resumed)], timer)
+    made = [(d, nxt) for d, nxt in zip(rel, rel[1:]) if t0 <= d < t1]
+    return len(made), sum(1 for d, nxt in made if any(d <= w < nxt for w in woke))
+
+
 def in_window(reads, logs, tids):
     """The window: 10 s from the use case's first pass (its logs), or from
     the first read if that came later (rt-app 1.0 starts each thread as it
@@ -276,7 +414,7 @@ def in_window(reads, logs, tids):
         n, asked = log.within(t0, t1)
         out.append({"run": r1[tid][0] - r0[tid][0], "slices": r1[tid][1] - r0[tid][1],
                     "passes": n, "asked_us": asked})
-    return out, busy1 - busy0 - sum(x["run"] for x in out)
+    return out, busy1 - busy0 - sum(x["run"] for x in out), t0
 
 
 # rt-app turns the top-level tracing_on off at its end when a use case has
@@ -299,10 +437,12 @@ def put_back_tracing_on(was):
             f.write(was)
 
 
-def rtapp_run(path, tasks, basename, work):
-    """rt-app (workgen) on @path for a window: each thread's numbers in it."""
+def rtapp_run(name, path, tasks, basename, work):
+    """rt-app (workgen) on @path for a window: each thread's numbers in it,
+    the other work on CPUS and the passes late timers cost."""
     log = open(os.path.join(work, "rt-app.out"), "wb")
     was = tracing_on()
+    timeline = Timeline(name)
     spin = Spinner()
     p = subprocess.Popen(["taskset", "-c", CPUS, "workgen", path], cwd=work,
                          stdout=log, stderr=log, start_new_session=True)
@@ -311,6 +451,7 @@ def rtapp_run(path, tasks, basename, work):
                       len(tasks), p, spin)
     finally:
         spin.stop()
+        timeline.stop()
         # workgen ignores the signal; rt-app stops its threads and writes
         # its logs.
         try:
@@ -323,10 +464,13 @@ def rtapp_run(path, tasks, basename, work):
     # rt-app 1.0 makes its threads in index order: their tids in order.
     tids = sorted(reads[0][1])
     logs = [Log(work, basename, t, i) for i, t in enumerate(tasks)]
-    return in_window(reads, logs, tids)
+    stats, other, t0 = in_window(reads, logs, tids)
+    return stats, other, (late_timers(timeline, name, tasks, tids, stats, t0, t0 + WINDOW_NS),
+                          resumes(timeline, name, tasks, tids, t0, t0 + WINDOW_NS))
 
 
-def schedtop_run(path, tasks, basename, logdir):
+def schedtop_run(name, path, tasks, basename, logdir):
+    timeline = Timeline(name)
     spin = Spinner()
     # Its own session, as rt-app's: its own autogroup, not the test's.
     p = subprocess.Popen([BIN, "workload", path, "--cpus", CPUS, "--json",
@@ -337,13 +481,16 @@ def schedtop_run(path, tasks, basename, logdir):
         reads = watch(lambda: p.pid, len(tasks), p, spin)
     finally:
         spin.stop()
+        timeline.stop()
         if p.poll() is None:
             p.send_signal(signal.SIGINT)
         out, err = p.communicate(timeout=60)
     check(p.returncode == 0, err)
     tids = [t["tid"] for t in json.loads(out)["threads"]]
     logs = [Log(logdir, basename, t, i) for i, t in enumerate(tasks)]
-    return in_window(reads, logs, tids)
+    stats, other, t0 = in_window(reads, logs, tids)
+    return stats, other, (late_timers(timeline, name, tasks, tids, stats, t0, t0 + WINDOW_NS),
+                          resumes(timeline, name, tasks, tids, t0, t0 + WINDOW_NS))
 
 
 # Threads whose passes the file leaves to chance: a resume is lost when
@@ -351,7 +498,17 @@ def schedtop_run(path, tasks, basename, logdir):
 # woken does not run. Two rt-app runs of video here: DispSync 1447 and
 # 1489 passes in 10 s, EventThread1 442 and 464, NuPlayerDriver1 23 and
 # 51, CodecLooper1 24 and 52. Their counts and run times are shown, not
-# compared.
+# compared. The NuPlayerDriver chain can die for good by the file's design,
+# in rt-app as in schedtop: its two threads share one condition and mutex
+# ("NuPlayerDriver": suspend, resume and the three syncs each), and a sync
+# signals whoever waits at that instant; when the other is not yet in its
+# wait (NuPlayerDriver1 not back in its suspend within NuPlayerDriver2's
+# 2.5 ms sleep, or NuPlayerDriver2 not yet in its first suspend when
+# NuPlayerDriver1's first sync comes) the signal is lost and both then wait
+# on it. The kernel's trace of one schedtop run that did no pass: at the
+# start NuPlayerDriver1 blocked in its first sync at +0.82 ms, and
+# NuPlayerDriver2 first ran at +0.92 ms; from then on both woke only for
+# schedtop's 50 ms stop polls.
 RACES = {
     "video": ("surfaceflinger", "DispSync", "EventThread1", "EventThread2",
               "NuPlayerDriver1", "NuPlayerDriver2", "CodecLooper1", "CodecLooper2",
@@ -367,6 +524,18 @@ RACES = {
 UNIT = {"video": "NPDecoder-CL", "mp3": "AudioOut"}
 
 
+def adjusted(name, task, passes, kernel):
+    """A thread's passes with what the kernel saw the machine cost it
+    counted back in: a timer thread's passes lost to late wakes, and a
+    chain's passes scaled to every resume of its timer thread delivered."""
+    late, res = kernel
+    if task in late:
+        return passes + late[task][0]
+    if res and task in CHAINS[name][2] and res[1]:
+        return passes * res[0] / res[1]
+    return passes
+
+
 def compare_with_rtapp(name):
     """@name-long.json (the -short one's twin, 600 s long), 10 s of each."""
     need_rtapp()
@@ -378,11 +547,11 @@ def compare_with_rtapp(name):
     again = tempfile.mkdtemp(prefix="schedtop-rtapp-")
     ours = tempfile.mkdtemp(prefix="schedtop-rtlog-")
     try:
-        rt, rt_other = rtapp_run(path, tasks, basename, work)
-        st, st_other = schedtop_run(path, tasks, basename, ours)
+        rt, rt_other, rt_k = rtapp_run(name, path, tasks, basename, work)
+        st, st_other, st_k = schedtop_run(name, path, tasks, basename, ours)
         # rt-app against itself: the witness of how far one run of the
         # same file lies from another on this machine.
-        rt2, rt2_other = rtapp_run(path, tasks, basename, again)
+        rt2, rt2_other, rt2_k = rtapp_run(name, path, tasks, basename, again)
     finally:
         shutil.rmtree(work, ignore_errors=True)
         shutil.rmtree(again, ignore_errors=True)
@@ -414,11 +583,17 @@ def compare_with_rtapp(name):
         # Within one period at each end of what rt-app itself does in its
         # two runs (a timer thread of 25 ms made 402 passes in one 10 s
         # window of rt-app's and 399 in schedtop's).
-        lo = min(a["passes"], rt2[i]["passes"]) - 2
-        hi = max(a["passes"], rt2[i]["passes"]) + 2
-        if not lo <= b["passes"] <= hi:
-            bad.append("%s: %d passes, rt-app %d and %d" % (task, b["passes"], a["passes"],
-                                                            rt2[i]["passes"]))
+        # A timer thread's passes lost to late wakes (the kernel's
+        # timeline, late_timers()) counted back in, in each program.
+        n_rt, n_st, n_rt2 = (adjusted(name, task, x["passes"], k)
+                             for x, k in ((a, rt_k), (b, st_k), (rt2[i], rt2_k)))
+        lo = min(n_rt, n_rt2) - 2
+        hi = max(n_rt, n_rt2) + 2
+        if not lo <= n_st <= hi:
+            bad.append("%s: %d passes, rt-app %d and %d%s" % (
+                task, b["passes"], a["passes"], rt2[i]["passes"],
+                " (%.1f, %.1f and %.1f with those lost to late wakes)" % (n_st, n_rt, n_rt2)
+                if (n_st, n_rt, n_rt2) != (b["passes"], a["passes"], rt2[i]["passes"]) else ""))
         if i != u and a["asked_us"] * 1000 >= MIN_RUN_NS:
             compared += 1
             sq_ours += (ratio - 1) ** 2
@@ -427,6 +602,13 @@ def compare_with_rtapp(name):
             if abs(ratio - 1) > 0.03:
                 bad_run.append("%s: ran %.1f ms, rt-app %.1f ms (%.3f in each one's unit)"
                                % (task, b["run"] / 1e6, a["run"] / 1e6, ratio))
+    for who, (late, res) in (("rt-app", rt_k), ("schedtop", st_k), ("rt-app again", rt2_k)):
+        for task, (lost, said) in late.items():
+            print("# %s's %s: %.1f passes lost to late wakes%s" % (who, task, lost, "".join(
+                "\n#   " + x for x in said)))
+        if res:
+            print("# %s's %s: %d resumes of %s in the window, %d found it in its suspend"
+                  % (who, CHAINS[name][0], res[0], CHAINS[name][1], res[1]))
     print("# other work on CPU %s in the window: %.0f ms beside rt-app, %.0f ms beside "
           "schedtop" % (CPUS, rt_other / 1e6, st_other / 1e6))
     check(compared >= 3 and counted >= 5, "only %d threads compared, %d counted"
