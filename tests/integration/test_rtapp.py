@@ -264,15 +264,20 @@ class Log:
 # its timer again from then, and the passes the late time held are lost,
 # in rt-app and in schedtop alike.
 TIMERS = {"mp3": {"AudioTick": 6000}, "video": {"hwc_eventmon": 16667, "waker": 33333}}
-# A timer thread's resumes of a thread that is not always back in its
-# suspend when they come (lost, as rt-app loses them), and the threads whose
-# passes follow the resumes that were not lost: video's waker resumes
-# NuPlayerRenderer every 33.3 ms, whose fourth pass (after the three its
-# resumes wake) sleeps 27 ms and runs 580 us (5.5 ms to spare) and resumes
-# the decoders. Their passes are compared per resume delivered.
-CHAINS = {"video": ("waker", "NuPlayerRenderer",
+# The chains a timer thread drives: it resumes their head once every so
+# many of its releases (the last of them, here), and their passes follow
+# the resumes that woke the head. A resume is missing when the timer thread lost the release to a
+# late wake (mp3: AudioTick woken 98 ms late lost 15 releases, and with
+# them 3 resumes of AudioOut and 3 passes of each of its chain), or lost
+# when the head is not yet back in its suspend (video: NuPlayerRenderer's
+# fourth pass sleeps 27 ms and runs 580 us against the waker's 33.3 ms,
+# 5.5 ms to spare). The chain's passes are compared per resume the timer's
+# grid holds in the window: (timer, head, releases per resume, chain).
+CHAINS = {"video": ("waker", "NuPlayerRenderer", 1,
                     ("NuPlayerRenderer", "NPDecoder", "NPDecoder-CL", "gle.aac.decoder",
-                     "OMXCallbackDisp1"))}
+                     "OMXCallbackDisp1")),
+          "mp3": ("AudioTick", "AudioOut", 5,
+                  ("AudioOut", "AudioTrack", "mp3.decoder", "OMXCall"))}
 TRACE_LINE = re.compile(r"^\s*(.*)-(\d+)\s+\[\d+\]\s+\S+\s+(\d+)\.(\d+): (\w+): (.*)$")
 
 
@@ -383,17 +388,22 @@ def late_timers(timeline, name, tasks, tids, stats, t0, t1):
     return out
 
 
-def resumes(timeline, name, tasks, tids, t0, t1):
-    """(the resumes of CHAINS' timer thread in the window, those that
-    woke its thread), as the kernel saw them: its releases asked, and
-    whether a wakeup of the resumed thread by it followed before its next."""
+def resumes(timeline, name, tasks, tids, t0, t1, late):
+    """(the resumes of CHAINS' timer thread in the window: its releases
+    asked there and those late wakes cost it (@late), over its releases a
+    resume; those the kernel saw wake the chain's head: its wakeups by the
+    timer thread after such a release, one a release at most)."""
     if name not in CHAINS:
         return None
-    timer, resumed, _ = CHAINS[name]
-    rel = timeline.of(tids[tasks.index(timer)])[0]
-    woke = timeline.woken_by(tids[tasks.index(resumed)], timer)
-    made = [(d, nxt) for d, nxt in zip(rel, rel[1:]) if t0 <= d < t1]
-    return len(made), sum(1 for d, nxt in made if any(d <= w < nxt for w in woke))
+    timer, head, per, _ = CHAINS[name]
+    rel = [d for d in timeline.of(tids[tasks.index(timer)])[0] if t0 <= d < t1]
+    woke = timeline.woken_by(tids[tasks.index(head)], timer)
+    made = [(d, nxt) for d, nxt in zip(rel, rel[1:] + [t1])]
+    # A late release's pass went without a sleep: one more each.
+    period = TIMERS[name][timer] * 1000
+    passes = len(rel) + sum(1 for d, nxt in zip(rel, rel[1:]) if nxt - d != period)
+    return ((passes + late[timer][0]) / per,
+            sum(1 for d, nxt in made if any(d <= w < nxt for w in woke)))
 
 
 def in_window(reads, logs, tids):
@@ -465,8 +475,8 @@ def rtapp_run(name, path, tasks, basename, work):
     tids = sorted(reads[0][1])
     logs = [Log(work, basename, t, i) for i, t in enumerate(tasks)]
     stats, other, t0 = in_window(reads, logs, tids)
-    return stats, other, (late_timers(timeline, name, tasks, tids, stats, t0, t0 + WINDOW_NS),
-                          resumes(timeline, name, tasks, tids, t0, t0 + WINDOW_NS))
+    late = late_timers(timeline, name, tasks, tids, stats, t0, t0 + WINDOW_NS)
+    return stats, other, (late, resumes(timeline, name, tasks, tids, t0, t0 + WINDOW_NS, late))
 
 
 def schedtop_run(name, path, tasks, basename, logdir):
@@ -489,8 +499,8 @@ def schedtop_run(name, path, tasks, basename, logdir):
     tids = [t["tid"] for t in json.loads(out)["threads"]]
     logs = [Log(logdir, basename, t, i) for i, t in enumerate(tasks)]
     stats, other, t0 = in_window(reads, logs, tids)
-    return stats, other, (late_timers(timeline, name, tasks, tids, stats, t0, t0 + WINDOW_NS),
-                          resumes(timeline, name, tasks, tids, t0, t0 + WINDOW_NS))
+    late = late_timers(timeline, name, tasks, tids, stats, t0, t0 + WINDOW_NS)
+    return stats, other, (late, resumes(timeline, name, tasks, tids, t0, t0 + WINDOW_NS, late))
 
 
 # Threads whose passes the file leaves to chance: a resume is lost when
@@ -531,7 +541,7 @@ def adjusted(name, task, passes, kernel):
     late, res = kernel
     if task in late:
         return passes + late[task][0]
-    if res and task in CHAINS[name][2] and res[1]:
+    if res and task in CHAINS[name][3] and res[1]:
         return passes * res[0] / res[1]
     return passes
 
@@ -607,7 +617,7 @@ def compare_with_rtapp(name):
             print("# %s's %s: %.1f passes lost to late wakes%s" % (who, task, lost, "".join(
                 "\n#   " + x for x in said)))
         if res:
-            print("# %s's %s: %d resumes of %s in the window, %d found it in its suspend"
+            print("# %s's %s: %.1f resumes of %s in the window, %d woke it"
                   % (who, CHAINS[name][0], res[0], CHAINS[name][1], res[1]))
     print("# other work on CPU %s in the window: %.0f ms beside rt-app, %.0f ms beside "
           "schedtop" % (CPUS, rt_other / 1e6, st_other / 1e6))
