@@ -339,6 +339,10 @@ static void print_header(const char *path, struct schedstat_recording *rec,
 		/* The file is whole; what it was made from was not. */
 		printf("  complete   the file is whole, but %" PRIu64 " events were lost "
 		       "before it (dropped, below)\n", dropped);
+	else if (schedstat_recording_meta(rec, "export_read_back"))
+		/* Its counters are what the export wrote, its losses are not. */
+		printf("  complete   not known: schedtop's own export read back "
+		       "carries no count of what its recording lost\n");
 	else
 		printf("  complete   nothing lost\n");
 }

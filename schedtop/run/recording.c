@@ -69,6 +69,11 @@ size_t trace_meta(const char **meta, const char *path,
 		meta[n++] = "machine";
 		meta[n++] = ti->machine;
 	}
+	/* Its rows are an export's counters: what its recording lost is not in it. */
+	if (ti->schedtop_export) {
+		meta[n++] = "export_read_back";
+		meta[n++] = "1";
+	}
 	meta[n] = NULL;
 	return n;
 }

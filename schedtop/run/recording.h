@@ -48,8 +48,9 @@ int recording_out_open(struct recording_out *o, const char *path,
 		       unsigned long interval_ms, int argc, char **argv);
 /*
  * A trace file's own metadata, as (key, value) pairs into @meta (room for
- * 10 and the NULL): schedtop, the source format, the file, the kernel and
- * machine it names. The count of entries written.
+ * 12 and the NULL): schedtop, the source format, the file, the kernel and
+ * machine it names, and whether it is schedtop's own export read back. The
+ * count of entries written.
  */
 size_t trace_meta(const char **meta, const char *path,
 		  const struct schedstat_trace_info *ti);

@@ -12,6 +12,7 @@ import re
 import signal
 import subprocess
 import tempfile
+import threading
 import time
 
 from harness import (SRC, Inconclusive, Skip, check, cpufreq_policy, cpulist,
@@ -591,6 +592,23 @@ def run_per_activation(acts, reads, comm):
                          % comm)
 
 
+def run_of_each_activation(acts, reads, comm):
+    """The kernel's run time of @comm in each stretch between two reads
+    clear of its activations (1 ms either side), per activation done in
+    it: [ns]. A stretch holds one activation or two (reads every 10 ms)."""
+    done = [a for a in acts if a["thread"] == comm and not a["dropped"] and
+            a["end_ns"]]
+    clear = [(t, run_ns) for t, run_ns, _ in reads
+             if not any(a["start_ns"] - 1_000_000 <= t <= a["end_ns"] + 1_000_000
+                        for a in done)]
+    out = []
+    for (t0, r0), (t1, r1) in zip(clear, clear[1:]):
+        n = sum(1 for a in done if t0 < a["start_ns"] and a["end_ns"] < t1)
+        if n:
+            out.append((r1 - r0) / n)
+    return out
+
+
 @test(root=True)
 def scale_doubles_the_work_the_kernel_counts():
     """--scale 2 asks for twice the units: the kernel's run time per
@@ -604,35 +622,47 @@ def scale_doubles_the_work_the_kernel_counts():
     3.755-4.06 ms of the 4 ms grid, every one across a tick: the 13%
     spread seen between two runs. video-render's 16.7 ms period walks
     through the tick's phases, so its ticks follow its run time."""
-    per = {"1": [], "2": []}
-    # Scale 1 before and after scale 2: how much the same work's run time
-    # moved between runs (the host, unseen as steal) widens the bound by
-    # as much; 5 runs here moved by 1% at most.
-    for scale in ("1", "2", "1"):
-        s, acts_path, reads = run_workload("video", 3, "--scale", scale,
-                                           watch=("video-render",))
-        per[scale].append(run_per_activation(
-            read_activations(acts_path), reads["video-render"],
-            "video-render")[0])
-    one = sum(per["1"]) / 2
-    drift = abs(per["1"][0] - per["1"][1]) / one
-    ratio = per["2"][0] / one
-    print("# video-render per activation: scale 1 %.0f and %.0f ns, scale 2 "
-          "%.0f ns: %.3fx" % (per["1"][0], per["1"][1], per["2"][0], ratio))
-    if drift > 0.05:
-        raise Inconclusive("scale 1 ran %.0f and %.0f ns per activation in "
-                           "two runs: the machine moved by %.0f%%"
-                           % (per["1"][0], per["1"][1], 100 * drift))
+    # Both scales at once, in two processes on the same CPU, from one
+    # calibration: the host's speed moves by 3-7% between runs seconds
+    # apart (per activation of scale 1 in five runs of one test: 2.39 to
+    # 2.57 ms), which runs one after the other took for the scale's (CI:
+    # scale 2 at 2.068x of two runs of scale 1 0.4% apart). Side by side
+    # both see the same speed: 1.995-2.010 in seven runs here, while
+    # scale 1 itself took 2.37 to 2.64 ms per activation from one to the
+    # next.
+    if not os.path.exists(CALIB):
+        run_workload("audio", 0.5)
+    per, each = {}, {}
+
+    def run(scale):
+        s, acts_path, reads = run_workload("video", 4, "--scale", scale,
+                                           "--cpus", str(cpu), watch=("video-render",))
+        acts = read_activations(acts_path)
+        per[scale] = run_per_activation(acts, reads["video-render"],
+                                        "video-render")[0]
+        each[scale] = sorted(run_of_each_activation(acts, reads["video-render"],
+                                                    "video-render"))
+
+    cpu = max(online_cpus())
+    runs = [threading.Thread(target=run, args=(scale,)) for scale in ("1", "2")]
+    for t in runs:
+        t.start()
+    for t in runs:
+        t.join()
+    check(set(per) == {"1", "2"}, "a run failed: %s" % sorted(per))
+    ratio = per["2"] / per["1"]
+    print("# video-render per activation, both on CPU %d at once: scale 1 %.0f ns, "
+          "scale 2 %.0f ns: %.3fx (medians of the stretches between reads: %.0f "
+          "and %.0f ns)" % (cpu, per["1"], per["2"], ratio, each["1"][len(each["1"]) // 2],
+                            each["2"][len(each["2"]) // 2]))
     # (2w + f) / (w + f) for w = 2.5 ms of work and a fixed part f (wakeup,
     # clock reads, sleep: 27 us measured with audio at --scale 0.0001)
     # not scaled: 1.99. A tick lands in 0.625 of a 2.5 ms activation on
     # average, give or take 0.125 by the phases a 16.7 ms period visits,
     # at about 30 us a tick (the audio runs above): 0.2%. Switches between
-    # render and decode when they share a CPU: a few us each. Measured:
-    # 1.99, 1.98, 2.007, 1.994.
-    check(1.9 * (1 - drift) <= ratio <= 2.05 * (1 + drift),
-          "scale 2 ran %.2fx the time of scale 1 (runs of scale 1 %.1f%% apart)"
-          % (ratio, 100 * drift))
+    # render and decode when they share a CPU: a few us each. Measured
+    # one run after the other: 1.99, 1.98, 2.007, 1.994.
+    check(1.9 <= ratio <= 2.05, "scale 2 ran %.3fx the time of scale 1" % ratio)
 
 
 @test(root=True)
