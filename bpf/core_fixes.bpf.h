@@ -382,8 +382,9 @@ static __always_inline __u64 cpu_idle_ns(__u32 cpu, __u64 now)
  * kfuncs of later kernels, for the task table only (task_table.bpf.h):
  * bpf_task_acquire()/bpf_task_release() (6.2, "bpf: Add kfuncs for storing
  * struct task_struct * as a kptr"; a "kptr" tagged field holds a reference
- * from 6.3) and the open-coded numeric iterator (6.4, "bpf: add
- * bpf_iter_num"). Weak: a kernel without them loads the other programs;
+ * from 6.3), bpf_rcu_read_lock()/bpf_rcu_read_unlock() (6.2, "bpf: Add kfunc
+ * bpf_rcu_read_lock/unlock()") and the open-coded numeric iterator (6.4,
+ * "bpf: add bpf_iter_num"). Weak: a kernel without them loads the other programs;
  * user space loads the table's only where vmlinux BTF has all of them
  * (bpf_tasks.c).
  */
@@ -396,5 +397,7 @@ extern int *bpf_iter_num_next(struct bpf_iter_num *it) __weak __ksym;
 extern void bpf_iter_num_destroy(struct bpf_iter_num *it) __weak __ksym;
 extern struct task_struct *bpf_task_acquire(struct task_struct *p) __weak __ksym;
 extern void bpf_task_release(struct task_struct *p) __weak __ksym;
+extern void bpf_rcu_read_lock(void) __weak __ksym;
+extern void bpf_rcu_read_unlock(void) __weak __ksym;
 
 #endif /* SCHEDTOP_CORE_FIXES_BPF_H */

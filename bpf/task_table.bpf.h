@@ -397,22 +397,30 @@ static __always_inline void scan_table(bool ksyms)
 }
 
 /*
- * Attached with the reading thread's tid: one call, then the end. User
- * space loads one of the two (as dump_task).
+ * Run by user space with BPF_PROG_RUN, one system call a call: an
+ * iterator over one task cost three (create, read, close) and a file, a
+ * seq_file and its 32 KiB buffer made and freed every sample
+ * (docs/performance.md). A syscall program is sleepable: the scan holds
+ * the RCU read lock an iterator ran under, so that its tasks are the
+ * kernel's trusted pointers again and the runqueues' lists of task
+ * groups are read as list_for_each_entry_rcu() would. User space loads
+ * one of the two (as dump_task).
  */
-SEC("iter/task")
-int scan_tasks(struct bpf_iter__task *ctx)
+SEC("syscall")
+int scan_tasks(void *ctx)
 {
-	if (ctx->task)
-		scan_table(true);
+	bpf_rcu_read_lock();
+	scan_table(true);
+	bpf_rcu_read_unlock();
 	return 0;
 }
 
-SEC("iter/task")
-int scan_tasks_nosym(struct bpf_iter__task *ctx)
+SEC("syscall")
+int scan_tasks_nosym(void *ctx)
 {
-	if (ctx->task)
-		scan_table(false);
+	bpf_rcu_read_lock();
+	scan_table(false);
+	bpf_rcu_read_unlock();
 	return 0;
 }
 

@@ -211,7 +211,7 @@ static void bpfsrc_unload(struct bpfsrc *s)
 {
 	bpfsrc_tasks_stop(s);
 	s->task_out = NULL;
-	s->scan_link = NULL;
+	s->scan_fd = -1;
 	s->gone = NULL;
 	s->nr_gone = s->cap_gone = 0;
 	ring_buffer__free(s->rb);
@@ -236,6 +236,7 @@ static int bpfsrc_open(struct bpfsrc **out,
 	if (!s)
 		return -ENOMEM;
 	s->online_fd = -1;
+	s->scan_fd = -1;
 	s->on_event = opts->on_event;
 	s->event_ctx = opts->event_ctx;
 	if (s->on_event)

@@ -49,7 +49,7 @@ struct bpfsrc {
 	bool ksyms;			/* per-CPU ksyms resolve: dump_task */
 	/* bpf_tasks.c: the task table (scan_tasks), else the walk. */
 	bool task_table;
-	struct bpf_link *scan_link;
+	int scan_fd;			/* the scan program, BPF_PROG_RUN */
 	const struct st_task_out *task_out;	/* mapped */
 	int32_t *gone;
 	size_t nr_gone, cap_gone;

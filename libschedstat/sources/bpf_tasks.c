@@ -100,9 +100,7 @@ static void set_table_programs(struct bpfsrc *s, bool on)
 	bpf_program__set_autoload(k->progs.track_exec, on);
 	bpf_map__set_autocreate(k->maps.task_table, on);
 	bpf_map__set_autocreate(k->maps.task_out, on);
-	/* Attached by hand: the scan to this process only, the fill once. */
-	bpf_program__set_autoattach(k->progs.scan_tasks, false);
-	bpf_program__set_autoattach(k->progs.scan_tasks_nosym, false);
+	/* The fill is attached by hand and run once; the scan is run. */
 	bpf_program__set_autoattach(k->progs.fill_task_table, false);
 }
 
@@ -113,7 +111,8 @@ int bpfsrc_tasks_choose(struct bpfsrc *s, const struct btf *vmlinux, bool table)
 
 	if (table && have_kfunc(vmlinux, "bpf_iter_num_new") &&
 	    have_kfunc(vmlinux, "bpf_task_acquire") &&
-	    have_kfunc(vmlinux, "bpf_task_release") && in_init_pid_ns())
+	    have_kfunc(vmlinux, "bpf_task_release") &&
+	    have_kfunc(vmlinux, "bpf_rcu_read_lock") && in_init_pid_ns())
 		slots = table_slots();
 	s->task_table = slots != 0;
 	set_table_programs(s, s->task_table);
@@ -185,27 +184,14 @@ static void leave_table(struct bpfsrc *s)
 
 int bpfsrc_tasks_start(struct bpfsrc *s)
 {
-	struct bpf_program *scan = s->ksyms ? s->skel->progs.scan_tasks :
-					      s->skel->progs.scan_tasks_nosym;
-	LIBBPF_OPTS(bpf_iter_attach_opts, opts);
-	union bpf_iter_link_info info = {};
 	size_t len;
 	void *p;
 	int err;
 
 	if (!s->task_table)
 		return 0;
-	/*
-	 * One call of the scan per sample: the iterator over one task (this
-	 * process's main thread, alive while it samples), which the program
-	 * does not read, then its end.
-	 */
-	info.task.tid = getpid();
-	opts.link_info = &info;
-	opts.link_info_len = sizeof(info);
-	s->scan_link = bpf_program__attach_iter(scan, &opts);
-	if (!s->scan_link)
-		return -errno;
+	s->scan_fd = bpf_program__fd(s->ksyms ? s->skel->progs.scan_tasks :
+					       s->skel->progs.scan_tasks_nosym);
 	len = sizeof(struct st_task_out) * ST_TASK_OUT;
 	p = mmap(NULL, len, PROT_READ, MAP_SHARED,
 		 bpf_map__fd(s->skel->maps.task_out), 0);
@@ -224,7 +210,6 @@ void bpfsrc_tasks_stop(struct bpfsrc *s)
 {
 	if (s->task_out)
 		munmap((void *)s->task_out, sizeof(struct st_task_out) * ST_TASK_OUT);
-	bpf_link__destroy(s->scan_link);
 	free(s->gone);
 }
 
@@ -308,6 +293,14 @@ static int take_out(struct bpfsrc *s, uint32_t n, size_t *nr)
 	return 0;
 }
 
+/* One call of the scan program: BPF_PROG_RUN, one system call. */
+static int run_scan(struct bpfsrc *s)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, opts);
+
+	return bpf_prog_test_run_opts(s->scan_fd, &opts) ? -errno : 0;
+}
+
 /*
  * The table's scan: calls until it reached the end, taking task_out's
  * records after each (it stops when they fill it).
@@ -323,7 +316,7 @@ static int scan_tasks(struct bpfsrc *s, struct model_input *in)
 	scan->done = 0;
 	do {
 		scan->nr_out = 0;
-		err = run_silent(s->scan_link);
+		err = run_scan(s);
 		if (!err)
 			err = take_out(s, scan->nr_out, &nr);
 		if (err)
