@@ -33,6 +33,13 @@ struct model_task {
 	uint32_t seen_gen;		/* sample of its latest record */
 	bool live;
 	bool kernel_pelt;		/* model_input.task_kernel_pelt */
+	/*
+	 * A sleeper of this record whose util, runnable and load came out 0
+	 * decayed by this many periods (0: none such): with more periods they
+	 * stay 0 (task_row()).
+	 */
+	bool zero_sums;			/* decayed from the sums (row_pelt()) */
+	uint64_t zero_periods;
 };
 
 struct model {

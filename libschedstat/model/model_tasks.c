@@ -4,7 +4,7 @@
  * found by pid (its start time tells a reused pid): a record that differs
  * from the task's last one is turned into a row again, with its counters'
  * deltas; a task whose record did not change costs a copy of its row and its
- * PELT values decayed to the sample where it sleeps. Its blocked load is
+ * PELT values decayed to the sample where it sleeps (not once they reached 0). Its blocked load is
  * added to its CPU, and the tasks gone since the last sample are accounted
  * once (docs/signals.md). A source gives every task (gone: not listed) or
  * only the changed ones and the gone (the BPF source's task table).
@@ -110,6 +110,21 @@ static void row_of_record(const struct model *m, struct schedstat_task *t,
 	t->max_allowed_capacity = r->max_allowed_capacity;
 }
 
+static uint64_t pelt_age(const struct st_task_rec *r, uint64_t now_pelt)
+{
+	return now_pelt > r->last_update_time && r->last_update_time ?
+	       now_pelt - r->last_update_time : 0;
+}
+
+/* The periods a sleeper's next update decays it by; 0 for the others. */
+static uint64_t sleeper_periods(const struct st_task_rec *r, uint64_t now_pelt)
+{
+	if (!sleeping_fair(r) || !now_pelt)
+		return 0;
+	return pelt_periods_since(r->last_update_time, r->period_contrib,
+				  now_pelt);
+}
+
 /*
  * A delayed task's load at @now_pelt: ___update_load_sum() with load 1,
  * runnable and running 0 (se_runnable() is false for it, it is not curr),
@@ -136,17 +151,14 @@ static uint64_t delayed_load(const struct st_task_rec *r, uint64_t now_pelt)
  * clock then. A sleeping task's se.avg froze when it blocked; the kernel
  * decays it at its next look (sync_entity_load_avg() before placing it).
  * Show what that look will find, so an idle task does not keep its peak.
+ * Returns the periods decayed by.
  */
-static void row_pelt(struct schedstat_task *t, const struct st_task_rec *r,
-		     uint64_t now_pelt, bool sums)
+static uint64_t row_pelt(struct schedstat_task *t, const struct st_task_rec *r,
+			 uint64_t now_pelt, bool sums)
 {
-	uint64_t decay = 0;
+	uint64_t decay = sleeper_periods(r, now_pelt);
 
-	t->pelt_age_ns = now_pelt > r->last_update_time && r->last_update_time ?
-			 now_pelt - r->last_update_time : 0;
-	if (sleeping_fair(r) && now_pelt)
-		decay = pelt_periods_since(r->last_update_time,
-					   r->period_contrib, now_pelt);
+	t->pelt_age_ns = pelt_age(r, now_pelt);
 	t->util_avg = sleeper_avg(r, r->util_avg, r->util_sum, 1, decay,
 				  now_pelt, sums);
 	t->runnable_avg = sleeper_avg(r, r->runnable_avg, r->runnable_sum, 1,
@@ -162,6 +174,7 @@ static void row_pelt(struct schedstat_task *t, const struct st_task_rec *r,
 	else
 		t->load_avg = sleeper_avg(r, r->load_avg, r->load_sum, r->weight,
 					  decay, now_pelt, sums && r->weight);
+	return decay;
 }
 
 static void deltas_of(struct model_deltas *d, const struct st_task_rec *r,
@@ -341,6 +354,7 @@ static int task_apply(struct model *m, const struct model_input *in, size_t i)
 			deltas_of(&e->deltas, r, &e->rec, in->avail);
 			e->delta_gen = m->gen;
 			e->rec = *r;
+			e->zero_periods = 0;
 			row_of_record(m, &e->row, r);
 			return 0;
 		}
@@ -455,10 +469,64 @@ static int cmp_born(const void *a, const void *b, void *ctx)
 	return (x > y) - (x < y);
 }
 
+/*
+ * Whether what a sleeper's values are computed from has decayed to 0
+ * after @n periods: each sum (else average) decay_load()ed. Divided by the
+ * divider, a value can be 0 while its sum is not, and the divider moves
+ * with period_contrib: only a numerator of 0 stays 0 (below).
+ */
+static bool sleeper_gone_to_zero(const struct st_task_rec *r, uint64_t n,
+				 bool sums)
+{
+	uint64_t load;
+
+	/* A delayed task's load grows while it stays queued (delayed_load()). */
+	if (r->sched_delayed)
+		return false;
+	load = pelt_decay(sums && r->weight ? r->load_sum : r->load_avg, n);
+	if (sums)
+		return !pelt_decay(r->util_sum, n) &&
+		       !pelt_decay(r->runnable_sum, n) && !load;
+	return !pelt_decay(r->util_avg, n) && !pelt_decay(r->runnable_avg, n) &&
+	       !load;
+}
+
+/*
+ * A task's PELT values at this sample. Most of a phone's threads sleep
+ * for seconds: their values decay to 0 and stay there. decay_load() of a
+ * value is 0 after more periods where it is 0 after n = 32a + b: then
+ * (v >> a) * y^b * 2^32 < 2^32 with y^b > 1/2, so v >> a is 0 or 1; more
+ * periods of the same half-life multiply by less, one more half-life
+ * shifts it to 0. So a sleeper of the same record whose sums were all 0
+ * before is 0 again now, with no decay computed (3,000 sleeping threads:
+ * 87 instructions a task, three divisions among them, every sample).
+ */
+static void task_pelt(struct model_task *e, struct schedstat_task *t,
+		      uint64_t now_pelt, bool sums)
+{
+	const struct st_task_rec *r = &e->rec;
+	uint64_t n;
+
+	if (e->zero_periods && e->zero_sums == sums &&
+	    sleeper_periods(r, now_pelt) >= e->zero_periods) {
+		t->pelt_age_ns = pelt_age(r, now_pelt);
+		t->util_avg = 0;
+		t->runnable_avg = 0;
+		t->load_avg = 0;
+		return;
+	}
+	n = row_pelt(t, r, now_pelt, sums);
+	if (n && !t->util_avg && !t->runnable_avg && !t->load_avg &&
+	    sleeper_gone_to_zero(r, n, sums)) {
+		e->zero_periods = n;
+		e->zero_sums = sums;
+	}
+}
+
 /* A live task's row at this sample, and what it adds to its CPU. */
 static void task_row(struct model *m, const struct model_input *in,
 		     struct schedstat_snapshot *s, struct schedstat_task *t,
-		     const struct model_task *e, bool *cpu_running)
+		     struct model_task *e, bool *cpu_running)
 {
 	const struct st_task_rec *r = &e->rec;
 
@@ -468,8 +536,8 @@ static void task_row(struct model *m, const struct model_input *in,
 	t->pelt_estimated = (in->avail & SCHEDSTAT_AVAIL_PELT_ESTIMATED) &&
 			    !e->kernel_pelt;
 	/* Only the BPF source's records carry the sums. */
-	row_pelt(t, r, now_pelt_of(m, r->cpu),
-		 !(in->avail & SCHEDSTAT_AVAIL_PELT_ESTIMATED));
+	task_pelt(e, t, now_pelt_of(m, r->cpu),
+		  !(in->avail & SCHEDSTAT_AVAIL_PELT_ESTIMATED));
 	if (r->cpu >= s->nr_cpus)
 		return;
 	if (is_runnable(r)) {

@@ -343,6 +343,97 @@ static void sleeper_decays_its_sums(void **state)
 	schedstat_snapshot_free(s);
 }
 
+/* A sample at @ts where CPU 1's PELT clock stands @n periods past @lut. */
+static const struct schedstat_task *sleeper_at(struct fixture *f, uint64_t ts,
+					       uint64_t lut, uint64_t n,
+					       struct schedstat_snapshot **s)
+{
+	f->cpus[1].cfs_ts = ts;
+	f->cpus[1].cfs_lut = lut + n * PELT_PERIOD_NS;
+	*s = update(f, ts);
+	return find(*s, 74, false);
+}
+
+/*
+ * A sleeper whose values decayed to 0 is not decayed again while its record
+ * stays (model_tasks.c task_pelt()): its values must be what the kernel's
+ * arithmetic gives at every sample all the same, 0 once its sums decayed
+ * to 0, and its own again where the clock stands fewer periods on or its
+ * record changed. util_sum 93436, runnable_sum 93436, load_sum 91 at weight
+ * 1024, period_contrib 0; the kernel's decay_load() and the divider 46718:
+ * after 1 period 93436 * 0xfa83b2da >> 32 = 91433, util 91433 / 46718 = 1;
+ * load 1024 * (91 * 0xfa83b2da >> 32 = 89) / 46718 = 1. After 300 periods
+ * (9 half-lives and 12) util 93436 >> 9 = 182, times 0xc5672a10 >> 32 =
+ * 140, 0 over the divider; after 600 (18 half-lives) every sum is 0.
+ */
+static void sleeper_at_zero_stays_exact(void **state)
+{
+	struct fixture *f = *state;
+	const uint64_t lut = 4000 * MS;
+	const struct schedstat_task *t;
+	struct schedstat_snapshot *s;
+	struct st_task_rec *r;
+
+	f->cpus[1].seen = ST_SEEN_CFS;
+	r = add_task(f, 74, "sleeper", 1);
+	r->state = 1;			/* TASK_INTERRUPTIBLE */
+	r->util_avg = 1;
+	r->runnable_avg = 1;
+	r->load_avg = 1;
+	r->util_sum = 93436;
+	r->runnable_sum = 93436;
+	r->load_sum = 91;
+	r->weight = 1024;
+	r->last_update_time = lut;
+	assert_null(update(f, 100 * MS));
+	t = sleeper_at(f, 200 * MS, lut, 1, &s);
+	assert_int_equal(t->util_avg, 1);
+	assert_int_equal(t->runnable_avg, 1);
+	assert_int_equal(t->load_avg, 1);
+	schedstat_snapshot_free(s);
+	/* 0 over the divider, its sums not 0 yet. */
+	t = sleeper_at(f, 300 * MS, lut, 300, &s);
+	assert_int_equal(t->util_avg, 0);
+	assert_int_equal(t->pelt_age_ns, 300 * PELT_PERIOD_NS);
+	schedstat_snapshot_free(s);
+	for (uint64_t n = 600; n <= 700; n += 50) {
+		t = sleeper_at(f, 400 * MS + n * MS, lut, n, &s);
+		assert_int_equal(t->util_avg, 0);
+		assert_int_equal(t->runnable_avg, 0);
+		assert_int_equal(t->load_avg, 0);
+		assert_int_equal(t->pelt_age_ns, n * PELT_PERIOD_NS);
+		schedstat_snapshot_free(s);
+	}
+	/* The clock back at 1 period: its values after 1 period again. */
+	t = sleeper_at(f, 1200 * MS, lut, 1, &s);
+	assert_int_equal(t->util_avg, 1);
+	assert_int_equal(t->load_avg, 1);
+	schedstat_snapshot_free(s);
+	t = sleeper_at(f, 1300 * MS, lut, 700, &s);
+	assert_int_equal(t->util_avg, 0);
+	schedstat_snapshot_free(s);
+	/*
+	 * It ran: a new record, its sums 1, 0 after 1 period; it ran again,
+	 * its sums as before: 1 after 1 period, not the last record's 0.
+	 */
+	r->sum_exec_runtime += 1 * MS;
+	r->last_update_time = lut + 700 * PELT_PERIOD_NS;
+	r->util_sum = r->runnable_sum = r->load_sum = 1;
+	t = sleeper_at(f, 1400 * MS, lut, 701, &s);
+	assert_int_equal(t->util_avg, 0);
+	assert_int_equal(t->load_avg, 0);
+	schedstat_snapshot_free(s);
+	r->sum_exec_runtime += 1 * MS;
+	r->last_update_time = lut + 800 * PELT_PERIOD_NS;
+	r->util_sum = r->runnable_sum = 93436;
+	r->load_sum = 91;
+	t = sleeper_at(f, 1500 * MS, lut, 801, &s);
+	assert_int_equal(t->util_avg, 1);
+	assert_int_equal(t->runnable_avg, 1);
+	assert_int_equal(t->load_avg, 1);
+	schedstat_snapshot_free(s);
+}
+
 /*
  * EEVDF's delayed dequeue: a task that blocked while owing CPU time stays
  * queued (on_rq 1, se.sched_delayed 1, state S) until it is picked. It is
@@ -639,6 +730,7 @@ int main(void)
 		T(reused_pid_is_a_new_task),
 		T(comm_is_sanitized),
 		T(sleeper_decays_its_sums),
+		T(sleeper_at_zero_stays_exact),
 		T(blocked_util_decays_sleepers),
 		T(delayed_dequeue_task_decays_as_asleep),
 		T(blocked_util_holds_removed_until_cfs_rq_update),
