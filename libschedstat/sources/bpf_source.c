@@ -9,7 +9,6 @@
  */
 #include <errno.h>
 #include <malloc.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -136,12 +135,6 @@ static int bpfsrc_alloc(struct bpfsrc *s,
 				  s->nr_cpus);
 }
 
-static void *find_ksyms(void *ksyms)
-{
-	*(bool *)ksyms = bpfsrc_cpus_ksyms_resolvable();
-	return NULL;
-}
-
 /*
  * The skeleton's lifecycle up to attached programs and ring buffers: probe,
  * open, choose programs and rodata, load, fill maps, attach. With
@@ -152,8 +145,6 @@ static int bpfsrc_load(struct bpfsrc *s,
 		       const struct schedstat_session_opts *opts, bool task_table)
 {
 	struct btf *vmlinux = NULL;
-	pthread_t kallsyms_thread;
-	bool kallsyms;
 	int err;
 
 	if (!have_bpf_privileges())
@@ -164,17 +155,7 @@ static int bpfsrc_load(struct bpfsrc *s,
 	err = bpfsrc_kernel_features(opts);
 	if (err)
 		return err;
-	/*
-	 * Whether per-CPU ksyms resolve is a search of /proc/kallsyms (~40 ms
-	 * here), parsing vmlinux BTF another (~60 ms): both before the first
-	 * frame, so side by side where a second CPU is there.
-	 */
-	kallsyms = !pthread_create(&kallsyms_thread, NULL, find_ksyms, &s->ksyms);
 	vmlinux = btf__load_vmlinux_btf();
-	if (kallsyms)
-		pthread_join(kallsyms_thread, NULL);
-	else
-		find_ksyms(&s->ksyms);
 	if (!vmlinux)
 		return -SCHEDSTAT_ERR_NO_BTF;
 
