@@ -277,6 +277,16 @@ static __always_inline bool scan_slot(__u32 k, bool ksyms)
 	}
 	if ((p->flags & PF_EXITING) && !p->thread_pid) {
 		t = bpf_kptr_xchg(&slot->task, NULL);
+		/*
+		 * A fork given p's pid since the read above (track_new put it
+		 * in the slot): put it back, or it would never be held again.
+		 */
+		if (t && t != p) {
+			t = bpf_kptr_xchg(&slot->task, t);
+			if (t)
+				bpf_task_release(t);
+			return true;
+		}
 		if (t)
 			bpf_task_release(t);
 		slot_emptied(slot, k);
