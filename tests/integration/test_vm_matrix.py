@@ -312,7 +312,8 @@ def check_tasks(p, s, skips):
     prev = None
     for ts in sorted({int(r["ts_ns"]) for r in rows}):
         # The earliest the walk can have read a task: where the kernel
-        # traced it, schedtop making the iterator; else the stamp of the
+        # traced it, schedtop's first call of the sample (the iterator, or
+        # the task table's scan: ktruth --walks); else the stamp of the
         # sample before (one thread samples, one walk after another). The
         # earliest instant a pelt_age_ns can stand for: schedtop's update
         # of its rq clock before that (bpfsrc_sample()), where traced. A
@@ -332,7 +333,7 @@ def check_tasks(p, s, skips):
         if walk:
             sharp = True
             p.count("task samples read before their walk began (the "
-                    "kernel's trace of the iterator)")
+                    "kernel's trace of its first call)")
         else:
             sharp = earliest is not None and b1 <= earliest
             p.count("task samples whose walk the kernel did not trace (%s)"
@@ -400,8 +401,8 @@ def check_tasks(p, s, skips):
                 elif asleep:
                     check_sleeper(p, col, what, v, row, ka, sa[1], ts,
                                   aged, offs, skips)
-                elif frozen and earliest and check_sleeper(
-                        p, col, what, v, row, ka, sa[1], ts, earliest, offs,
+                elif frozen and aged is not None and check_sleeper(
+                        p, col, what, v, row, ka, sa[1], ts, aged, offs,
                         skips, since_walk=True):
                     # The read before may have ended inside the walk, but
                     # a task asleep in both reads with one last_update_time

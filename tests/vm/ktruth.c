@@ -21,14 +21,16 @@
  *   ktruth --walks TRACE CSV FILE...
  *
  * TRACE: a tracefs instance's trace of sys_enter_bpf filtered on cmd 33
- * (BPF_ITER_CREATE) and of sys_enter_clock_gettime filtered on
- * CLOCK_THREAD_CPUTIME_ID, read once CSV.done exists: schedtop asks its
- * run time (which brings its CPU's rq clock up to date, the clock its
- * sched_clock estimate starts from), then makes the task iterator right
- * before each sample's walk, which reads the tasks before the sample's
- * ts_ns (its end). The before pass is then the last that ended before the
- * walk began (a pass that ended inside the walk may have read a task after
- * the walk did), and the @@ line ends with that instant and with the
+ * (BPF_ITER_CREATE) and 10 (BPF_PROG_TEST_RUN) and of
+ * sys_enter_clock_gettime filtered on CLOCK_THREAD_CPUTIME_ID, read once
+ * CSV.done exists: schedtop asks its run time (which brings its CPU's rq
+ * clock up to date, the clock its sched_clock estimate starts from), then
+ * makes the task iterator (the walk) or runs the task table's scan (its
+ * syscall program) right before it reads the tasks, before the sample's
+ * ts_ns (its end). The walk began at the first such call after the sample
+ * before. The before pass is then the last that ended before the walk
+ * began (a pass that ended inside the walk may have read a task after the
+ * walk did), and the @@ line ends with that instant and with the
  * clock_gettime before it (0 where the trace has none before the sample):
  *
  *   @@ TS BEFORE_START BEFORE_END AFTER_START AFTER_END WALK CLOCK
@@ -279,9 +281,18 @@ int main(int argc, char **argv)
 
 		if (ts == last)
 			continue;
+		/*
+		 * The sample's first call after the sample before's stamp: a
+		 * scan of the task table may take several (BPF_PROG_RUN, one
+		 * per ST_TASK_OUT changed tasks), the walk one iterator.
+		 */
+		for (size_t i = 0; i < nr_walks && walks[i] <= ts; i++) {
+			if (walks[i] > last) {
+				walk = walks[i];
+				break;
+			}
+		}
 		last = ts;
-		for (size_t i = 0; i < nr_walks && walks[i] <= ts; i++)
-			walk = walks[i];
 		for (size_t i = 0; walk && i < nr_clocks && clocks[i] <= walk; i++)
 			clock = clocks[i];
 		for (size_t i = 0; i < nr; i++) {

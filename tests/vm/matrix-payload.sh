@@ -90,7 +90,8 @@ show_csv() {
 }
 
 # When each sample's walk began, by the kernel: schedtop makes the task
-# iterator (bpf(BPF_ITER_CREATE), cmd 33) right before it reads the tasks,
+# iterator (bpf(BPF_ITER_CREATE), cmd 33) or runs the task table's scan
+# (BPF_PROG_TEST_RUN, cmd 10) right before it reads the tasks,
 # and stamps the sample at the walk's end. ktruth takes the read before a
 # sample from before the walk began: a read that ended inside the walk
 # could hold a state newer than the walk's (a tick between the two moved
@@ -103,7 +104,7 @@ wwi=/sys/kernel/tracing/instances/matrix-walk-$$
 walks=
 if mkdir "$wwi" 2>/dev/null; then
 	echo mono >"$wwi/trace_clock"
-	if echo 'cmd == 33' >"$wwi/events/syscalls/sys_enter_bpf/filter" &&
+	if echo 'cmd == 33 || cmd == 10' >"$wwi/events/syscalls/sys_enter_bpf/filter" &&
 	   echo 1 >"$wwi/events/syscalls/sys_enter_bpf/enable"; then
 		walks=$wwi/trace
 	fi
