@@ -285,12 +285,18 @@ static __always_inline bool scan_slot(__u32 k, bool ksyms)
 			t = bpf_kptr_xchg(&slot->task, t);
 			if (t)
 				bpf_task_release(t);
+			/* Read as any task: its pid's record is a new task's. */
+			p = (void *)slot->task;
+		} else if (t) {
+			bpf_task_release(t);
+			p = NULL;
+		} else {
+			p = NULL;
+		}
+		if (!p) {
+			slot_emptied(slot, k);
 			return true;
 		}
-		if (t)
-			bpf_task_release(t);
-		slot_emptied(slot, k);
-		return true;
 	}
 	task_scan.nr_tasks++;
 	if (!ksyms)
