@@ -189,8 +189,19 @@ def an_unwritable_trace_marker_is_one_line():
     def nobody():
         os.setgid(65534)
         os.setuid(65534)
-    r = subprocess.run([BIN, "csv", "--atrace", "-n", "1"],
-                       capture_output=True, preexec_fn=nobody, timeout=30)
+    # A copy nobody can run: the build may be where only root can go (the
+    # README's set-up, cloned into /root in a fresh Debian root, failed
+    # here with EACCES on build/schedtop itself).
+    d = tempfile.mkdtemp(prefix="schedtop-nobody-")
+    try:
+        os.chmod(d, 0o755)
+        exe = os.path.join(d, "schedtop")
+        shutil.copy(BIN, exe)
+        os.chmod(exe, 0o755)
+        r = subprocess.run([exe, "csv", "--atrace", "-n", "1"],
+                           capture_output=True, preexec_fn=nobody, timeout=30)
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
     lines = r.stderr.decode().strip().splitlines()
     check(r.returncode == 1 and len(lines) == 1 and "--atrace" in lines[0] and
           "trace_marker" in lines[0], "exit %d, stderr %r" % (r.returncode, lines))
