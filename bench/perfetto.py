@@ -9,8 +9,10 @@
    alike, so that the memory of the two lengths can be compared (streamed:
    the same).
 2. --atrace: csv -t cpu at 100 ms for 30 s with and without --atrace (the
-   default selection: every CPU and cluster), side by side, five rounds;
-   the CPU time of each, the difference per sample and per counter line.
+   default selection: every CPU and cluster), side by side, seven rounds;
+   the CPU time of each, the difference per sample and per counter line
+   (--atrace-only; --atrace-before BIN adds another build's --atrace run
+   beside them).
 
 Prints a Markdown section; root only (records and loads BPF).
 """
@@ -95,20 +97,23 @@ def convert_bench(tmp):
         os.unlink(f)
 
 
-def atrace_bench():
+def atrace_bench(before=None):
     """Each round runs both side by side. A run's CPU time from its start
     holds loading the BPF programs (the verifier: a few hundred ms, as much
     as the 30 s of samples and as variable), so the steady cost is read as
-    the scheduler's own sum from STEADY_FROM s to ATRACE_S - 1 s."""
+    the scheduler's own sum from STEADY_FROM s to ATRACE_S - 1 s. With
+    @before (another build's binary), its --atrace run goes beside them."""
     rounds = []
     for _ in range(ROUNDS):
+        cmd = ["csv", "-t", "cpu", "-i", "100", "-d", str(ATRACE_S)]
         procs = {
-            "plain": subprocess.Popen([BIN, "csv", "-t", "cpu", "-i", "100", "-d",
-                                       str(ATRACE_S)], stdout=subprocess.DEVNULL),
-            "atrace": subprocess.Popen([BIN, "csv", "-t", "cpu", "-i", "100", "-d",
-                                        str(ATRACE_S), "--atrace"],
+            "plain": subprocess.Popen([BIN] + cmd, stdout=subprocess.DEVNULL),
+            "atrace": subprocess.Popen([BIN] + cmd + ["--atrace"],
                                        stdout=subprocess.DEVNULL),
         }
+        if before:
+            procs["before"] = subprocess.Popen([before] + cmd + ["--atrace"],
+                                               stdout=subprocess.DEVNULL)
         t0 = time.monotonic()
         time.sleep(STEADY_FROM)
         first = {n: proc_cpu(p.pid)[0] for n, p in procs.items()}
@@ -152,6 +157,16 @@ def atrace_bench():
     whole = sorted(u["atrace"] / u["plain"] for u in rounds)[ROUNDS // 2]
     print("\nMedian steady ratio %.3f, whole runs %.3f: target at most 1.02."
           % (ratio, whole))
+    if before:
+        print("\n%s's --atrace beside them, steady: %s; median ratio %.3f, "
+              "extra per sample %.1f us (this build's: %.1f us)" %
+              (before, ", ".join("%.3f s" % u["before_steady"] for u in rounds),
+               sorted(u["before_steady"] / u["plain_steady"]
+                      for u in rounds)[ROUNDS // 2],
+               sorted(1e6 * (u["before_steady"] - u["plain_steady"]) / (u["span"] * 10)
+                      for u in rounds)[ROUNDS // 2],
+               sorted(1e6 * (u["atrace_steady"] - u["plain_steady"]) / (u["span"] * 10)
+                      for u in rounds)[ROUNDS // 2]))
 
 
 def count_lines():
@@ -176,7 +191,10 @@ def main():
         if "--atrace-only" not in sys.argv:
             convert_bench(tmp)
         if "--convert-only" not in sys.argv:
-            atrace_bench()
+            # --atrace-before BIN: another build's --atrace run beside them.
+            before = (sys.argv[sys.argv.index("--atrace-before") + 1]
+                      if "--atrace-before" in sys.argv else None)
+            atrace_bench(before)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

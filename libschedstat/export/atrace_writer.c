@@ -9,6 +9,11 @@
  * trace_marker has a write() but no write_iter(), so writev() calls it once
  * per segment (fs/read_write.c): one system call a sample gives one print
  * event per line.
+ *
+ * A line is the same text as the last sample's line at its place but for
+ * its value, nearly always: its prefix ("C|PID|NAME|") is kept and only the
+ * value is written again. snprintf() and the name's cleaning, three a line,
+ * were most of --atrace's cost (docs/performance.md).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -27,6 +32,13 @@
 /* Segments per writev(): the kernel's UIO_MAXIOV. */
 #define SEGMENTS	1024
 
+struct line_key {
+	const struct schedstat_trace_counter *c;
+	int32_t pid, tid;
+	char subject[32];	/* "" when it did not fit: never matched */
+	unsigned pre_len;	/* 0: no prefix kept */
+};
+
 struct schedstat_atrace {
 	int fd;
 	char path[PATH_MAX];
@@ -37,6 +49,8 @@ struct schedstat_atrace {
 	void *ctx;
 	/* One sample's lines: text, and a segment per line. */
 	char (*lines)[LINE_MAX_OURS];
+	/* What each line was last written for: its prefix stands while equal. */
+	struct line_key *keys;
 	struct iovec *iov;
 	size_t nr, cap;
 	struct schedstat_atrace_stats st;
@@ -105,17 +119,49 @@ static char *next_line(struct schedstat_atrace *a)
 		if (!l)
 			return NULL;
 		a->iov = l;
+		l = realloc(a->keys, cap * sizeof(*a->keys));
+		if (!l)
+			return NULL;
+		a->keys = l;
+		/* New places hold no line yet. */
+		memset(a->keys + a->cap, 0, (cap - a->cap) * sizeof(*a->keys));
 		a->cap = cap;
 	}
 	return a->lines[a->nr];
 }
 
-/* @name's line for counter @c of @row, if the CSV would show it. */
+/* @v in decimal at @p; returns the bytes written (at most 20). */
+static int put_int(char *p, int64_t v)
+{
+	char tmp[24];
+	uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+	int n = 0, len = 0;
+
+	do {
+		tmp[n++] = '0' + u % 10;
+		u /= 10;
+	} while (u);
+	if (v < 0)
+		p[len++] = '-';
+	while (n)
+		p[len++] = tmp[--n];
+	return len;
+}
+
+static bool same_key(const struct line_key *k, const struct schedstat_trace_counter *c,
+		     int32_t pid, int32_t tid, const char *subject)
+{
+	return k->pre_len && k->c == c && k->pid == pid && k->tid == tid &&
+	       !strcmp(k->subject, subject);
+}
+
+/* @subject's line for counter @c of @row, if the CSV would show it. */
 static int add(struct schedstat_atrace *a, int32_t pid, const char *subject,
 	       int32_t tid, const struct schedstat_trace_counter *c,
 	       const void *row, uint32_t avail)
 {
 	char name[128], signal[64], *line;
+	struct line_key *k;
 	int64_t v;
 	double d;
 	int n;
@@ -125,6 +171,7 @@ static int add(struct schedstat_atrace *a, int32_t pid, const char *subject,
 	line = next_line(a);
 	if (!line)
 		return -ENOMEM;
+	k = &a->keys[a->nr];
 	if (c->type == SCHEDSTAT_FIELD_F64) {
 		/* The CSV's "%.2f" digits, without the dot: exact, no rounding of ours. */
 		char text[64], *dot;
@@ -134,11 +181,19 @@ static int add(struct schedstat_atrace *a, int32_t pid, const char *subject,
 		if (dot)
 			memmove(dot, dot + 1, strlen(dot));
 		v = strtoll(text, NULL, 10);
-		snprintf(signal, sizeof(signal), "%s" ATRACE_X100_SUFFIX, c->name);
 	} else {
 		v = trace_counter_int(c, row);
-		snprintf(signal, sizeof(signal), "%s", c->name);
 	}
+	if (same_key(k, c, pid, tid, subject)) {
+		n = k->pre_len + put_int(line + k->pre_len, v);
+		line[n++] = '\n';
+		a->iov[a->nr++] = (struct iovec){ line, (size_t)n };
+		return 0;
+	}
+	/* The line is written anew: its old prefix is gone, whatever follows. */
+	k->pre_len = 0;
+	snprintf(signal, sizeof(signal), c->type == SCHEDSTAT_FIELD_F64 ?
+		 "%s" ATRACE_X100_SUFFIX : "%s", c->name);
 	if (tid >= 0)
 		n = atrace_task_name(name, sizeof(name), subject, tid, signal);
 	else
@@ -149,6 +204,19 @@ static int add(struct schedstat_atrace *a, int32_t pid, const char *subject,
 	if (n < 0)
 		return n;
 	a->iov[a->nr++] = (struct iovec){ line, (size_t)n };
+	/*
+	 * Keep the prefix up to the value's '|' (a cleaned name holds none)
+	 * where any value of the next sample fits after it.
+	 */
+	*k = (struct line_key){ .c = c, .pid = pid, .tid = tid };
+	if (strlen(subject) < sizeof(k->subject)) {
+		const char *bar = memrchr(line, '|', n);
+		unsigned pre = bar ? (unsigned)(bar - line) + 1 : 0;
+
+		strcpy(k->subject, subject);
+		if (pre && pre + 21 + 1 <= LINE_MAX_OURS)
+			k->pre_len = pre;
+	}
 	return 0;
 }
 
@@ -218,11 +286,11 @@ int schedstat_atrace_sample(struct schedstat_atrace *a,
 	a->nr = 0;
 	c = schedstat_snapshot_cpus(snap, &n);
 	for (size_t i = 0; i < n && !err; i++) {
-		char subject[16];
+		char subject[16] = "cpu";
 
 		if (c[i].cluster < 0)
 			continue;
-		snprintf(subject, sizeof(subject), "cpu%d", c[i].cpu);
+		subject[3 + put_int(subject + 3, c[i].cpu)] = '\0';
 		err = add_row(a, SCHEDSTAT_ROW_CPU, a->pid, subject, -1, &c[i], c[i].avail);
 	}
 	cl = schedstat_snapshot_clusters(snap, &n);
@@ -254,6 +322,7 @@ void schedstat_atrace_close(struct schedstat_atrace *a)
 	if (a->fd >= 0)
 		close(a->fd);
 	free(a->lines);
+	free(a->keys);
 	free(a->iov);
 	free(a);
 }

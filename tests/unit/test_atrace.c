@@ -15,7 +15,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "atrace.h"
@@ -301,6 +303,101 @@ static void held_values_into_rows(void **state)
 	schedstat_topology_free(topo);
 }
 
+static bool every_task(const struct schedstat_task *t, void *ctx)
+{
+	(void)ctx;
+	return !t->exited;
+}
+
+/* The lines schedstat_atrace_sample() wrote since @from, NUL-ended. */
+static const char *written(FILE *f, long *from)
+{
+	static char buf[1024];
+	size_t n;
+
+	assert_int_equal(0, fseek(f, *from, SEEK_SET));
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	*from += n;
+	return buf;
+}
+
+/*
+ * A sample's line whose place, counter and subject are the last sample's
+ * keeps its prefix and gets only its value anew: the text is still whole
+ * where the value's length changes, a comm is renamed, a task goes and the
+ * lines after it move up, a CPU number grows a digit.
+ */
+static void writer_lines_sample_after_sample(void **state)
+{
+	struct schedstat_trace_counter ctrs[] = {
+		{ .row = SCHEDSTAT_ROW_CPU, .name = "util_avg", .type = SCHEDSTAT_FIELD_U32,
+		  .offset = offsetof(struct schedstat_cpu, util_avg) },
+		{ .row = SCHEDSTAT_ROW_CLUSTER, .name = "util_pct", .type = SCHEDSTAT_FIELD_F64,
+		  .offset = offsetof(struct schedstat_cluster, util_pct) },
+		{ .row = SCHEDSTAT_ROW_TASK, .name = "util_avg", .type = SCHEDSTAT_FIELD_U32,
+		  .offset = offsetof(struct schedstat_task, util_avg) },
+	};
+	struct schedstat_task tasks[2] = {
+		{ .pid = 10, .tgid = 10, .comm = "a", .util_avg = 100 },
+		{ .pid = 11, .tgid = 9, .comm = "b|x", .util_avg = 7 },
+	};
+	struct schedstat_cpu cpu = { .cpu = 9, .cluster = 0, .util_avg = 5 };
+	struct schedstat_cluster cl = { .id = 0, .name = "big", .util_pct = 12.5 };
+	struct schedstat_snapshot snap = {
+		.tasks = tasks, .nr_tasks = 2, .cpus = &cpu, .nr_cpus = 1,
+		.clusters = &cl, .nr_clusters = 1,
+	};
+	char path[] = "/tmp/schedtop-atrace-XXXXXX";
+	struct schedstat_atrace_opts opts = {
+		.sz = sizeof(opts), .counters = ctrs, .nr_counters = 3,
+		.want_task = every_task, .marker = path, .pid = 77,
+	};
+	struct schedstat_atrace *a;
+	struct schedstat_atrace_stats st;
+	long at = 0;
+	int fd = mkstemp(path);
+	FILE *f = fdopen(fd, "r");
+
+	(void)state;
+	assert_non_null(f);
+	assert_int_equal(0, schedstat_atrace_open(&a, &opts));
+	assert_int_equal(0, schedstat_atrace_sample(a, &snap));
+	assert_string_equal(written(f, &at),
+			    "C|77|cpu9 util_avg|5\n"
+			    "C|77|big util_pct_x100|1250\n"
+			    "C|10|a 10 util_avg|100\n"
+			    "C|9|b?x 11 util_avg|7\n");
+	/* Values longer and shorter; one task renamed. */
+	cpu.util_avg = 1024;
+	cl.util_pct = 0.07;
+	tasks[0].util_avg = 0;
+	snprintf(tasks[1].comm, sizeof(tasks[1].comm), "c");
+	assert_int_equal(0, schedstat_atrace_sample(a, &snap));
+	assert_string_equal(written(f, &at),
+			    "C|77|cpu9 util_avg|1024\n"
+			    "C|77|big util_pct_x100|7\n"
+			    "C|10|a 10 util_avg|0\n"
+			    "C|9|c 11 util_avg|7\n");
+	/* The first task gone: the second's line takes its place; CPU 10. */
+	tasks[0] = tasks[1];
+	tasks[0].util_avg = 4000000000u;
+	snap.nr_tasks = 1;
+	cpu.cpu = 10;
+	assert_int_equal(0, schedstat_atrace_sample(a, &snap));
+	assert_string_equal(written(f, &at),
+			    "C|77|cpu10 util_avg|1024\n"
+			    "C|77|big util_pct_x100|7\n"
+			    "C|9|c 11 util_avg|4000000000\n");
+	schedstat_atrace_stats(a, &st);
+	assert_int_equal(3, st.nr_samples);
+	assert_int_equal(11, st.nr_lines);
+	assert_int_equal(at, st.nr_bytes);
+	schedstat_atrace_close(a);
+	fclose(f);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -311,6 +408,7 @@ int main(void)
 		cmocka_unit_test(read_back_into_fields),
 		cmocka_unit_test(print_events_as_counters),
 		cmocka_unit_test(held_values_into_rows),
+		cmocka_unit_test(writer_lines_sample_after_sample),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
