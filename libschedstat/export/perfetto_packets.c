@@ -217,6 +217,27 @@ void pfw_tasks_sweep(struct schedstat_perfetto *p)
 			pfw_task_drop(p, &p->tasks[i]);
 }
 
+/*
+ * A thread renamed (prctl, or exec for its process): its descriptor again,
+ * same uuid and parent, new name. Perfetto keeps a track whose descriptor
+ * comes again with only its name changed and takes the newest name for the
+ * thread (and the process, where the main thread's name is the process's).
+ * Android names most threads after they start: the first name seen is
+ * often "Thread-N".
+ */
+static void task_renamed(struct schedstat_perfetto *p, struct pfw_task *t,
+			 const char *comm, const char *process_name)
+{
+	uint64_t proc;
+
+	snprintf(t->comm, sizeof(t->comm), "%s", comm);
+	if (schedstat_hash_get(p->procs, (uint32_t)t->tgid, &proc))
+		return;
+	if (t->pid == t->tgid && process_name)
+		process_track(p, proc, t->tgid, process_name);
+	thread_track(p, t->thread_uuid, proc, t->tgid, t->pid, comm);
+}
+
 struct pfw_task *pfw_task_get(struct schedstat_perfetto *p, int32_t pid, int32_t tgid,
 			      const char *comm, const char *process_name)
 {
@@ -228,6 +249,8 @@ struct pfw_task *pfw_task_get(struct schedstat_perfetto *p, int32_t pid, int32_t
 		t = &p->tasks[i];
 		if (t->tgid == tgid) {
 			t->last_seen = p->nr_samples;
+			if (strcmp(t->comm, comm))
+				task_renamed(p, t, comm, process_name);
 			return t;
 		}
 		/* The pid went to another process: a new thread. */

@@ -99,7 +99,8 @@ def decode(path):
 class Trace:
     """Tracks by uuid, sequences' defaults, and every counter value with
     its time, from the packets; checks the structural rules on the way:
-    every uuid described once, every event's track described before it,
+    every uuid described once (a thread or process again only with a new
+    name), every event's track described before it,
     timestamps not decreasing on any sequence."""
 
     def __init__(self, path):
@@ -108,6 +109,7 @@ class Trace:
         self.counters = {}          # uuid -> [(ts, value)]
         self.slices = []            # (uuid, type, ts, name, annotations)
         self.snapshots = []
+        self.renames = []           # (uuid, descriptor before, after)
         self.referenced = set()
         last_ts = {}
         seq_clock = {}              # seq -> its incremental clock's last value
@@ -117,11 +119,27 @@ class Trace:
             if "track_descriptor" in p:
                 td = p["track_descriptor"][0]
                 uuid = one(td, "uuid")
-                check(uuid not in self.tracks, "uuid %d described twice" % uuid)
+                if uuid in self.tracks:
+                    # Only a thread or process renamed is described again:
+                    # the same track, a new name (Perfetto takes the newest).
+                    def unnamed(d):
+                        d = {k: v for k, v in d.items() if k != "name"}
+                        for kind, key in (("thread", "thread_name"),
+                                          ("process", "process_name")):
+                            if kind in d:
+                                d[kind] = [{k: v for k, v in d[kind][0].items()
+                                            if k != key}]
+                        return d
+                    old = self.tracks[uuid]
+                    check(("thread" in td or "process" in td) and
+                          unnamed(old) == unnamed(td),
+                          "uuid %d described twice as different tracks: %s, then %s"
+                          % (uuid, old, td))
+                    self.renames.append((uuid, old, td))
                 parent = one(td, "parent_uuid")
                 check(parent is None or parent in self.tracks,
                       "track %d's parent %s described after it" % (uuid, parent))
-                self.tracks[uuid] = td
+                self.tracks.setdefault(uuid, td)    # its first description
                 if parent:
                     self.referenced.add(parent)
             if "clock_snapshot" in p:
