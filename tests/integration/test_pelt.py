@@ -130,9 +130,12 @@ class CpuShare:
         what it was."""
         other, stolen, span = self.others(miss.cpu, miss.t0, miss.t1)
         if miss.how == "added":
-            # Work of others busy f of the window adds at most f * 1024 to
-            # the CPU's util (a CPU busy all along reads 1024).
-            units = 1024 * (other + stolen) / max(1, span)
+            # Others' work of w ns in the window adds the most to the CPU's
+            # util when it all comes last: 1024 * (1 - y^(w/P)). (Not
+            # 1024 * w / span, the share of the window: PELT weighs the
+            # last 32 ms as much as all before, and 100 ms of others' work
+            # in 513 ms, 200 units by the share, can read 900.)
+            units = 1024 * (1 - Y ** ((other + stolen) / PERIOD_NS))
         else:
             # Kept off its CPU w, the task's util decays by y^(w/P) at most.
             w = other + stolen
