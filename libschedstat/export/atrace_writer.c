@@ -31,6 +31,8 @@
 #define LINE_MAX_OURS	160
 /* Segments per writev(): the kernel's UIO_MAXIOV. */
 #define SEGMENTS	1024
+/* The longest value and its newline: "-9223372036854775808\n". */
+#define VALUE_MAX	21
 
 struct line_key {
 	const struct schedstat_trace_counter *c;
@@ -130,7 +132,7 @@ static char *next_line(struct schedstat_atrace *a)
 	return a->lines[a->nr];
 }
 
-/* @v in decimal at @p; returns the bytes written (at most 20). */
+/* @v in decimal at @p; returns the bytes written (at most VALUE_MAX - 1). */
 static int put_int(char *p, int64_t v)
 {
 	char tmp[24];
@@ -214,7 +216,7 @@ static int add(struct schedstat_atrace *a, int32_t pid, const char *subject,
 		unsigned pre = bar ? (unsigned)(bar - line) + 1 : 0;
 
 		strcpy(k->subject, subject);
-		if (pre && pre + 21 + 1 <= LINE_MAX_OURS)
+		if (pre && pre + VALUE_MAX <= LINE_MAX_OURS)
 			k->pre_len = pre;
 	}
 	return 0;

@@ -309,17 +309,19 @@ static bool every_task(const struct schedstat_task *t, void *ctx)
 	return !t->exited;
 }
 
-/* The lines schedstat_atrace_sample() wrote since @from, NUL-ended. */
-static const char *written(FILE *f, long *from)
+/* One sample of @snap written by @a: exactly @want, after what @f held at @from. */
+static void sample_writes(struct schedstat_atrace *a, const struct schedstat_snapshot *snap,
+			  FILE *f, long *from, const char *want)
 {
-	static char buf[1024];
+	char buf[1024];
 	size_t n;
 
+	assert_int_equal(0, schedstat_atrace_sample(a, snap));
 	assert_int_equal(0, fseek(f, *from, SEEK_SET));
 	n = fread(buf, 1, sizeof(buf) - 1, f);
 	buf[n] = '\0';
 	*from += n;
-	return buf;
+	assert_string_equal(buf, want);
 }
 
 /*
@@ -362,33 +364,30 @@ static void writer_lines_sample_after_sample(void **state)
 	(void)state;
 	assert_non_null(f);
 	assert_int_equal(0, schedstat_atrace_open(&a, &opts));
-	assert_int_equal(0, schedstat_atrace_sample(a, &snap));
-	assert_string_equal(written(f, &at),
-			    "C|77|cpu9 util_avg|5\n"
-			    "C|77|big util_pct_x100|1250\n"
-			    "C|10|a 10 util_avg|100\n"
-			    "C|9|b?x 11 util_avg|7\n");
+	sample_writes(a, &snap, f, &at,
+		      "C|77|cpu9 util_avg|5\n"
+		      "C|77|big util_pct_x100|1250\n"
+		      "C|10|a 10 util_avg|100\n"
+		      "C|9|b?x 11 util_avg|7\n");
 	/* Values longer and shorter; one task renamed. */
 	cpu.util_avg = 1024;
 	cl.util_pct = 0.07;
 	tasks[0].util_avg = 0;
 	snprintf(tasks[1].comm, sizeof(tasks[1].comm), "c");
-	assert_int_equal(0, schedstat_atrace_sample(a, &snap));
-	assert_string_equal(written(f, &at),
-			    "C|77|cpu9 util_avg|1024\n"
-			    "C|77|big util_pct_x100|7\n"
-			    "C|10|a 10 util_avg|0\n"
-			    "C|9|c 11 util_avg|7\n");
+	sample_writes(a, &snap, f, &at,
+		      "C|77|cpu9 util_avg|1024\n"
+		      "C|77|big util_pct_x100|7\n"
+		      "C|10|a 10 util_avg|0\n"
+		      "C|9|c 11 util_avg|7\n");
 	/* The first task gone: the second's line takes its place; CPU 10. */
 	tasks[0] = tasks[1];
 	tasks[0].util_avg = 4000000000u;
 	snap.nr_tasks = 1;
 	cpu.cpu = 10;
-	assert_int_equal(0, schedstat_atrace_sample(a, &snap));
-	assert_string_equal(written(f, &at),
-			    "C|77|cpu10 util_avg|1024\n"
-			    "C|77|big util_pct_x100|7\n"
-			    "C|9|c 11 util_avg|4000000000\n");
+	sample_writes(a, &snap, f, &at,
+		      "C|77|cpu10 util_avg|1024\n"
+		      "C|77|big util_pct_x100|7\n"
+		      "C|9|c 11 util_avg|4000000000\n");
 	schedstat_atrace_stats(a, &st);
 	assert_int_equal(3, st.nr_samples);
 	assert_int_equal(11, st.nr_lines);
