@@ -443,6 +443,10 @@ class UnlistedThreads:
         return util, comms
 
 
+# The window blocked_truth() compares in, from the blocker's sleep.
+HALF_LIVES = 6
+
+
 def blocked_truth(tids, cpus, trows, kernel, unlisted=None):
     """schedtop's blocked_util of cpu1 against the kernel's own root cfs_rq.
 
@@ -477,8 +481,13 @@ def blocked_truth(tids, cpus, trows, kernel, unlisted=None):
         here = [r for r in tasks if r["cpu"] == "1" and r["state"] != "X" and
                 int(r["prio"]) >= 100]
         history.append((s, here))
-        # Three half-lives: past them the blocker's part is under 1/8.
-        if not t_sleep < s <= t_sleep + 3 * 32 * PERIOD_NS:
+        # Six half-lives (~19 samples at 10 ms): past three the blocker's
+        # part is under 1/8, but the root's blocked part is the truth all
+        # along (with EXITER, the exited processes' removals pending), and
+        # a sample with another task runnable on cpu1 is skipped. In three
+        # half-lives 10 samples held 8 compared with 2 skipped here, and
+        # with EXITER 3 runs of 5 skipped 3 (inconclusive, under 8).
+        if not t_sleep < s <= t_sleep + HALF_LIVES * 32 * PERIOD_NS:
             continue
         i = bisect.bisect_right(cfs_ts, s) - 1
         if i < 0:
@@ -576,8 +585,8 @@ def blocked_truth(tids, cpus, trows, kernel, unlisted=None):
                recent + moved + (1 / Y - 1) * hidden + len(hidden_comms))
         got.append((s - t_sleep, int(c["blocked_util"]), truth, tol, u, sub,
                     s - t, t - lut, hidden))
-    print("# cpu1 samples in the 3 half-lives after the blocker slept: %d "
-          "compared, skipped %s" % (len(got), skipped or "none"))
+    print("# cpu1 samples in the %d half-lives after the blocker slept: %d "
+          "compared, skipped %s" % (HALF_LIVES, len(got), skipped or "none"))
     for g in got:
         print("# +%5.1f ms blocked_util %4d truth %6.1f (root %d - runnable "
               "%d - unlisted %.0f, refreshed %.2f ms before) tol %.1f" %
