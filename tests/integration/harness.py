@@ -124,9 +124,10 @@ class TraceInstance:
     """A tracefs instance of the test's own, test-<tag>-PID (the harness
     removes any left when the file ends), stamped with the "mono" clock:
     CLOCK_MONOTONIC, schedtop's. @events ("group/name" or a group) are
-    enabled, each after its filter in @filters if any."""
+    enabled, each after its filter in @filters if any; with @cpus, on
+    those CPUs only."""
 
-    def __init__(self, tag, events, filters=None, buffer_kb=None):
+    def __init__(self, tag, events, filters=None, buffer_kb=None, cpus=None):
         if not os.path.isdir(TRACING + "/instances"):
             raise Skip("no tracefs at %s" % TRACING)
         self.dir = "%s/instances/test-%s-%d" % (TRACING, tag, os.getpid())
@@ -136,6 +137,9 @@ class TraceInstance:
             self.write("trace_clock", "mono")
             if buffer_kb:
                 self.write("buffer_size_kb", str(buffer_kb))
+            if cpus is not None:
+                # Before any event: only these CPUs' events are kept.
+                self.write("tracing_cpumask", "%x" % sum(1 << c for c in cpus))
             for ev in events:
                 if filters and ev in filters:
                     self.write("events/%s/filter" % ev, filters[ev])
