@@ -685,7 +685,11 @@ def alive(name, tasks, who, run):
 
 
 # RUN_TWICE: rt-app runs the file twice and schedtop twice, and a thread's
-# run time misses only when both of schedtop's runs miss on the same side.
+# run time misses only when every pair of a schedtop run and an rt-app run
+# misses on the same side (rt-app's runs have their phases too: against
+# its first run alone both of schedtop's missed video's OMXCallbackDisp1
+# at 1.043 and 1.039 in one run of five here, and at 0.960 and 0.969 in
+# another).
 # What a pass's CPU costs in this guest depends on what lands in it, and
 # in a periodic use case that is set for a whole run by the run's phase:
 # mp3's cycle of 30 ms is 7.5 jiffies (HZ 250), so the tick comes at the
@@ -699,7 +703,7 @@ def alive(name, tasks, who, run):
 # took 345 us and OMXCall's 364, both asked 300 us of the same loop. Over
 # some 35 schedtop runs of mp3 here its 300 us threads came out 0.934 to
 # 1.077 in its own cost model, over 20 of rt-app's 0.961 to 1.049: a miss in one run is
-# that run's phase, one in both of schedtop's is schedtop's.
+# that run's phase, one in every pair is schedtop's.
 def compare_with_rtapp(name):
     """@name-long.json (the -short one's twin, 600 s long), 10 s of each:
     rt-app, schedtop, rt-app again and schedtop again (RUN_TWICE)."""
@@ -780,17 +784,19 @@ def compare_with_rtapp(name):
                     else ""))
         if a["asked_us"] * 1000 >= MIN_RUN_NS and ratio == ratio:
             compared += 1
-            # schedtop's run nearer rt-app's (RUN_TWICE).
-            near = min(ratio, ratio2, key=lambda r: abs(r - 1))
+            # Each of schedtop's runs against each of rt-app's, in rt-app's
+            # first run's unit: the nearest pair (RUN_TWICE).
+            ours, theirs = (ratio, ratio2), (1.0, self_ratio)
+            near = min((x / y for x in ours for y in theirs), key=lambda r: abs(r - 1))
             sq_ours += (near - 1) ** 2
             sq_self += (self_ratio - 1) ** 2
             print("#   %s: rt-app's second run %.3f of its first" % (task, self_ratio))
-            if abs(ratio - 1) > 0.03 and abs(ratio2 - 1) > 0.03 and \
-                    (ratio - 1) * (ratio2 - 1) > 0:
-                bad_run.append("%s: ran %.1f and %.1f ms, rt-app %.1f ms (%.3f and %.3f a ns "
-                               "asked, in each one's cost model)"
-                               % (task, b["run"] / 1e6, b2["run"] / 1e6, a["run"] / 1e6,
-                                  ratio, ratio2))
+            if min(ours) > 1.03 * max(theirs) or max(ours) < 0.97 * min(theirs):
+                bad_run.append("%s: ran %.1f and %.1f ms, rt-app %.1f and %.1f ms (%.3f and "
+                               "%.3f a ns asked, rt-app's second %.3f, in each one's cost "
+                               "model)" % (task, b["run"] / 1e6, b2["run"] / 1e6,
+                                           a["run"] / 1e6, rt2[i]["run"] / 1e6, ratio,
+                                           ratio2, self_ratio))
     for who, _, _, (late, res), _ in runs:
         for task, (lost, said) in late.items():
             print("# %s's %s: %.1f passes lost to late wakes%s" % (who, task, lost, "".join(
@@ -808,7 +814,7 @@ def compare_with_rtapp(name):
     # schedtop's; beyond it, it fails. Passes are held to 2 whatever.
     rms_ours = (sq_ours / compared) ** 0.5 if compared else 0.0
     rms_self = (sq_self / compared) ** 0.5 if compared else 0.0
-    print("# run time off by %.1f%% (rms, schedtop's run nearer rt-app's), rt-app against "
+    print("# run time off by %.1f%% (rms, the nearest pair of runs), rt-app against "
           "itself %.1f%%" % (rms_ours * 100, rms_self * 100))
     if bad_run and not bad and rms_ours <= 3 * rms_self:
         raise Inconclusive("rt-app's second run lies %.1f%% (rms) from its first, "
