@@ -349,12 +349,7 @@ class Timeline:
         return rel, wake, runs, after
 
 
-SWITCH_LINE = re.compile(r"^\s*.*-\d+\s+\[\d+\]\s+\S+\s+(\d+)\.(\d+): sched_switch: "
-                         r".* prev_pid=(\d+) .* next_pid=(\d+) ")
-
-
 TICK_EVENT = "irq_vectors/local_timer_entry"
-TICK_LINE = re.compile(r"^\s*.*-\d+\s+\[\d+\]\s+\S+\s+(\d+)\.(\d+): local_timer_entry:")
 
 
 class Slices:
@@ -379,14 +374,17 @@ class Slices:
         self.trace.close()
         self.on, cur = {}, None
         for line in lines:
-            m = SWITCH_LINE.match(line)
+            m = TRACE_LINE.match(line)
             if not m:
-                m = TICK_LINE.match(line)
-                if m:
-                    self.ticks.append(int(m.group(1)) * 1_000_000_000 + int(m.group(2)) * 1000)
                 continue
-            ts = int(m.group(1)) * 1_000_000_000 + int(m.group(2)) * 1000
-            prev, nxt = int(m.group(3)), int(m.group(4))
+            ts = int(m.group(3)) * 1_000_000_000 + int(m.group(4)) * 1000
+            if m.group(5) == "local_timer_entry":
+                self.ticks.append(ts)
+                continue
+            pids = re.search(r" prev_pid=(\d+) .* next_pid=(\d+) ", m.group(6))
+            if m.group(5) != "sched_switch" or not pids:
+                continue
+            prev, nxt = int(pids.group(1)), int(pids.group(2))
             if cur and cur[0] == prev:
                 self.on.setdefault(prev, []).append((cur[1], ts))
             cur = (nxt, ts)
