@@ -47,11 +47,10 @@ rules, each counted per table and column with a minimum per kernel
   of sched_wakeup, sched_wakeup_new and sched_migrate_task): its cfs
   signals stood still and schedtop's must be them, and its nr_running the
   kernel's;
-- hotplug: each leaf state within the slack, or moved by one late stamp
-  (no later than the instance's next event on that CPU) and returned by
-  the step it hands over to; a recording's operations against two
-  instances made before and after schedtop attached, within each stamp's
-  bounds (cpuhp_truth.states_match_kernel()).
+- hotplug: every step, the first to last step and the time in states
+  within how late schedtop's stamps can be: no later than the instance's
+  next event on that CPU, and for a recording's operations than a second
+  instance made after schedtop attached (cpuhp_truth.state_problems()).
 Everything else is held to the drift bound, counted too. The "# " lines
 print every count."""
 
@@ -60,10 +59,8 @@ import re
 import shutil
 import subprocess
 
-from cpuhp_truth import (BETWEEN, exclusive_durations, group_ops,
-                         kernel_inside, leaf_durations, leaf_neighbours,
-                         parse_events, report_states, state_names,
-                         states_match_kernel)
+from cpuhp_truth import (group_ops, parse_events, report_states, state_names,
+                         state_problems, states_match_kernel)
 from harness import (OUT, SRC, Inconclusive, Skip, check, guest_kernel_crash,
                      parse_csv, run, test)
 from pelt_truth import avg_at
@@ -217,7 +214,10 @@ class Problems:
         self.empty[k][1].add(cpu)
 
     def count(self, what):
-        self.stats[what] = self.stats.get(what, 0) + 1
+        self.count_n(what, 1)
+
+    def count_n(self, what, n):
+        self.stats[what] = self.stats.get(what, 0) + n
 
     def done(self, minimums=None):
         for k in sorted(self.stats):
@@ -686,7 +686,8 @@ _GUEST = {
     "task pelt_age_ns on the kernel's clock (asleep)": 3,
     "misfit rows of A equal to the kernel's rule (1)": 4,
     "misfit rows of B equal to the kernel's rule (0)": 4,
-    "hotplug leaf states within the slack": 60,
+    "hotplug operations split as the kernel's stamps allow": 6,
+    "hotplug steps within their stamps' bounds (under 1 ms wide)": 120,
     "hotplug recorded operations split as the kernel's": 4,
 }
 MINIMUMS = {
@@ -703,7 +704,8 @@ MINIMUMS = {
         "task load_avg exact (asleep: the kernel's own state decayed)": 2,
         "task pelt_age_ns on the kernel's clock (asleep)": 3,
         "misfit rows 0 on symmetric CPUs": 8,
-        "hotplug leaf states within the slack": 60,
+        "hotplug operations split as the kernel's stamps allow": 6,
+        "hotplug steps within their stamps' bounds (under 1 ms wide)": 120,
         "hotplug recorded operations split as the kernel's": 4,
     },
 }
@@ -988,18 +990,7 @@ def check_hotplug(p, s, last):
         last, to, [r["hotplug_ns"] for r in rows if r["hotplug_to"]]))
 
 
-# Two tracefs instances stamp one event apart (docs/hotplug.md, "How the
-# numbers are checked"): on this host by 0.2 ms going down, 1 ms coming up.
-# In a TCG guest each vCPU is a thread of this host's, which may be
-# descheduled between the two probes (2 cores shared with other work):
-# once 1.08 ms on a 40 ms state going down (6.12, make check). So 3 ms and
-# 5% of the state there; the span and in-state totals likewise.
-HP_SLACK_MS = {"offline": 0.2, "online": 1.0}
-HP_GUEST_SLACK_MS = 3.0
-HP_GUEST_SLACK_REL = 0.05
-
-
-def check_hotplug_cmd(p, s, last, guest):
+def check_hotplug_cmd(p, s, last):
     """schedtop hotplug LAST -n 3 --csv against the kernel's own cpuhp
     events, recorded meanwhile by an instance of the payload's."""
     err = s["HPCMDERR"]
@@ -1036,73 +1027,20 @@ def check_hotplug_cmd(p, s, last, guest):
     for k, (cycle, op, total) in enumerate(totals):
         steps = {r["state"]: float(r["ms"]) for r in rows
                  if r["cycle"] == cycle and r["op"] == op and r["state"] != "total"}
-        slack = HP_GUEST_SLACK_MS if guest else HP_SLACK_MS[op]
-        rel = HP_GUEST_SLACK_REL if guest else 0.01
-        if abs(sum(steps.values()) - total) > 0.0005 * len(steps) + 0.001:
-            p.add("hotplug %s %s: steps sum to %.3f ms, total %.3f"
-                  % (cycle, op, sum(steps.values()), total))
-        before = steps.get("(before first state)", 0)
-        after = steps.get("(after last state)", 0)
-        inside = total - before - after - steps.get("(between states)", 0)
-        k_inside, k_span = kernel_inside(kernel[k][1])
-        print("# hotplug %s %s: %.3f ms (goal 5), before first state %.3f, in "
-              "states %.3f (kernel %.3f), kernel first to last step %.3f"
-              % (cycle, op, total, before, inside, k_inside, k_span))
-        if k_span > total + slack:
-            p.add("hotplug %s %s: the kernel's steps span %.3f ms, the write %.3f"
-                  % (cycle, op, k_span, total))
-        if abs(total - before - after - k_span) > slack + rel * k_span:
-            p.add("hotplug %s %s: first to last step %.3f ms, the kernel's %.3f"
-                  % (cycle, op, total - before - after, k_span))
-        if abs(inside - k_inside) > slack + rel * k_inside:
-            p.add("hotplug %s %s: in states %.3f ms, the kernel's %.3f"
-                  % (cycle, op, inside, k_inside))
-        leaves = leaf_durations(kernel[k][1], names)
-        if len(leaves) < 5:
-            p.add("hotplug %s %s: only %d leaf states" % (cycle, op, len(leaves)))
-        # What a late stamp moves, the neighbour it hands over to returns:
-        # a late exit lengthens a leaf by what the step innermost open
-        # right after it (its parent, the control CPU's wait while the CPU
-        # runs its own states, or the time between states) loses, a late
-        # enter shortens it by what the step open right before gains; and
-        # no stamp is later than the instance's next event on that CPU
-        # (parse_events()'s gap). Seen: 6.1, make check: cacheinfo:online
-        # 0.331 ms against 4.012; 6.1, CI: perf:online 0.021 ms against
-        # 3.298, the wait named cpuhp_kick_ap_work by both since
-        # exclusive_durations() names it so; 6.12: block/softirq:dead
-        # 0.01 ms against 3.284, 3.27 ms more between; this host, CI:
-        # cpu:kick_ap 2.852 against 1.802, 1.05 ms more between. Two
-        # states' times swapped, or time put in a state that is not the
-        # neighbour of the stamp that moved it, is no late stamp: it fails.
-        diffs = {name: steps.get(name, 0) - want for name, want in
-                 exclusive_durations(kernel[k][1], names).items()}
-        diffs[BETWEEN] = steps.get(BETWEEN, 0) - (k_span - k_inside)
-        neighbours = leaf_neighbours(kernel[k][1], names)
-        inside_ok = abs(inside - k_inside) <= slack + rel * k_inside
-        for name, want in leaves.items():
-            got = steps.get(name)
-            if got is not None and abs(got - want) <= slack + rel * want:
-                p.count("hotplug leaf states within the slack")
-                continue
-            d = None if got is None else got - want
-            before_n, after_n, enter_gap, exit_gap = neighbours[name]
-            partner, gap = ((after_n, exit_gap) if d is not None and d > 0
-                            else (before_n, enter_gap))
-            tol = slack + rel * want
-            if (d is not None and inside_ok and abs(d) <= gap + tol and
-                    abs(d + diffs.get(partner, 0)) <= tol):
-                print("# hotplug %s %s: %s %.3f ms, the kernel's %.3f: its %s "
-                      "stamped %.3f ms late (the instance's next event on that "
-                      "CPU came %.3f ms after), returned by %s"
-                      % (cycle, op, name, got, want,
-                         "exit" if d > 0 else "enter", abs(d), gap, partner))
-                p.count("hotplug leaf states moved by one event's stamp and "
-                        "moved back by its neighbour")
-                continue
-            p.add("hotplug %s %s: %s %s ms, the kernel's %.3f (its neighbours "
-                  "%s before, %s after: %+.3f, %+.3f ms)"
-                  % (cycle, op, name, got, want, before_n, after_n,
-                     diffs.get(before_n, 0), diffs.get(after_n, 0)))
+        # No second instance after schedtop's here: each stamp of
+        # schedtop's is bounded by the instance's next event on its CPU.
+        # A TCG vCPU is a thread of this host's, which may deschedule it
+        # between the two probes: 0.1-4 ms for 30 of 13,500 events in 90
+        # operations on 6.1 (docs/hotplug.md).
+        problems, sharp = state_problems("hotplug %s %s" % (cycle, op),
+                                         total, steps, kernel[k][1], names,
+                                         write=True)
+        for msg in problems:
+            p.add(msg)
+        if not problems:
+            p.count("hotplug operations split as the kernel's stamps allow")
+            p.count_n("hotplug steps within their stamps' bounds (under 1 ms "
+                      "wide)", sharp)
 
 
 def check_hotplug_recorded(p, s, last):
@@ -1258,7 +1196,7 @@ def verify(gen, out):
     else:
         print("# %s: symmetric CPUs, no up-migration to see" % gen)
     check_hotplug(p, s, ncpu - 1)
-    check_hotplug_cmd(p, s, ncpu - 1, gen != "host")
+    check_hotplug_cmd(p, s, ncpu - 1)
     check_hotplug_recorded(p, s, ncpu - 1)
     check_pelt(p, s, gen)
     p.done(MINIMUMS.get(gen))

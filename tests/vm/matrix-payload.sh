@@ -260,7 +260,7 @@ cat /sys/devices/system/cpu/hotplug/states
 # each operation per state, against two instances of ours: A, made before
 # schedtop attached, and B, made after (its probe runs after schedtop's,
 # so schedtop's stamp of every event lies between A's and B's: tight
-# bounds, cpuhp_truth.late_bounds()).
+# bounds, cpuhp_truth.lateness()).
 hpa=/sys/kernel/tracing/instances/matrix-hpa-$$
 hpb=/sys/kernel/tracing/instances/matrix-hpb-$$
 if mkdir "$hpa" 2>/dev/null; then
