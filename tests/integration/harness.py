@@ -406,6 +406,20 @@ def cpu_busy_ns(cpu):
     raise AssertionError("cpu%d not in /proc/stat" % cpu)
 
 
+def cpu_idle_ns(cpu):
+    """Time this CPU was idle (/proc/stat idle and iowait), in ns. With
+    NO_HZ (as here and on Debian's kernels) the kernel measures it at each
+    idle entry and exit (get_cpu_idle_time_us()), not by ticks: unlike the
+    busy fields (cpu_busy_ns()), a task whose period is a multiple of the
+    tick does not bias it."""
+    with open("/proc/stat") as f:
+        for line in f:
+            if line.startswith("cpu%d " % cpu):
+                v = [int(x) for x in line.split()[1:]]
+                return (v[3] + v[4]) * 1e9 / os.sysconf("SC_CLK_TCK")
+    raise AssertionError("cpu%d not in /proc/stat" % cpu)
+
+
 def steal_ns(cpu):
     """Time the hypervisor took from this CPU (/proc/stat), in ns.
 
