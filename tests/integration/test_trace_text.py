@@ -24,6 +24,7 @@ import collections
 import gzip
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -367,13 +368,21 @@ def text_times_are_its_own_switches():
         check(late == own.last, "the last row at %d ns, the last event at %d" %
               (late, own.last))
         tol = window // 1000
-        off = within(busy, own.busy, own.slack_busy, tol)
-        check(busy and not off, "busy time (schedtop, the switches' low, high) more "
-              "than 0.1%% of the %d ns window outside the text's own on CPUs %s" %
-              (window, off))
-        off = within(ran, own.run, own.slack_run, tol)
-        check(ran and not off, "run time (schedtop, the switches' low, high) more "
-              "than 0.1%% of the window outside the text's own for pids %s" % off)
+        off_busy = within(busy, own.busy, own.slack_busy, tol)
+        off_run = within(ran, own.run, own.slack_run, tol)
+        if off_busy or off_run:
+            # Once in a repeat of 5 (7 Dec): pid 16194 1.2 ms short of its
+            # switches, cause not found: the capture was gone with its
+            # directory. Kept from now on.
+            kept = tempfile.mkdtemp(prefix="schedtop-text-times-")
+            shutil.copy(cap["text"], kept)
+            print("# the capture is kept: %s" % kept)
+        check(busy and not off_busy, "busy time (schedtop, the switches' low, "
+              "high) more than 0.1%% of the %d ns window outside the text's own "
+              "on CPUs %s" % (window, off_busy))
+        check(ran and not off_run, "run time (schedtop, the switches' low, high) "
+              "more than 0.1%% of the window outside the text's own for pids %s"
+              % off_run)
         print("# %d switches over %.3f s: busy time of %d CPUs and run time of "
               "%d tasks within %d ns (0.1%%) of the text's own; %d switches "
               "unrecorded, in gaps of %d us in all; the last row at the last "
