@@ -135,29 +135,38 @@ def leaf_durations(op_events, names):
 KICK = "cpuhp_kick_ap_work"
 
 
-def exclusive_durations(op_events, names):
-    """ms of each state by name (index where unnamed; KICK for the control
-    CPU's wait) while it was the innermost step open (on any CPU): every
-    moment of the operation goes to one state, entered once or many times
-    (multi-instance states)."""
-    depth, last, out = [], op_events[0][0], {}
-    for ts, kind, idx, *rest in op_events:
-        if depth:
-            name = depth[-1][1]
-            out[name] = out.get(name, 0.0) + (ts - last) * 1e3
-        last = ts
+BETWEEN = "(between states)"
+
+
+def stretches(op_events, names):
+    """(i, name) for each stretch from op_events[i - 1] to op_events[i]:
+    the step innermost open in it by name (index where unnamed; KICK for
+    the control CPU's wait), BETWEEN where none is."""
+    depth = []
+    for i, e in enumerate(op_events):
+        if i:
+            yield i, depth[-1][1] if depth else BETWEEN
+        kind, idx = e[1], e[2]
         if kind != "exit":
-            fn = rest[2] if len(rest) > 2 else None
-            depth.append((idx, KICK if fn == KICK else
-                          names.get(idx, str(idx))))
+            fn = e[5] if len(e) > 5 else None
+            depth.append((idx, KICK if fn == KICK else names.get(idx, str(idx))))
         else:
-            idxs = [i for i, _ in depth]
+            idxs = [d[0] for d in depth]
             if idx in idxs:
                 del depth[len(idxs) - 1 - idxs[::-1].index(idx):]
+
+
+def exclusive_durations(op_events, names):
+    """ms of each state by name (stretches()) while it was the innermost
+    step open (on any CPU): every moment of the operation goes to one
+    state, entered once or many times (multi-instance states)."""
+    out = {}
+    for i, name in stretches(op_events, names):
+        if name != BETWEEN:
+            out[name] = out.get(name, 0.0) + (op_events[i][0] - op_events[i - 1][0]) * 1e3
     return out
 
 
-BETWEEN = "(between states)"
 # schedtop's names for the write's time outside the kernel's first to last step.
 BEFORE = "(before first state)"
 AFTER = "(after last state)"
@@ -239,20 +248,10 @@ def exclusive_bounds(op_events, names, until=None, later=None):
     longer by the end's (lateness()). A leaf state's bounds are its enter's
     and its exit's; a step open many times sums its stretches'."""
     late = lateness(op_events, until, later)
-    depth, out = [], {}
-    for i, e in enumerate(op_events):
-        if i:
-            name = depth[-1][1] if depth else BETWEEN
-            lo, hi, n = out.get(name, (0.0, 0.0, 0))
-            out[name] = (lo - late[i - 1], hi + late[i], n + 2)
-        kind, idx = e[1], e[2]
-        if kind != "exit":
-            fn = e[5] if len(e) > 5 else None
-            depth.append((idx, KICK if fn == KICK else names.get(idx, str(idx))))
-        else:
-            idxs = [d[0] for d in depth]
-            if idx in idxs:
-                del depth[len(idxs) - 1 - idxs[::-1].index(idx):]
+    out = {}
+    for i, name in stretches(op_events, names):
+        lo, hi, n = out.get(name, (0.0, 0.0, 0))
+        out[name] = (lo - late[i - 1], hi + late[i], n + 2)
     return out
 
 
@@ -286,10 +285,9 @@ def state_problems(what, total, steps, k_events, names, until=None,
     name) are schedtop's; @until is when the write returned, @later a
     second instance's stamps (None where unknown). @write: @total is the
     write's, start to return (schedtop hotplug), not a recording's first
-    to last step. Every step the kernel
-    ran is compared, each leaf state and the time between states
-    included; what was stamped apart is printed, with how late it could
-    be. Also returns how many steps were held to bounds under SHARP_MS
+    to last step. Every step the kernel ran is compared, each leaf state
+    and the time between states included; what was stamped apart is
+    printed, with how late it could be. Also returns how many steps were held to bounds under SHARP_MS
     wide (a step whose stamps' next events came long after, such as the
     control CPU's wait, can read almost anything)."""
     out, sharp = [], 0

@@ -394,16 +394,22 @@ def rq_clock_skips_ns():
     return out
 
 
-def cpu_busy_ns(cpu):
-    """Time the kernel accounted to anything on this CPU (/proc/stat user,
-    nice, system, irq, softirq), in ns: what shares it with a test's task."""
+def _proc_stat_ns(cpu, fields):
+    """The sum of @fields (indices: user 0, nice 1, system 2, idle 3,
+    iowait 4, irq 5, softirq 6, steal 7) of this CPU's /proc/stat line, in
+    ns."""
     with open("/proc/stat") as f:
         for line in f:
             if line.startswith("cpu%d " % cpu):
                 v = [int(x) for x in line.split()[1:]]
-                return (v[0] + v[1] + v[2] + v[5] + v[6]) * 1e9 / \
-                    os.sysconf("SC_CLK_TCK")
+                return sum(v[i] for i in fields) * 1e9 / os.sysconf("SC_CLK_TCK")
     raise AssertionError("cpu%d not in /proc/stat" % cpu)
+
+
+def cpu_busy_ns(cpu):
+    """Time the kernel accounted to anything on this CPU (/proc/stat user,
+    nice, system, irq, softirq), in ns: what shares it with a test's task."""
+    return _proc_stat_ns(cpu, (0, 1, 2, 5, 6))
 
 
 def cpu_idle_ns(cpu):
@@ -412,12 +418,7 @@ def cpu_idle_ns(cpu):
     idle entry and exit (get_cpu_idle_time_us()), not by ticks: unlike the
     busy fields (cpu_busy_ns()), a task whose period is a multiple of the
     tick does not bias it."""
-    with open("/proc/stat") as f:
-        for line in f:
-            if line.startswith("cpu%d " % cpu):
-                v = [int(x) for x in line.split()[1:]]
-                return (v[3] + v[4]) * 1e9 / os.sysconf("SC_CLK_TCK")
-    raise AssertionError("cpu%d not in /proc/stat" % cpu)
+    return _proc_stat_ns(cpu, (3, 4))
 
 
 def steal_ns(cpu):
@@ -426,11 +427,7 @@ def steal_ns(cpu):
     The scheduler's task clock, and PELT's clock with it, skip stolen time, so
     a duty cycle comparable to util_avg is run time over wall time less steal.
     """
-    with open("/proc/stat") as f:
-        for line in f:
-            if line.startswith("cpu%d " % cpu):
-                return int(line.split()[8]) * 1e9 / os.sysconf("SC_CLK_TCK")
-    raise AssertionError("cpu%d not in /proc/stat" % cpu)
+    return _proc_stat_ns(cpu, (7,))
 
 
 class RtApp:
