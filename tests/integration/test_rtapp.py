@@ -3,8 +3,9 @@
 Debian's rt-app 1.0 (through workgen, as Debian's files need) runs a use
 case from /usr/share/doc/rt-app/examples/ on this machine, then schedtop
 runs the same file unchanged, both on CPU 1 (taskset, --cpus; mp3's
-AudioTick names CPU 0 itself, in both), each for the same 10 s from its
-use case's first pass (rt-app twice, schedtop twice: RUN_TWICE), with
+AudioTick names CPU 0 itself, in both), each for the same 10 s (less a
+part of a period: a whole number of its timer's cycles) from its use
+case's first pass (rt-app twice, schedtop twice: RUN_TWICE), with
 CPU 1 kept busy by a loop in a SCHED_IDLE cgroup (Spinner: no thread
 wakes a halted vCPU, which costs the woken thread 25-35 us here).
 Per thread, the kernel's account
@@ -476,15 +477,42 @@ def pass_cpu(cpu):
             statistics.median(ticked) if ticked else 0, len(ticked))
 
 
-def in_window(reads, logs, tids, slices):
-    """The window: 10 s from the use case's first pass (its logs), or from
-    the first read if that came later (rt-app 1.0 starts each thread as it
-    makes it: video's first passes run before its 16th thread exists);
-    each thread's run time and times run in it (the reads around its
-    ends), and its passes and asked us; and the other work CPUS ran
-    meanwhile (its busy time less the threads' run time)."""
-    t0 = max(min(l.passes[0][0] for l in logs if l.passes), reads[0][0])
-    t1 = t0 + WINDOW_NS
+def chain_window(timeline, name, tasks, tids, start):
+    """The window from @start on, laid on the grid of CHAINS' timer: it
+    opens at the first release whose resume woke the chain's head and
+    holds a whole number of the head's resumes (video: 300 of the waker's
+    33.333 ms releases, 9.9999 s; mp3: 333 of AudioTick's 30 ms, 9.99 s).
+    A window opened anywhere cuts each of a thread's pass streams at its
+    own point: NuPlayerRenderer makes 4 passes a 100 ms cycle (three
+    resumes and a sleep), each stream 100 or 101 in 10 s as the edges
+    fall. Opened at the use case's first pass, schedtop's runs here gave
+    395 to 401 in the 18 of 25 with under 0.5 s of other work (401 with
+    299 of 300 resumes seen waking it: 402.3 scaled), and one CI run 402
+    against rt-app's 398 and 399 (not reproduced). On the grid every pass of the chain starts after the
+    release that set it off, so each stream is cut at the same point of
+    its cycle in every run: 400 in 5 runs of 5, mp3's AudioOut 333 in 4
+    of 4. (t0, t1)."""
+    timer, head, per, _ = CHAINS[name]
+    rel = timeline.of(tids[tasks.index(timer)])[0]
+    woke = timeline.woken_by(tids[tasks.index(head)], timer)
+    span = WINDOW_NS // (per * TIMERS[name][timer] * 1000) * per * TIMERS[name][timer] * 1000
+    for d, nxt in zip(rel, rel[1:]):
+        if d >= start and any(d <= w < nxt for w in woke):
+            return d, d + span
+    check(False, "%s: no release of %s after the use case's first pass woke %s"
+          % (name, timer, head))
+
+
+def in_window(reads, logs, tids, slices, timeline, name, tasks):
+    """The window: from the use case's first pass (its logs), or from the
+    first read if that came later (rt-app 1.0 starts each thread as it
+    makes it: video's first passes run before its 16th thread exists),
+    on its chain's grid (chain_window()); each thread's run time and
+    times run in it (the reads around its ends), and its passes and
+    asked us; and the other work CPUS ran meanwhile (its busy time less
+    the threads' run time)."""
+    t0, t1 = chain_window(timeline, name, tasks, tids,
+                          max(min(l.passes[0][0] for l in logs if l.passes), reads[0][0]))
     r0 = [r for r in reads if r[0] <= t0]
     r1 = [r for r in reads if r[0] >= t1]
     check(r0 and r1, "no read around the window")
@@ -501,7 +529,7 @@ def in_window(reads, logs, tids, slices):
                     "clean_ns": clean, "ticked_ns": ticked, "ticked": n_ticked})
     # Other work: CPUS's busy time less that of the threads that ran there
     # (mp3's AudioTick runs on CPU 0).
-    return out, busy1 - busy0 - sum(x["run"] for x in out if x["on_cpus"]), t0
+    return out, busy1 - busy0 - sum(x["run"] for x in out if x["on_cpus"]), t0, t1
 
 
 # rt-app turns the top-level tracing_on off at its end when a use case has
@@ -553,9 +581,9 @@ def rtapp_run(name, path, tasks, basename, work):
     # rt-app 1.0 makes its threads in index order: their tids in order.
     tids = sorted(reads[0][1])
     logs = [Log(work, basename, t, i) for i, t in enumerate(tasks)]
-    stats, other, t0 = in_window(reads, logs, tids, slices)
-    late = late_timers(timeline, name, tasks, tids, stats, t0, t0 + WINDOW_NS)
-    return stats, other, (late, resumes(timeline, name, tasks, tids, t0, t0 + WINDOW_NS, late))
+    stats, other, t0, t1 = in_window(reads, logs, tids, slices, timeline, name, tasks)
+    late = late_timers(timeline, name, tasks, tids, stats, t0, t1)
+    return stats, other, (late, resumes(timeline, name, tasks, tids, t0, t1, late))
 
 
 def schedtop_run(name, path, tasks, basename, logdir):
@@ -579,9 +607,9 @@ def schedtop_run(name, path, tasks, basename, logdir):
     check(p.returncode == 0, err)
     tids = [t["tid"] for t in json.loads(out)["threads"]]
     logs = [Log(logdir, basename, t, i) for i, t in enumerate(tasks)]
-    stats, other, t0 = in_window(reads, logs, tids, slices)
-    late = late_timers(timeline, name, tasks, tids, stats, t0, t0 + WINDOW_NS)
-    return stats, other, (late, resumes(timeline, name, tasks, tids, t0, t0 + WINDOW_NS, late))
+    stats, other, t0, t1 = in_window(reads, logs, tids, slices, timeline, name, tasks)
+    late = late_timers(timeline, name, tasks, tids, stats, t0, t1)
+    return stats, other, (late, resumes(timeline, name, tasks, tids, t0, t1, late))
 
 
 # Threads whose passes the file leaves to chance: a resume is lost when
@@ -754,7 +782,8 @@ def compare_with_rtapp(name):
         counted += 1
         # Within one period at each end of what rt-app itself does in its
         # two runs (a timer thread of 25 ms made 402 passes in one 10 s
-        # window of rt-app's and 399 in schedtop's).
+        # window of rt-app's and 399 in schedtop's: a thread on a grid of
+        # its own, not the window's, chain_window()).
         # A timer thread's passes lost to late wakes (the kernel's
         # timeline, late_timers()) counted back in, in each program.
         (n_rt, s_rt), (n_rt2, s_rt2) = (adjusted(name, task, x["passes"], k)
