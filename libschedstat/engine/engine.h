@@ -120,6 +120,13 @@ int engine_wakeup(struct engine *e, uint64_t ts, int32_t pid, int32_t prio,
 int engine_migrate(struct engine *e, uint64_t ts, int32_t pid, int32_t prio,
 		   int orig_cpu, int dest_cpu, const char *comm);
 int engine_exit(struct engine *e, uint64_t ts, int32_t pid, const char *comm);
+/*
+ * task_rename: a live task's name from now on (an unknown one waits for
+ * its events). @pid 0 (an event without its pid field, as a 6.14 change
+ * made it; the writer need not be the task renamed): nothing, the task's
+ * next event that names it does.
+ */
+void engine_rename(struct engine *e, int32_t pid, const char *comm);
 void engine_freq(struct engine *e, uint64_t ts, int cpu, uint32_t khz);
 void engine_idle(struct engine *e, uint64_t ts, int cpu, int32_t state);
 /*

@@ -24,6 +24,14 @@ void engine_task_set_comm(struct etask *t, const char *comm)
 		strncpy(t->rec.comm, comm, sizeof(t->rec.comm) - 1);
 }
 
+void engine_rename(struct engine *e, int32_t pid, const char *comm)
+{
+	struct etask *t = pid > 0 ? engine_task_find(e, pid) : NULL;
+
+	if (t && !t->dead)
+		engine_task_set_comm(t, comm);
+}
+
 struct etask *engine_task_add(struct engine *e, int32_t pid, int32_t prio,
 			      const char *comm, uint64_t ts)
 {

@@ -121,7 +121,15 @@ int trace_apply(const struct trace_apply *a, const struct trace_ev *ev)
 	case TRACE_EV_OVERUTILIZED:
 		engine_overutilized(e, ev->ts, ev->overutilized.on);
 		return 0;
+	case TRACE_EV_RENAME:
+		/*
+		 * At its time, not at the task's next switch or wakeup that
+		 * names it: a thread renamed while asleep (Android names most
+		 * after they start) has its rows under the new name from here.
+		 */
+		engine_rename(e, ev->task.pid, ev->task.comm);
+		return 0;
 	}
-	/* sched_process_free, task_newtask, task_rename: nothing the engine keeps. */
+	/* sched_process_free, task_newtask: nothing the engine keeps. */
 	return 0;
 }

@@ -213,7 +213,7 @@ static int task_counters(struct schedstat_perfetto *p, const struct schedstat_sn
 	t = schedstat_snapshot_tasks(snap, &n);
 	for (size_t i = 0; i < n && !err; i++) {
 		struct pfw_task *pt = pfw_task_get(p, t[i].pid, t[i].tgid, t[i].comm,
-						   process_name(t, n, t[i].tgid));
+						   process_name(t, n, t[i].tgid), ts);
 
 		if (!pt)
 			return -ENOMEM;
@@ -310,7 +310,7 @@ int schedstat_perfetto_add_pelt(struct schedstat_perfetto *p,
 	if (p->err)
 		return p->err;
 	if (u->avail & SCHEDSTAT_AVAIL_PELT_TASK) {
-		struct pfw_task *t = pfw_task_get(p, u->pid, u->tgid, u->comm, NULL);
+		struct pfw_task *t = pfw_task_get(p, u->pid, u->tgid, u->comm, NULL, u->ts_ns);
 
 		if (!t)
 			return p->err = -ENOMEM;

@@ -166,10 +166,17 @@ static void process_track(struct schedstat_perfetto *p, uint64_t uuid,
 }
 
 /* @process: its process's track (Perfetto goes by pid; this names the tie). */
+/*
+ * A thread's descriptor; @ts (CLOCK_MONOTONIC, 0 none) stamps one that
+ * describes it again under a new name, so that a reader (ours:
+ * perfetto_tracks.c) knows from when the name holds.
+ */
 static void thread_track(struct schedstat_perfetto *p, uint64_t uuid, uint64_t process,
-			 int32_t tgid, int32_t tid, const char *name)
+			 int32_t tgid, int32_t tid, const char *name, uint64_t ts)
 {
-	pfw_packet_begin(p, PFW_SEQ_TRACKS, 0);
+	pfw_packet_begin(p, PFW_SEQ_TRACKS, ts);
+	if (ts)
+		proto_put_uint(&p->out, PF_PKT_TIMESTAMP_CLOCK_ID, PF_CLOCK_MONOTONIC);
 	proto_begin(&p->out, PF_PKT_TRACK_DESCRIPTOR);
 	proto_put_uint(&p->out, PF_TD_UUID, uuid);
 	proto_put_uint(&p->out, PF_TD_PARENT_UUID, process);
@@ -219,14 +226,15 @@ void pfw_tasks_sweep(struct schedstat_perfetto *p)
 
 /*
  * A thread renamed (prctl, or exec for its process): its descriptor again,
- * same uuid and parent, new name. Perfetto keeps a track whose descriptor
- * comes again with only its name changed and takes the newest name for the
- * thread (and the process, where the main thread's name is the process's).
- * Android names most threads after they start: the first name seen is
- * often "Thread-N".
+ * same uuid and parent, new name, stamped with the time of the sample or
+ * event (@ts) that first has the name. Perfetto keeps a track whose
+ * descriptor comes again with only its name changed and takes the newest
+ * name for the thread (and the process, where the main thread's name is
+ * the process's). Android names most threads after they start: the first
+ * name seen is often "Thread-N".
  */
 static void task_renamed(struct schedstat_perfetto *p, struct pfw_task *t,
-			 const char *comm, const char *process_name)
+			 const char *comm, const char *process_name, uint64_t ts)
 {
 	uint64_t proc;
 
@@ -235,11 +243,11 @@ static void task_renamed(struct schedstat_perfetto *p, struct pfw_task *t,
 		return;
 	if (t->pid == t->tgid && process_name)
 		process_track(p, proc, t->tgid, process_name);
-	thread_track(p, t->thread_uuid, proc, t->tgid, t->pid, comm);
+	thread_track(p, t->thread_uuid, proc, t->tgid, t->pid, comm, ts);
 }
 
 struct pfw_task *pfw_task_get(struct schedstat_perfetto *p, int32_t pid, int32_t tgid,
-			      const char *comm, const char *process_name)
+			      const char *comm, const char *process_name, uint64_t ts)
 {
 	struct pfw_task *t;
 	uint64_t i, proc;
@@ -250,7 +258,7 @@ struct pfw_task *pfw_task_get(struct schedstat_perfetto *p, int32_t pid, int32_t
 		if (t->tgid == tgid) {
 			t->last_seen = p->nr_samples;
 			if (strcmp(t->comm, comm))
-				task_renamed(p, t, comm, process_name);
+				task_renamed(p, t, comm, process_name, ts);
 			return t;
 		}
 		/* The pid went to another process: a new thread. */
@@ -284,7 +292,7 @@ struct pfw_task *pfw_task_get(struct schedstat_perfetto *p, int32_t pid, int32_t
 	t->tgid = tgid;
 	t->last_seen = p->nr_samples;
 	t->thread_uuid = pfw_uuid(p);
-	thread_track(p, t->thread_uuid, proc, tgid, pid, comm);
+	thread_track(p, t->thread_uuid, proc, tgid, pid, comm, 0);
 	snprintf(t->comm, sizeof(t->comm), "%s", comm);
 	return t;
 fail:

@@ -64,7 +64,7 @@ static const char *cluster_of(const struct schedstat_perfetto *p, int cpu)
 
 static int migrate(struct schedstat_perfetto *p, const struct schedstat_event *e)
 {
-	struct pfw_task *t = pfw_task_get(p, e->pid, e->tgid, e->comm, NULL);
+	struct pfw_task *t = pfw_task_get(p, e->pid, e->tgid, e->comm, NULL, e->ts_ns);
 	char name[2 * SCHEDSTAT_NAME_LEN + 16];
 
 	if (!t)
@@ -102,7 +102,7 @@ static int overutilized(struct schedstat_perfetto *p, const struct schedstat_eve
  */
 static int activation(struct schedstat_perfetto *p, const struct schedstat_event *e)
 {
-	struct pfw_task *t = pfw_task_get(p, e->pid, e->tgid, e->comm, NULL);
+	struct pfw_task *t = pfw_task_get(p, e->pid, e->tgid, e->comm, NULL, e->ts_ns);
 	uint32_t seq;
 	int err;
 

@@ -133,9 +133,12 @@ void pfw_track(struct schedstat_perfetto *p, uint64_t uuid, uint64_t parent,
 /* The same, a plain track with a description (@desc). */
 void pfw_track_desc(struct schedstat_perfetto *p, uint64_t uuid, uint64_t parent,
 		    const char *name, const char *desc, int rank);
-/* The task's state (created, with its process and thread tracks); NULL: no memory. */
+/*
+ * The task's state (created, with its process and thread tracks; described
+ * again, stamped @ts, when @comm is a new name); NULL: no memory.
+ */
 struct pfw_task *pfw_task_get(struct schedstat_perfetto *p, int32_t pid, int32_t tgid,
-			      const char *comm, const char *process_name);
+			      const char *comm, const char *process_name, uint64_t ts);
 void pfw_task_drop(struct schedstat_perfetto *p, struct pfw_task *t);
 /* The parent of its counter tracks, described on first asking. */
 uint64_t pfw_task_signals(struct schedstat_perfetto *p, struct pfw_task *t);

@@ -44,6 +44,7 @@ enum ev_kind {
 	/* The root domain's overutilized flag, as EAS set it. */
 	EV_OVERUTILIZED = TP_SCHED_OVERUTILIZED_EVENT,
 	EV_LISA_OVERUTILIZED = TP_LISA_OVERUTILIZED,
+	EV_RENAME = TP_TASK_RENAME,
 	NR_EV_KINDS = TP_NR_EVENTS,
 };
 
@@ -62,6 +63,7 @@ enum { HP_CPU, HP_TARGET, HP_IDX, HP_FUN };		/* cpuhp_enter, cpuhp_multi_enter *
 enum { HPX_CPU, HPX_STATE, HPX_IDX, HPX_RET };		/* cpuhp_exit */
 enum { RT_PID, RT_RUNTIME };				/* sched_stat_runtime */
 enum { OU_OVERUTILIZED };				/* sched_overutilized */
+enum { RN_PID, RN_NEWCOMM };				/* task_rename */
 enum { PELT_PID, PELT_CPU, PELT_UTIL, PELT_LOAD,	/* vendor PELT events */
        PELT_RUNNABLE, PELT_PATH };
 #define NR_F	8	/* slots: more than sched_switch, which uses the most (7) */
@@ -220,6 +222,11 @@ static const char *const field_names[NR_EV_KINDS][NR_F] = {
 	[EV_STAT_RUNTIME] = { [RT_PID] = "pid", [RT_RUNTIME] = "runtime" },
 	[EV_OVERUTILIZED] = { [OU_OVERUTILIZED] = "overutilized" },
 	[EV_LISA_OVERUTILIZED] = { [OU_OVERUTILIZED] = "overutilized" },
+	/*
+	 * The task renamed, not the writer (a thread may rename a sibling):
+	 * a format without pid (a 6.14 change) is not read.
+	 */
+	[EV_RENAME] = { [RN_PID] = "pid", [RN_NEWCOMM] = "newcomm" },
 };
 
 /*
@@ -577,6 +584,10 @@ static int decode(const struct sched_events *se, const struct tep_record *rec,
 		str(ef->f[EX_COMM], rec, ev->task.comm, sizeof(ev->task.comm));
 		ev->task.pid = num(se, ef->f[EX_PID], rec);
 		return TRACE_EV_EXIT;
+	case EV_RENAME:
+		str(ef->f[RN_NEWCOMM], rec, ev->task.comm, sizeof(ev->task.comm));
+		ev->task.pid = num(se, ef->f[RN_PID], rec);
+		return TRACE_EV_RENAME;
 	case EV_FREQ:
 	case EV_IDLE:
 		ev->power.cpu = num(se, ef->f[PW_CPU_ID], rec);

@@ -117,6 +117,11 @@ const struct schedstat_tracepoint tp_table[TP_NR] = {
 	 */
 	[TP_SCHED_OVERUTILIZED_EVENT] = EVENTS_OVERUTILIZED("sched", "sched_overutilized"),
 	[TP_LISA_OVERUTILIZED] = EVENTS_OVERUTILIZED("lisa", "lisa__sched_overutilized"),
+	[TP_TASK_RENAME] = {
+		.system = "task", .name = "task_rename",
+		.flags = SCHEDSTAT_TP_EVENTS | SCHEDSTAT_TP_FILES_ONLY,
+		.gives = "a thread's new name from the time it took it (prctl, exec, a sibling's /proc write), not from its next switch",
+	},
 	[TP_SCHED_OVERUTILIZED] = {
 		.system = "sched", .name = "sched_overutilized_tp",
 		.flags = SCHEDSTAT_TP_BPF,

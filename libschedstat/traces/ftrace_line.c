@@ -841,11 +841,18 @@ static bool decode(struct ftrace_text_state *st, enum kind k, int tp, const stru
 		comm(&fs, "comm", ev->task.comm);
 		return true;
 	case K_RENAME:
-		/* 6.14 dropped pid: the task renames itself. */
+		/*
+		 * Without pid (a 6.14 change dropped it, taking the renamed
+		 * task for the current one; Perfetto then falls back to the
+		 * writer): 0, not the writer. A thread may write a sibling's
+		 * /proc/self/task/TID/comm (this 6.18 kernel: python3-14018
+		 * renamed pid=14059), and the renamed task's next event names
+		 * it anyway (engine_rename()).
+		 */
 		if (!field(&fs, "newcomm"))
 			return false;
 		ev->kind = TRACE_EV_RENAME;
-		ev->task.pid = num(&fs, "pid", &a) ? a : h->pid;
+		ev->task.pid = num(&fs, "pid", &a) ? a : 0;
 		comm(&fs, "newcomm", ev->task.comm);
 		return true;
 	case K_FREQ:

@@ -319,6 +319,7 @@ static int event_decode(struct pf_reader *r, struct proto_cursor *parent,
 	case PF_EV_TASK_RENAME:
 		ev->kind = TRACE_EV_RENAME;
 		msg_str(&m, PF_RN_NEWCOMM, ev->task.comm, sizeof(ev->task.comm));
+		/* 0 where the event has no pid: see engine_rename(). */
 		ev->task.pid = msg_int(&m, PF_RN_PID, 0);
 		ev->task.tgid = 0;
 		break;
@@ -1093,7 +1094,7 @@ static int packet_field(struct pf_reader *r)
 			return err;
 		if (!r->export_seen)
 			return 1;
-		err = pf_tracks_descriptor(&r->tracks, &f, &r->queue[0]);
+		err = pf_tracks_descriptor(&r->tracks, &r->head, &f, &r->queue[0]);
 		if (err < 0)
 			return damage_tracks(r, f.data, err);
 		if (r->tracks.nr_cpus > r->info->nr_cpus)

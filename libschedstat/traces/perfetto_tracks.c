@@ -37,7 +37,8 @@ struct pf_track {
 	uint16_t offset;
 	int32_t tid, tgid;		/* TRK_THREAD, TRK_TASK, a task's counter */
 	int32_t cpu;			/* TRK_CPU, a CPU's counter */
-	char name[TRACE_COMM_LEN];	/* TRK_CPU/TRK_CLUSTER's, a cluster counter's cluster */
+	/* TRK_CPU/TRK_CLUSTER's, a cluster counter's cluster; TRK_THREAD's comm */
+	char name[TRACE_COMM_LEN];
 };
 
 struct pf_seq {
@@ -216,13 +217,13 @@ static void cluster_spec(struct pf_tracks *t, const char *name, const char *desc
 	}
 }
 
-int pf_tracks_descriptor(struct pf_tracks *t, const struct proto_field *f,
-			 struct trace_ev *task)
+int pf_tracks_descriptor(struct pf_tracks *t, const struct pf_packet_head *head,
+			 const struct proto_field *f, struct trace_ev *task)
 {
 	struct proto_cursor c, sub;
 	struct proto_field g, h;
 	uint64_t uuid = 0, parent_uuid = 0, i;
-	bool counter = false, thread = false;
+	bool counter = false, thread = false, renamed = false;
 	int32_t pid = 0, tid = 0;
 	char name[160] = "", comm[TRACE_COMM_LEN] = "", desc[160] = "";
 	const struct pf_track *parent;
@@ -266,6 +267,7 @@ int pf_tracks_descriptor(struct pf_tracks *t, const struct proto_field *f,
 		tr.kind = TRK_THREAD;
 		tr.tid = tid;
 		tr.tgid = pid;
+		snprintf(tr.name, sizeof(tr.name), "%s", comm);
 	} else if (counter) {
 		counter_of(&tr, parent, name);
 	} else if (!parent_uuid && !strcmp(name, "schedtop CPUs")) {
@@ -289,7 +291,19 @@ int pf_tracks_descriptor(struct pf_tracks *t, const struct proto_field *f,
 		tr.tid = parent->tid;
 		tr.tgid = parent->tgid;
 	}
-	if (schedstat_hash_get(t->idx, uuid, &i)) {
+	if (!schedstat_hash_get(t->idx, uuid, &i)) {
+		const struct pf_track *was = &t->tracks[i];
+
+		/*
+		 * The same thread under a new name, from the time the writer
+		 * stamped on it (the first sample or update that has the
+		 * name). An export written before it stamped them: the first
+		 * name stays, as it did then.
+		 */
+		renamed = thread && tid > 0 && comm[0] && head->has_ts &&
+			  was->kind == TRK_THREAD && was->tid == tid &&
+			  strcmp(was->name, tr.name);
+	} else {
 		if (t->nr >= PFT_MAX_TRACKS) {
 			t->err = "more than 4194304 tracks";
 			return -EINVAL;
@@ -304,6 +318,11 @@ int pf_tracks_descriptor(struct pf_tracks *t, const struct proto_field *f,
 	if (!thread || tid <= 0)
 		return 0;
 	trace_ev_task(task, tid, pid, comm);
+	if (renamed) {
+		task->kind = TRACE_EV_RENAME;
+		task->ts = head->ts;
+		task->cpu = 0;		/* an export's events are all CPU 0's */
+	}
 	return 1;
 }
 

@@ -63,11 +63,14 @@ void pf_tracks_reset(struct pf_tracks *t);
 int pf_tracks_packet(struct pf_tracks *t, const struct proto_cursor *pkt,
 		     struct pf_packet_head *h);
 /*
- * A TrackDescriptor: remembered. A thread's fills @task (TRACE_EV_TASK)
- * and returns 1; 0 otherwise; -ENOMEM, or -EINVAL past a bound (@t->err).
+ * A TrackDescriptor (in the packet @h): remembered. A thread's fills @task
+ * (TRACE_EV_TASK) and returns 1; a thread described again under another
+ * name at a time (the writer's task_renamed()) fills it as TRACE_EV_RENAME
+ * at that time instead; 0 otherwise; -ENOMEM, or -EINVAL past a bound
+ * (@t->err).
  */
-int pf_tracks_descriptor(struct pf_tracks *t, const struct proto_field *f,
-			 struct trace_ev *task);
+int pf_tracks_descriptor(struct pf_tracks *t, const struct pf_packet_head *h,
+			 const struct proto_field *f, struct trace_ev *task);
 /* trace_packet_defaults, a ClockSnapshot on a sequence. */
 int pf_tracks_defaults(struct pf_tracks *t, const struct pf_packet_head *h,
 		       const struct proto_field *f);

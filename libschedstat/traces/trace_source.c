@@ -735,6 +735,16 @@ static int apply(struct trace_source *s, const struct trace_ev *ev)
 		if (s->export)
 			return export_end(s, ev);
 		break;
+	case TRACE_EV_RENAME:
+		/* An export's rows take their names from here (export_rec()). */
+		if (s->export) {
+			struct task_info *t = task_find(s, ev->task.pid);
+
+			if (t)
+				snprintf(t->comm, sizeof(t->comm), "%s", ev->task.comm);
+			return 0;
+		}
+		break;
 	case TRACE_EV_SWITCH:
 		err = s->nr_exits ? release_exit(s, ev) : 0;
 		if (!err)
@@ -831,14 +841,28 @@ static int take(struct trace_source *s, uint64_t ts, struct schedstat_snapshot *
 	return err;
 }
 
-/* An export's next instant: that of its next counter event. */
+
+/*
+ * An export's next instant: that of its next counter event. A thread's
+ * new name is no instant of its own (a sample that changed no value has
+ * none): taken on the way.
+ */
 static int export_next(struct trace_source *s, uint64_t *until)
 {
 	const struct trace_ev *ev;
+	struct trace_ev e;
 	int err;
 
 	for (;;) {
 		ev = trace_merge_peek(&s->merge, s->all_in);
+		if (ev && ev->kind == TRACE_EV_RENAME) {
+			e = *ev;
+			trace_merge_pop(&s->merge, ev);
+			err = apply(s, &e);
+			if (err)
+				return err;
+			continue;
+		}
 		if (ev) {
 			*until = ev->ts;
 			return 1;

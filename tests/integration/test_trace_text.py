@@ -91,9 +91,9 @@ def tracefs():
             raise Skip("tracefs not mounted: %s" % r.stderr.strip())
 
 
-def record(d, clock, waking=True, tgid=False):
-    """The capture: its trace.dat, its text (and with the TGID column, and
-    the kernel's pid -> tgid map, saved_tgids)."""
+def record(d, clock, waking=True, tgid=False, workload=WORKLOAD):
+    """The capture of @workload: its trace.dat, its text (and with the TGID
+    column, and the kernel's pid -> tgid map, saved_tgids)."""
     tracefs()
     with open("/sys/kernel/tracing/trace_clock") as f:
         if clock not in f.read().replace("[", " ").replace("]", " ").split():
@@ -105,7 +105,7 @@ def record(d, clock, waking=True, tgid=False):
         captures = [("tgid", {}, "trace"), ("saved_tgids", {}, "../../saved_tgids")] + captures
     with TracefsRecording(events, clock=clock, options=["record-tgid"] if tgid else [],
                           captures=captures, markers=True) as rec:
-        p = subprocess.run([sys.executable, "-c", WORKLOAD,
+        p = subprocess.run([sys.executable, "-c", workload,
                             os.path.join(rec.inst, "trace_marker")])
     check(p.returncode == 0, "the workload exited %d" % p.returncode)
     check(rec.lost == 0, "the ring buffer lost %d events" % rec.lost)
@@ -262,6 +262,59 @@ def text_without_sched_waking():
             "csv", "--from", cap["text"], "-t", "task").stdout))
         check(wakeups, "no wakeups counted from sched_wakeup")
         print("# %d rows identical, %d wakeups from sched_wakeup alone" % (n, wakeups))
+
+
+# A thread renamed while it sleeps: its sibling writes its comm (as Java's
+# Thread.setName() on another thread does), and it wakes 0.4 s later.
+RENAMED_ASLEEP = r"""
+import threading, time
+ev, tid = threading.Event(), []
+def sleeper():
+    tid.append(threading.get_native_id())
+    ev.wait()
+t = threading.Thread(target=sleeper)
+t.start()
+time.sleep(0.15)
+with open("/proc/self/task/%d/comm" % tid[0], "w") as f:
+    f.write("renamed-asleep")
+time.sleep(0.4)
+ev.set()
+t.join()
+"""
+RENAME_LINE = re.compile(r"\s(\d+)\.(\d{6}): task_rename: pid=(\d+) oldcomm=(.*) "
+                         r"newcomm=renamed-asleep ")
+
+
+@test(root=True)
+def a_thread_renamed_asleep_is_named_from_then():
+    """Its rows are under its new name from the capture's own task_rename
+    on, while it sleeps (no switch or wakeup names it until it wakes), and
+    under its old one before: in the text and in the trace.dat."""
+    with tempfile.TemporaryDirectory() as d:
+        cap = record(d, "mono", workload=RENAMED_ASLEEP)
+        with open(cap["text"]) as f:
+            text = f.read()
+        m = RENAME_LINE.search(text)
+        check(m, "no task_rename to renamed-asleep in the capture")
+        renamed_at = int(m.group(1)) * 1_000_000_000 + int(m.group(2)) * 1000
+        tid, old = m.group(3), m.group(4)
+        woke = [int(a) * 1_000_000_000 + int(b) * 1000 for a, b in re.findall(
+            r"\s(\d+)\.(\d{6}): sched_wak\w+: comm=\S+ pid=%s " % tid, text)]
+        woke_at = min(w for w in woke if w > renamed_at)
+        for what in ("text", "dat"):
+            rows = [r for r in parse_csv(schedtop("csv", "--from", cap[what], "-t", "task",
+                                                  "-i", "50").stdout) if r["pid"] == tid]
+            before = [r["comm"] for r in rows if int(r["ts_ns"]) < renamed_at]
+            asleep = [r["comm"] for r in rows if renamed_at <= int(r["ts_ns"]) < woke_at]
+            check(set(before) == {old} and set(asleep) == {"renamed-asleep"},
+                  "%s: thread %s's rows before its rename %s, asleep after it %s"
+                  % (what, tid, collections.Counter(before), collections.Counter(asleep)))
+            check(len(before) >= 1 and len(asleep) >= 4, "%s: %d rows before the rename, "
+                  "%d after it asleep: too few" % (what, len(before), len(asleep)))
+            print("# %s: thread %s, %d rows as %s before its rename, %d as renamed-asleep "
+                  "from it to its wakeup %.3f s later" % (what, tid, len(before), old,
+                                                          len(asleep),
+                                                          (woke_at - renamed_at) / 1e9))
 
 
 # ---- an independent reading of the kernel's text ----

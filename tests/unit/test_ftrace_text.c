@@ -110,11 +110,22 @@ static void kernel_lines(void **state)
 			       "clone_flags=4100 oom_score_adj=0", &l), FTRACE_LINE_EVENT);
 	assert_int_equal(l.ev.kind, TRACE_EV_NEWTASK);
 	assert_int_equal(l.ev.task.pid, 78);
-	/* 6.14 dropped task_rename's pid: the task renames itself. */
+	/*
+	 * task_rename names the task renamed, not the writer: a thread that
+	 * writes its sibling's /proc/self/task/TID/comm (this 6.18 kernel,
+	 * the sibling 14059).
+	 */
+	assert_int_equal(parse(&st, "  python3-14018   [001] .....  1263.180825: task_rename: "
+			       "pid=14059 oldcomm=python3 newcomm=renamed-sib oom_score_adj=0", &l),
+			 FTRACE_LINE_EVENT);
+	assert_int_equal(l.ev.kind, TRACE_EV_RENAME);
+	assert_int_equal(l.ev.task.pid, 14059);
+	assert_string_equal(l.ev.task.comm, "renamed-sib");
+	/* A task_rename without pid (a 6.14 change): no task named (0), not the writer. */
 	assert_int_equal(parse(&st, "  a-79  [000] ..... 1.5: task_rename: oldcomm=sh "
 			       "newcomm=sleep oom_score_adj=0", &l), FTRACE_LINE_EVENT);
 	assert_int_equal(l.ev.kind, TRACE_EV_RENAME);
-	assert_int_equal(l.ev.task.pid, 79);
+	assert_int_equal(l.ev.task.pid, 0);
 	assert_string_equal(l.ev.task.comm, "sleep");
 	assert_int_equal(parse(&st, "  a-1  [000] d.h1. 1.5: sched_stat_runtime: comm=a pid=1 "
 			       "runtime=2104989 [ns] vruntime=5 [ns]", &l), FTRACE_LINE_EVENT);
