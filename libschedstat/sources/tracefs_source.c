@@ -347,7 +347,8 @@ static int enable_events(struct ftsrc *s)
 		 * sched_stat_runtime, 200,182 sched_switch), and what they
 		 * give comes from elsewhere: the wakeup count from
 		 * sched_wakeup, the task clock from /proc/PID/schedstat
-		 * (engine_task_clocks()).
+		 * (engine_task_clocks()). And task_rename, rare but a file's
+		 * matter: live, a task's switches name it.
 		 */
 		if (tp_table[k].flags & SCHEDSTAT_TP_FILES_ONLY) {
 			sched_events_ignore(s->events, name);
