@@ -42,8 +42,8 @@ import subprocess
 import tempfile
 import time
 
-from harness import (BIN, SRC, TRACING, Inconclusive, Skip, TraceInstance, check, mono_ns,
-                     run, schedtop, test)
+from harness import (BIN, SRC, TRACING, Inconclusive, Skip, TraceInstance, check,
+                     cpu_busy_ns, mono_ns, run, schedtop, steal_ns, test)
 
 EXAMPLES = "/usr/share/doc/rt-app/examples"
 WINDOW_NS = 10_000_000_000
@@ -128,18 +128,6 @@ def run_ns(pid, tid):
         return None
 
 
-def cpu_busy_ns(cpu):
-    """CPU @cpu's time not idle, and taken by the hypervisor (steal), from
-    /proc/stat (ticks of USER_HZ)."""
-    with open("/proc/stat") as f:
-        for line in f:
-            v = line.split()
-            if v[0] == "cpu%d" % cpu:
-                t = [int(x) for x in v[1:9]]
-                return (sum(t) - t[3] - t[4]) * 1_000_000_000 // os.sysconf("SC_CLK_TCK")
-    return 0
-
-
 def watch(pid_of, nthreads, proc, spin):
     """Waits until the process pid_of() has @nthreads threads besides its
     main one, then reads each one's schedstat every 20 ms for a window and
@@ -161,7 +149,7 @@ def watch(pid_of, nthreads, proc, spin):
     while mono_ns() < end:
         t = mono_ns()
         reads.append((t, {tid: run_ns(pid, tid) for tid in tids},
-                      cpu_busy_ns(int(CPUS)) - spin.run_ns()))
+                      cpu_busy_ns(int(CPUS)) + steal_ns(int(CPUS)) - spin.run_ns()))
         time.sleep(0.02)
     return reads
 

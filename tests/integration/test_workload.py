@@ -15,6 +15,7 @@ import tempfile
 import threading
 import time
 
+import harness
 from harness import (SRC, Inconclusive, Skip, check, cpufreq_policy, cpulist,
                      mono_ns, online_cpus, parse_csv, read_sys, rq_clock_skips_ns,
                      run, schedtop, start_schedtop, steal_ns, test)
@@ -41,14 +42,9 @@ def stop(p):
 
 
 def cpu_busy_ns(cpu):
-    """Non-idle time of @cpu since boot, /proc/stat, ns."""
+    """@cpu's time neither idle nor stolen, a running count (harness's)."""
     Offline.check()
-    with open("/proc/stat") as f:
-        for line in f:
-            if line.startswith("cpu%d " % cpu):
-                v = [int(x) for x in line.split()[1:]]
-                return (sum(v[:8]) - v[3] - v[4]) * 1e9 / os.sysconf("SC_CLK_TCK")
-    raise AssertionError("no cpu%d" % cpu)
+    return harness.cpu_busy_ns(cpu)
 
 
 def cpu1_online():
