@@ -19,7 +19,7 @@ import threading
 import time
 
 from harness import (OUT, Inconclusive, RtApp, check, mono_ns, parse_csv,
-                     periodic, run, schedtop, start_schedtop, steal_ns, test)
+                     periodic, rq_clock_skips_ns, run, schedtop, start_schedtop, test)
 
 # Tracepoints hit on every context switch, wakeup, idle entry or
 # enqueue/dequeue: nothing of schedtop's may be on them by default.
@@ -173,16 +173,19 @@ def proc_state(pid):
 
 def start_sleeper():
     """The sleeper on CPU 1, and when it went to sleep: after the time it
-    printed, before the first moment /proc shows it asleep. The test runs
-    on CPU 0 meanwhile: woken on CPU 1 it could preempt the sleeper
-    between the two (seen: 0.3 ms)."""
+    printed, before the first moment /proc shows it asleep; and CPU 1's
+    task clock skips (rq_clock_skips_ns()) while it spun, before its
+    sleep. The test runs on CPU 0 meanwhile: woken on CPU 1 it could
+    preempt the sleeper between the two (seen: 0.3 ms)."""
     child = subprocess.Popen(["taskset", "-c", "1", "python3", "-c", SLEEPER],
                              stdout=subprocess.PIPE, text=True)
+    time.sleep(0.01)
+    skipped = rq_clock_skips_ns()[1]
     early = int(child.stdout.readline())
     deadline = time.monotonic() + 5
     while proc_state(child.pid) != "S":
         check(time.monotonic() < deadline, "the sleeper never slept")
-    return child, early, mono_ns()
+    return child, early, mono_ns(), skipped
 
 
 @test(root=True)
@@ -190,18 +193,25 @@ def sleeping_task_pelt_age_is_its_time_asleep():
     """The BPF source's pelt_age_ns of a task asleep since a known moment
     is the time since, though the reader spun 3 ms after it woke: its
     CPU's rq clock is then as old as its last tick (up to 4 ms at HZ=250),
-    and the decay of every sleeping task's util was that much short."""
+    and the decay of every sleeping task's util was that much short.
+
+    Less what CPU 1's task clock, and PELT's with it, skipped meanwhile:
+    time stolen by the hypervisor (PARAVIRT_TIME_ACCOUNTING) while the
+    vCPU waited to run, which the kernel's debug dump gives to the ns
+    (rq.clock less rq.clock_task). /proc/stat's steal counts 10 ms ticks:
+    in 20 runs here the task clock skipped 0.6 and 0.9 ms in the two whose
+    sleep came out 0.3 and 0.6 ms past /proc's moment, where /proc/stat
+    said 0."""
     check(os.path.exists(PELT_AGE), "build it: make unit")
     ncpu = os.cpu_count()
     os.sched_setaffinity(0, {0})
     try:
-        child, early, late = start_sleeper()
+        child, early, late, skipped0 = start_sleeper()
         try:
-            steal0 = steal_ns(1)
             r = subprocess.run(["taskset", "-c", "0", PELT_AGE, TOPO,
                                 str(child.pid), "40", "3"],
                                capture_output=True, text=True, timeout=60)
-            stolen = steal_ns(1) - steal0
+            skipped = rq_clock_skips_ns()[1] - skipped0
         finally:
             child.kill()
             child.wait()
@@ -212,21 +222,21 @@ def sleeping_task_pelt_age_is_its_time_asleep():
     check(len(rows) == 40 and all(st == "S" for _, st, _ in rows),
           "sleeper not seen asleep in 40 samples: %s" % rows[:3])
     # When each sample says the sleep began: its time less the PELT age.
-    # The kernel's clock skips steal (measured; an idle CPU accrues
-    # little), which moves that later.
+    # The kernel's clock skips steal, which moves that later by as much.
     slept = [(int(ts) - int(age)) for ts, _, age in rows]
     print("# sleep began per pelt_age_ns: %.3f..%.3f ms after the printed "
-          "time; /proc saw it asleep %.3f ms after; cpu1 stolen %.3f ms"
+          "time; /proc saw it asleep %.3f ms after; cpu1's task clock "
+          "skipped %.3f ms (its debug dump)"
           % ((min(slept) - early) / 1e6, (max(slept) - early) / 1e6,
-             (late - early) / 1e6, stolen / 1e6))
+             (late - early) / 1e6, skipped / 1e6))
     # The iterator counts from the rq clock user space brought up to date
     # just before it (microseconds): 0.05 ms covers that many times.
     check(min(slept) >= early - 50000 and
-          max(slept) <= late + 50000 + stolen,
+          max(slept) <= late + 50000 + skipped,
           "pelt age puts the sleep %.3f..%.3f ms after its printed time, "
-          "/proc saw it asleep %.3f ms after"
+          "/proc saw it asleep %.3f ms after, cpu1's task clock skipped %.3f ms"
           % ((min(slept) - early) / 1e6, (max(slept) - early) / 1e6,
-             (late - early) / 1e6))
+             (late - early) / 1e6, skipped / 1e6))
 
 
 if __name__ == "__main__":
