@@ -762,10 +762,18 @@ static int apply(struct trace_source *s, const struct trace_ev *ev)
 }
 
 /* Every event up to @until, in time order across CPUs. */
+/* @ev, the merge's next, taken out of it and applied. */
+static int apply_next(struct trace_source *s, const struct trace_ev *ev)
+{
+	struct trace_ev e = *ev;
+
+	trace_merge_pop(&s->merge, ev);
+	return apply(s, &e);
+}
+
 static int feed_until(struct trace_source *s, uint64_t until)
 {
 	const struct trace_ev *ev;
-	struct trace_ev e;
 	int err;
 
 	for (;;) {
@@ -773,9 +781,7 @@ static int feed_until(struct trace_source *s, uint64_t until)
 		if (ev) {
 			if (ev->ts > until)
 				return 0;
-			e = *ev;
-			trace_merge_pop(&s->merge, ev);
-			err = apply(s, &e);
+			err = apply_next(s, ev);
 			if (err)
 				return err;
 			continue;
@@ -850,15 +856,12 @@ static int take(struct trace_source *s, uint64_t ts, struct schedstat_snapshot *
 static int export_next(struct trace_source *s, uint64_t *until)
 {
 	const struct trace_ev *ev;
-	struct trace_ev e;
 	int err;
 
 	for (;;) {
 		ev = trace_merge_peek(&s->merge, s->all_in);
 		if (ev && ev->kind == TRACE_EV_RENAME) {
-			e = *ev;
-			trace_merge_pop(&s->merge, ev);
-			err = apply(s, &e);
+			err = apply_next(s, ev);
 			if (err)
 				return err;
 			continue;

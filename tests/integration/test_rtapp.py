@@ -43,7 +43,7 @@ import tempfile
 import time
 
 from harness import (BIN, SRC, TRACING, Inconclusive, Skip, TraceInstance, check,
-                     cpu_busy_ns, mono_ns, run, schedtop, steal_ns, test)
+                     cpu_idle_ns, mono_ns, run, schedtop, test)
 
 EXAMPLES = "/usr/share/doc/rt-app/examples"
 WINDOW_NS = 10_000_000_000
@@ -149,7 +149,7 @@ def watch(pid_of, nthreads, proc, spin):
     while mono_ns() < end:
         t = mono_ns()
         reads.append((t, {tid: run_ns(pid, tid) for tid in tids},
-                      cpu_busy_ns(int(CPUS)) + steal_ns(int(CPUS)) - spin.run_ns()))
+                      mono_ns() - cpu_idle_ns(int(CPUS)) - spin.run_ns()))
         time.sleep(0.02)
     return reads
 

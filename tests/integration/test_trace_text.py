@@ -300,7 +300,9 @@ def a_thread_renamed_asleep_is_named_from_then():
         tid, old = m.group(3), m.group(4)
         woke = [int(a) * 1_000_000_000 + int(b) * 1000 for a, b in re.findall(
             r"\s(\d+)\.(\d{6}): sched_wak\w+: comm=\S+ pid=%s " % tid, text)]
-        woke_at = min(w for w in woke if w > renamed_at)
+        woke = [w for w in woke if w > renamed_at]
+        check(woke, "thread %s: no wakeup after its rename in the capture" % tid)
+        woke_at = min(woke)
         for what in ("text", "dat"):
             rows = [r for r in parse_csv(schedtop("csv", "--from", cap[what], "-t", "task",
                                                   "-i", "50").stdout) if r["pid"] == tid]
