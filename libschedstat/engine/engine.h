@@ -34,6 +34,12 @@ struct engine_hooks {
 	 */
 	int (*task_clock)(void *ctx, int32_t pid, uint64_t *ns);
 	/*
+	 * The kernel's task clock of @pid's CPU when @pid last stopped
+	 * running (se.exec_start: update_curr() sets it to rq_clock_task()),
+	 * in ns, read now; 0 or -errno. Used by engine_task_clocks() only.
+	 */
+	int (*exec_start)(void *ctx, int32_t pid, uint64_t *ns);
+	/*
 	 * The CPUs @pid may run on (p->cpus_mask), read now; 0 or -errno.
 	 * Asked by engine_fill() only of a task that could be misfit, for
 	 * what update_misfit_status() reads (st_task_rec.nr_cpus_allowed);
@@ -74,10 +80,14 @@ void engine_runtime(struct engine *e, uint64_t ts, int cpu, int32_t pid,
 		    uint64_t runtime_ns);
 
 /*
- * Where sched_stat_runtime is not read: each task that ran since the last
- * call and is off its CPU now is asked its kernel run time (hooks.task_clock),
- * and what its switches spanned beyond that (steal, irq) is lost time of its
- * CPU, skipped by the PELT clock from then on, as engine_runtime() does.
+ * Where sched_stat_runtime is not read. With hooks.exec_start, each CPU's
+ * last fair task switched out since the last call, still off it, is asked
+ * the kernel's task clock at that switch: against the switch's own trace
+ * time it says all the CPU lost so far, idle or busy, which the PELT clock
+ * skips from then on, as engine_runtime() does. Otherwise, or where that
+ * read is refused, each task that ran since the last call and is off its
+ * CPU now is asked its kernel run time (hooks.task_clock), and what its
+ * switches spanned beyond that (steal, irq) is lost time of its CPU.
  */
 void engine_task_clocks(struct engine *e);
 /*

@@ -195,8 +195,16 @@ int engine_switch(struct engine *e, uint64_t ts, int cpu,
 	err = engine_current(e, ts, cpu, prev_pid);
 	if (err)
 		return err;
-	return do_switch(e, engine_check_time(e, ts), c, cpu, prev_pid, prev_prio,
-			 prev_state, prev_comm, next_pid, next_prio, next_comm);
+	ts = engine_check_time(e, ts);
+	err = do_switch(e, ts, c, cpu, prev_pid, prev_prio, prev_state,
+			prev_comm, next_pid, next_prio, next_comm);
+	if (!err && prev_pid > 0 && prio_is_fair(prev_prio)) {
+		/* A switch the trace dates itself: engine_cpu_clocks() asks. */
+		c->out_pid = prev_pid;
+		c->out_ts = ts;
+		c->out_new = true;
+	}
+	return err;
 }
 
 int engine_left_unseen(struct engine *e, uint64_t ts, int cpu)

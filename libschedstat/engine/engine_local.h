@@ -63,6 +63,18 @@ struct ecpu {
 	uint64_t lost_total, lost_budget;
 	bool lost_known;
 	/*
+	 * engine_cpu_clocks(): the last fair task switched out in the trace
+	 * and when (not yet asked: out_new); trace time less the kernel's
+	 * task clock at the first switch asked (its origin), and at the last
+	 * one credited; the time lost since the first, all credited.
+	 */
+	int32_t out_pid;
+	uint64_t out_ts;
+	bool out_new;
+	bool exec_known;
+	int64_t exec_origin;
+	uint64_t exec_ts, exec_lost;
+	/*
 	 * Its switches away from idle have gone missing from the trace
 	 * before (the 6.18 test VM's second CPU): a snapshot taken while it
 	 * looks idle with a task woken onto it shows that task running.

@@ -88,6 +88,37 @@ static int proc_task_clock(void *ctx, int32_t pid, uint64_t *ns)
 	return 0;
 }
 
+/*
+ * The task clock of @pid's CPU when it last stopped running: se.exec_start
+ * in /proc/PID/sched, "ms.ns" (proc_sched_show_task()'s PN()).
+ */
+static int proc_exec_start(void *ctx, int32_t pid, uint64_t *ns)
+{
+	char path[64], line[256];
+	unsigned long long ms, frac;
+	int err = -ENOENT;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/sched", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "se.exec_start ", 14)) {
+			char *colon = strchr(line, ':');
+
+			if (colon && sscanf(colon + 1, " %llu.%6llu", &ms, &frac) == 2) {
+				*ns = ms * 1000000ULL + frac;
+				err = 0;
+			} else {
+				err = -EINVAL;
+			}
+			break;
+		}
+	fclose(f);
+	return err;
+}
+
 /* The CPUs @pid may run on (p->cpus_mask, Cpus_allowed_list). */
 static int proc_affinity(void *ctx, int32_t pid, struct cpuset *allowed)
 {
@@ -440,6 +471,7 @@ static int ftsrc_open(void **out, const struct schedstat_session_opts *opts)
 	};
 	struct engine_hooks hooks = {
 		.tgid = proc_tgid, .task_clock = proc_task_clock,
+		.exec_start = proc_exec_start,
 		.affinity = proc_affinity,
 		.max_allowed_capacity = kernel_has_max_allowed_capacity(),
 	};

@@ -123,6 +123,12 @@ struct fixture {
 	/* The CPUs pid 70 may run on, as /proc/70/status would say. */
 	struct cpuset allowed;
 	int affinity_asks;
+	/*
+	 * se.exec_start of pids 0-99 as /proc/PID/sched would say; 0: no
+	 * such file (the hook fails, as without CONFIG_SCHED_DEBUG).
+	 */
+	uint64_t exec_start[100];
+	int exec_asks;
 };
 
 static void on_exit_hook(void *ctx, const struct st_task_rec *rec, uint64_t ts)
@@ -147,6 +153,17 @@ static int task_clock_hook(void *ctx, int32_t pid, uint64_t *ns)
 	return 0;
 }
 
+static int exec_start_hook(void *ctx, int32_t pid, uint64_t *ns)
+{
+	struct fixture *f = ctx;
+
+	f->exec_asks++;
+	if (pid < 0 || pid >= 100 || !f->exec_start[pid])
+		return -ENOENT;
+	*ns = f->exec_start[pid];
+	return 0;
+}
+
 static int affinity_hook(void *ctx, int32_t pid, struct cpuset *allowed)
 {
 	struct fixture *f = ctx;
@@ -163,7 +180,8 @@ static int setup(void **state)
 	static struct fixture f;
 	struct engine_hooks hooks = {
 		.exit = on_exit_hook, .migrate = on_migrate_hook,
-		.task_clock = task_clock_hook, .affinity = affinity_hook,
+		.task_clock = task_clock_hook, .exec_start = exec_start_hook,
+		.affinity = affinity_hook,
 		.max_allowed_capacity = true, .ctx = &f,
 	};
 
@@ -580,6 +598,71 @@ static void lost_time_from_task_clock(void **state)
 }
 
 /*
+ * A task clock 500 ms behind trace time, read at each CPU's last switch.
+ * The hypervisor then holds idle cpu1 back 4 ms as it wakes for a kworker:
+ * the task clock (and, idle, the PELT clock: update_idle_rq_clock_pelt())
+ * skips them, so pid 70 asleep there decays over 28 ms of the next 32.
+ * Its run times say nothing of it (/proc/PID/schedstat is not asked once
+ * the switches say it). A late read (the kworker ran again since) and a
+ * read of another CPU's clock (more growth than time went by) credit
+ * nothing.
+ */
+static void lost_time_while_idle_from_switches(void **state)
+{
+	struct fixture *f = *state;
+	uint64_t t = 1000 * MS, end, k;
+	double u, got, want;
+
+	end = periodic(f, 1, 70, t, 8, 16, 4);
+	u = task_at(f, end, 70)->util_avg;
+	f->exec_start[70] = end - 500 * MS;
+	engine_task_clocks(f->e);
+	assert_int_equal(f->exec_asks, 1);
+	/* The kworker's run: woken at +5 ms, 4 ms late on the task clock. */
+	k = end + 5 * MS;
+	assert_int_equal(engine_wakeup(f->e, k, 80, 120, 1, "kworker", false), 0);
+	assert_int_equal(engine_switch(f->e, k, 1, 0, 120, 0, "swapper",
+				       80, 120, "kworker"), 0);
+	assert_int_equal(engine_switch(f->e, k + MS / 10, 1, 80, 120, 1,
+				       "kworker", 0, 120, "swapper"), 0);
+	f->exec_start[80] = k + MS / 10 - 504 * MS;
+	engine_task_clocks(f->e);
+	assert_int_equal(f->exec_asks, 2);
+	assert_int_equal(f->clock_asks, 0);
+	got = task_at(f, end + 32 * MS, 70)->util_avg;
+	want = u * pow(Y, 28.0 * MS / PERIOD);
+	print_message("# util %.0f at sleep, %.0f 32 ms later (want %.0f, "
+		      "uncorrected %.0f)\n", u, got, want,
+		      u * pow(Y, 32.0 * MS / PERIOD));
+	assert_true(got >= want * Y - 1 && got <= want / Y + 1);
+
+	/* Late: it ran again since (its clock 1 ms on): less, nothing. */
+	k = end + 40 * MS;
+	assert_int_equal(engine_wakeup(f->e, k, 80, 120, 1, "kworker", false), 0);
+	assert_int_equal(engine_switch(f->e, k, 1, 0, 120, 0, "swapper",
+				       80, 120, "kworker"), 0);
+	assert_int_equal(engine_switch(f->e, k + MS / 10, 1, 80, 120, 1,
+				       "kworker", 0, 120, "swapper"), 0);
+	f->exec_start[80] = k + MS / 10 - 503 * MS;
+	engine_task_clocks(f->e);
+	/* Another CPU's clock: 40 ms more lost in 10 ms; refused. */
+	k = end + 50 * MS;
+	assert_int_equal(engine_wakeup(f->e, k, 81, 120, 1, "kworker", false), 0);
+	assert_int_equal(engine_switch(f->e, k, 1, 0, 120, 0, "swapper",
+				       81, 120, "kworker"), 0);
+	assert_int_equal(engine_switch(f->e, k + MS / 10, 1, 81, 120, 1,
+				       "kworker", 0, 120, "swapper"), 0);
+	f->exec_start[81] = k + MS / 10 - 544 * MS;
+	engine_task_clocks(f->e);
+	assert_int_equal(f->exec_asks, 4);
+	/* 4 ms skipped in all: 64 of the 68 ms since it slept. */
+	got = task_at(f, end + 68 * MS, 70)->util_avg;
+	want = u * pow(Y, 64.0 * MS / PERIOD);
+	print_message("# %.0f 68 ms after (want %.0f)\n", got, want);
+	assert_true(got >= want * Y - 1 && got <= want / Y + 1);
+}
+
+/*
  * What update_misfit_status() reads of the affinity, asked only of a task
  * that could be misfit: pid 70 flat out on the LITTLE CPU (512) once its
  * util no longer fits it (util * 1280 >= 512 * 1024); never while it fits.
@@ -631,6 +714,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(dropped_idle_switches_are_dated_back, setup, teardown),
 		cmocka_unit_test_setup_teardown(stolen_time_does_not_count, setup, teardown),
 		cmocka_unit_test_setup_teardown(lost_time_from_task_clock, setup, teardown),
+		cmocka_unit_test_setup_teardown(lost_time_while_idle_from_switches, setup, teardown),
 		cmocka_unit_test_setup_teardown(overutilized_from_the_kernels_events, setup, teardown),
 		cmocka_unit_test_setup_teardown(affinity_of_a_possible_misfit, setup, teardown),
 	};
