@@ -305,6 +305,22 @@ EXITER = ("while :; do taskset -c 1 sh -c "
           "spin 500 & spin 1000; wait'; sleep 0.045; done")
 
 
+def recording(path, rec, timeout=20):
+    """Waits until schedtop record has written samples to @path: the file
+    grows past what its first write (the header) left."""
+    deadline = time.monotonic() + timeout
+    first = None
+    while time.monotonic() < deadline:
+        check(rec.poll() is None, "schedtop record exited %s" % rec.returncode)
+        size = os.path.getsize(path) if os.path.exists(path) else 0
+        if size and first is None:
+            first = size
+        elif first is not None and size > first:
+            return
+        time.sleep(0.02)
+    raise AssertionError("schedtop record wrote no sample in %d s" % timeout)
+
+
 def blocked_round(with_runner, with_exiter=False):
     """A task on cpu1 runs at 50% for 1 s and sleeps; with_runner, a second
     task spins on cpu1 all the while; with_exiter, short-lived processes
@@ -333,16 +349,22 @@ def blocked_round(with_runner, with_exiter=False):
     unlisted = UnlistedThreads(unlisted_processes())
     kernel = KernelPelt(1, list(tasks))
     kernel.start()
-    try:
-        rt = RtApp(tasks, duration=5)
-    except BaseException:
-        kernel.stop()
-        raise
     tmp = tempfile.mkdtemp(prefix="schedtop-blocked-")
     path = os.path.join(tmp, "b.rec")
-    tids = rt.tids
+    # The recorder samples before the blocker's second of work begins: a
+    # CI host's hypervisor once held it back past that second, and the
+    # recording had none of it ("never saw the blocker run, then sleep").
     rec = start_schedtop("record", "-i", "10", "-q", "-o", path,
                          "--topology", TOPO)
+    try:
+        recording(path, rec)
+        rt = RtApp(tasks, duration=5)
+    except BaseException:
+        rec.kill()
+        rec.wait()
+        kernel.stop()
+        raise
+    tids = rt.tids
     exiter = None
     unlisted.start()
     try:
