@@ -275,18 +275,27 @@ def tolerances(ts, b0, a1, vmax):
 def clock_map(before, after, dbg):
     """CLOCK_MONOTONIC -> the scheduler's clock (local_clock()), from the
     debug dump's head in a ktruth pass (its ktime and cpu_clk, read
-    together): the offset of each of the two passes around a sample."""
-    offs = []
+    together): the offset of each of the two passes around a sample. And
+    what CPU 0's task clock had skipped in each (its rq .clock less
+    .clock_task, which the head reaches): [] where either lacks it."""
+    offs, skips0 = [], []
     for d in (before, after):
-        kv = {}
+        kv, cpu = {}, None
         for line in d.get("HEAD:" + dbg, []):
+            if line.startswith("cpu#"):
+                cpu = line[4:].split(",")[0]
+                continue
             k, _, v = line.partition(":")
-            if k.strip() in ("ktime", "cpu_clk"):
+            k = k.strip()
+            if cpu is None and k in ("ktime", "cpu_clk") or \
+                    cpu == "0" and k in (".clock", ".clock_task"):
                 a, _, b = v.strip().partition(".")
-                kv[k.strip()] = int(a) * 1000000 + int(b.ljust(6, "0")[:6])
-        if len(kv) == 2:
+                kv[k] = int(a) * 1000000 + int(b.ljust(6, "0")[:6])
+        if "ktime" in kv and "cpu_clk" in kv:
             offs.append(kv["cpu_clk"] - kv["ktime"])
-    return offs
+        if ".clock" in kv and ".clock_task" in kv:
+            skips0.append(kv[".clock"] - kv[".clock_task"])
+    return offs, skips0 if len(skips0) == 2 else []
 
 
 def stat_fields(lines):
@@ -346,7 +355,7 @@ def check_tasks(p, s, skips):
         p.stats.setdefault("largest read gap (us)", 0)
         p.stats["largest read gap (us)"] = max(
             p.stats["largest read gap (us)"], gap // 1000)
-        offs = clock_map(before, after, dbg)
+        offs, skips0 = clock_map(before, after, dbg)
         for pid in pids:
             row = [r for r in rows if int(r["ts_ns"]) == ts and
                    int(r["pid"]) == pid]
@@ -400,10 +409,10 @@ def check_tasks(p, s, skips):
                               "between the reads)" % (what, v, vb))
                 elif asleep:
                     check_sleeper(p, col, what, v, row, ka, sa[1], ts,
-                                  aged, offs, skips)
+                                  aged, offs, skips, skips0)
                 elif frozen and aged is not None and check_sleeper(
                         p, col, what, v, row, ka, sa[1], ts, aged, offs,
-                        skips, since_walk=True):
+                        skips, skips0, since_walk=True):
                     # The read before may have ended inside the walk, but
                     # a task asleep in both reads with one last_update_time
                     # stood frozen since then (any enqueue, dequeue or tick
@@ -417,7 +426,7 @@ def check_tasks(p, s, skips):
 
 
 def check_sleeper(p, col, what, v, row, k, cpu, ts, earliest, offs, skips,
-                  since_walk=False):
+                  skips0, since_walk=False):
     """A task asleep in both reads around the sample, its PELT state frozen
     since its dequeue: the kernel's next look decays it to then
     (pelt_truth.avg_at(), the kernel's own arithmetic on its raw sums and
@@ -428,7 +437,11 @@ def check_sleeper(p, col, what, v, row, k, cpu, ts, earliest, offs, skips,
     (schedtop decays the sums as the kernel does; decaying the stored
     average read 84 where the kernel gives 88, 5.10). The PELT clock is the task clock on a CPU
     of capacity 1024 (S runs on one); elsewhere, or where the task clock
-    skipped time, the instant is not known closely enough.
+    skipped time, the instant is not known closely enough, unless the CPU
+    is 0, whose skip the passes around the sample read (@skips0: before,
+    after): the task clock is the scheduler's clock less that, so the
+    span is moved back by it (by the read after at its start, the read
+    before at its end: a skip between the two widens it).
 
     @since_walk: the walk's start was not traced, so the read before may
     have ended inside it; the rule holds where the task's last update came
@@ -437,14 +450,20 @@ def check_sleeper(p, col, what, v, row, k, cpu, ts, earliest, offs, skips,
         p.count("task sleeping values not compared (no clock map around "
                 "the sample)")
         return True
-    if skips.get(cpu, 0) or CAPS_NOW.get(cpu, 1024) != 1024:
+    skip_lo = skip_hi = 0
+    if skips.get(cpu, 0) and cpu == 0 and skips0:
+        # This host's: steal since boot, read around the sample.
+        skip_lo, skip_hi = skips0[1], skips0[0]
+        p.count("task sleeping values on a CPU whose task clock skipped "
+                "time, mapped by the skip read around the sample")
+    elif skips.get(cpu, 0) or CAPS_NOW.get(cpu, 1024) != 1024:
         p.count("task sleeping values not compared (a PELT clock that is "
                 "not the task clock: capacity %d, skipped %d ns)"
                 % (CAPS_NOW.get(cpu, 1024), skips.get(cpu, 0)))
         return True
     lut = k["se.avg.last_update_time"]
     off = (offs[0] + offs[1]) // 2
-    lo, hi = earliest + off - lut, ts + off - lut
+    lo, hi = earliest + off - skip_lo - lut, ts + off - skip_hi - lut
     if since_walk and lo < 0:
         # Updated inside the walk's window: the drift rule decides.
         return False

@@ -35,10 +35,11 @@
  *
  *   @@ TS BEFORE_START BEFORE_END AFTER_START AFTER_END WALK CLOCK
  *
- * A FILE written HEAD:PATH is read to its first 512 bytes only: the debug
+ * A FILE written HEAD:PATH is read to its first 2048 bytes only: the debug
  * dump's header (ktime and cpu_clk read together, which map
- * CLOCK_MONOTONIC onto the scheduler's clock) without the cost of the
- * whole dump.
+ * CLOCK_MONOTONIC onto the scheduler's clock) and CPU 0's rq clock and
+ * task clock (what the task clock has skipped there) without the cost of
+ * the whole dump.
  *
  * Only the passes next to a sample go out over the guest's serial console.
  * The debug dump's per-CPU task lists are left out: nothing is compared
@@ -86,7 +87,7 @@ static int read_file(const char *path, char **buf, size_t *len, size_t *cap)
 
 	if (!strncmp(path, "HEAD:", 5)) {
 		path += 5;
-		limit = 512;
+		limit = 2048;
 	}
 	fd = open(path, O_RDONLY);
 	if (fd < 0)
