@@ -156,10 +156,40 @@ class ClockMap:
 
     def __init__(self):
         self.marks = []
+        self._thread = None
 
     def mark(self):
         kt, sc, skip = _dump_clocks()
         self.marks.append((kt, sc - kt, skip))
+
+    def follow(self, period_s=0.02):
+        """mark() every @period_s on a thread of its own until stop(): a
+        skip (the hypervisor holding a vCPU back some ms) is then placed
+        within that much, where two marks placed it anywhere in a round
+        and the rounds' truths before it were off by all of it."""
+        import threading
+        self._stop = threading.Event()
+
+        def run():
+            while not self._stop.wait(period_s):
+                self.mark()
+        self._thread = threading.Thread(target=run)
+        self._thread.start()
+
+    def stop(self):
+        """Ends follow(), with a last mark."""
+        if self._thread:
+            self._stop.set()
+            self._thread.join()
+            self._thread = None
+        self.mark()
+        self.marks.sort(key=lambda m: m[0])
+
+    def skip_unsure(self, t, cpu):
+        """How much the skip moved between the marks around @t: how far
+        off pelt() can be at @t."""
+        (ta, oa, sa), (tb, ob, sb) = self._around(t)
+        return sb.get(cpu, 0) - sa.get(cpu, 0)
 
     def _around(self, t):
         a = [m for m in self.marks if m[0] <= t]
