@@ -8,8 +8,13 @@
 
 #include "schedtop.h"
 
-/* True if kallsyms lists runqueues and tick_cpu_sched (dump_task loads). */
-bool bpfsrc_cpus_ksyms_resolvable(void);
+struct btf;
+
+/*
+ * True if the verifier resolves runqueues and tick_cpu_sched (vmlinux BTF
+ * variables, found in kallsyms): dump_task loads.
+ */
+bool bpfsrc_cpus_ksyms_resolvable(const struct btf *vmlinux);
 /* Consistent copies of @nr slots of the skeleton's cpu_state[]. */
 void bpfsrc_cpus_copy(struct st_cpu_state *dst,
 		      const volatile struct st_cpu_state *src, int nr);

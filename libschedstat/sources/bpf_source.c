@@ -265,6 +265,9 @@ static int bpfsrc_open(struct bpfsrc **out,
 		goto cleanup;
 	bpfsrc_log(LIBBPF_DEBUG, "tasks read %s\n", s->task_table ?
 		   "from the task table" : "by the task iterator's walk");
+	bpfsrc_log(LIBBPF_DEBUG, "runqueues %s\n", s->ksyms ?
+		   "read through their per-CPU ksyms" :
+		   "found through the tasks (kallsyms lacks their ksyms)");
 	/* The baseline that the first snapshot's deltas are taken against. */
 	err = bpfsrc_sample(s, &none);
 	if (err)

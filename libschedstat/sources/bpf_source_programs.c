@@ -59,7 +59,7 @@ int bpfsrc_choose_programs(struct bpfsrc *s, const struct btf *vmlinux,
 	char name[128];
 	int n = 0;
 
-	s->ksyms = bpfsrc_cpus_ksyms_resolvable();
+	s->ksyms = bpfsrc_cpus_ksyms_resolvable(vmlinux);
 
 	bpf_object__for_each_program(prog, s->skel->obj) {
 		const char *sec = bpf_program__section_name(prog);

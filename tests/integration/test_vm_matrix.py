@@ -317,6 +317,17 @@ def check_tasks(p, s, skips):
     dbg = s["DEBUGFILE"][0]
     check(s["TASKERR"][-1] == "status 0", "schedtop csv -t task: %s"
           % s["TASKERR"])
+    # How schedtop reaches the runqueues, by the verifier's own answer (a
+    # load of the ksyms), against kallsyms listing both variables.
+    listed = int(s["KSYMS"][0]) == 2
+    said = [l for l in s["TASKERR"] if l.startswith("runqueues ")]
+    check(said == ["runqueues read through their per-CPU ksyms" if listed else
+                   "runqueues found through the tasks (kallsyms lacks their "
+                   "ksyms)"],
+          "kallsyms lists runqueues and tick_cpu_sched: %s; schedtop: %s"
+          % (listed, said))
+    p.count("runqueues reached as kallsyms allows (%s)" %
+            ("ksyms" if listed else "through the tasks"))
     check(len({r["ts_ns"] for r in rows}) >= 5, "task samples: %s" % s["TASKCSV"])
     prev = None
     for ts in sorted({int(r["ts_ns"]) for r in rows}):

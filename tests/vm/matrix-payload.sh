@@ -85,7 +85,7 @@ show_csv() {
 	echo "===$2CSV==="
 	cat "$T/$1.csv"
 	echo "===$2ERR==="
-	cat "$T/$1.err"
+	grep -v '^libbpf: ' "$T/$1.err"
 	echo "status $(cat "$T/$1.rc")"
 }
 
@@ -113,7 +113,10 @@ if mkdir "$wwi" 2>/dev/null; then
 		echo 1 >"$wwi/events/syscalls/sys_enter_clock_gettime/enable"
 	fi
 fi 2>/dev/null
-run_csv task -t task -i 200 -n 12 -p "$A,$B,$P,$S"
+# -v: how schedtop reaches the runqueues (TASKERR), against whether
+# kallsyms lists their per-CPU variables (KSYMS). libbpf's own lines are
+# left out of what is shown.
+run_csv task -v -t task -i 200 -n 12 -p "$A,$B,$P,$S"
 # The status files: the affinity (Cpus_allowed_list, p->cpus_mask) that
 # update_misfit_status() reads, as the kernel keeps it. The debug dump's
 # head: its ktime and cpu_clk, the two clocks read together.
@@ -126,6 +129,8 @@ if [ -d "$wwi" ]; then
 	rmdir "$wwi"
 fi
 show_csv task TASK
+echo '===KSYMS==='
+grep -c -E ' (runqueues|tick_cpu_sched)$' /proc/kallsyms
 echo '===TASKTRUTH==='
 cat "$T/task.truth"
 
