@@ -45,7 +45,7 @@ const struct option live_long_opts[] = {
 	{}
 };
 
-#define FIRST_SAMPLE_MS	100
+#define FIRST_SAMPLE_MS	20
 
 struct live {
 	struct run run;			/* session, energy model, --emulate, --record */
