@@ -602,13 +602,7 @@ class Watched:
     def __init__(self, tasks, seconds):
         self.clocks = ClockMap()
         self.clocks.mark()
-        # As the fidelity rounds: a skip placed within 20 ms, not anywhere.
-        self.clocks.follow()
-        try:
-            self.rt = RtApp(tasks, duration=seconds)
-        except BaseException:
-            self.clocks.stop()
-            raise
+        self.rt = RtApp(tasks, duration=seconds)
         self.tids = self.rt.tids
         self.reads = KernelReads(self.tids.values())
         self.reads.start()
@@ -619,7 +613,7 @@ class Watched:
         finally:
             self.reads.stop()
             self.rt.stop()
-            self.clocks.stop()
+            self.clocks.mark()
 
 
 def record_trace(path, seconds, tasks):
@@ -690,9 +684,6 @@ def settled_rows(rows, tid, watched):
         ts = int(r["ts_ns"])
         kb, ka = watched.reads.bracket(tid, ts)
         got = sleeping_truth(kb, ka, ts, watched.clocks)
-        if got is not None and \
-                watched.clocks.skip_unsure(ts, ka["cpu"]) > SKIP_UNSURE_NS:
-            continue
         if got is not None:
             out.append((ts, int(r["util_avg"]), got))
     return out
