@@ -88,55 +88,55 @@ static int proc_task_clock(void *ctx, int32_t pid, uint64_t *ns)
 	return 0;
 }
 
-/*
- * The task clock of @pid's CPU when it last stopped running: se.exec_start
- * in /proc/PID/sched, "ms.ns" (proc_sched_show_task()'s PN()).
- */
-static int proc_exec_start(void *ctx, int32_t pid, uint64_t *ns)
+/* The first line of /proc/PID/@file that starts with @prefix; -ENOENT. */
+static int proc_line(int32_t pid, const char *file, const char *prefix,
+		     char *line, size_t size)
 {
-	char path[64], line[256];
-	unsigned long long ms, frac;
+	char path[64];
 	int err = -ENOENT;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "/proc/%d/sched", pid);
+	snprintf(path, sizeof(path), "/proc/%d/%s", pid, file);
 	f = fopen(path, "re");
 	if (!f)
 		return -errno;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, "se.exec_start ", 14)) {
-			char *colon = strchr(line, ':');
-
-			if (colon && sscanf(colon + 1, " %llu.%6llu", &ms, &frac) == 2) {
-				*ns = ms * 1000000ULL + frac;
-				err = 0;
-			} else {
-				err = -EINVAL;
-			}
+	while (fgets(line, size, f))
+		if (!strncmp(line, prefix, strlen(prefix))) {
+			err = 0;
 			break;
 		}
 	fclose(f);
 	return err;
 }
 
+/*
+ * The task clock of @pid's CPU when it last stopped running: se.exec_start
+ * in /proc/PID/sched, "ms.ns" (proc_sched_show_task()'s PN()).
+ */
+static int proc_exec_start(void *ctx, int32_t pid, uint64_t *ns)
+{
+	char line[256];
+	unsigned long long ms, frac;
+	char *colon;
+	int err = proc_line(pid, "sched", "se.exec_start ", line, sizeof(line));
+
+	if (err)
+		return err;
+	colon = strchr(line, ':');
+	if (!colon || sscanf(colon + 1, " %llu.%6llu", &ms, &frac) != 2)
+		return -EINVAL;
+	*ns = ms * 1000000ULL + frac;
+	return 0;
+}
+
 /* The CPUs @pid may run on (p->cpus_mask, Cpus_allowed_list). */
 static int proc_affinity(void *ctx, int32_t pid, struct cpuset *allowed)
 {
-	char path[64], line[4096];
-	int err = -ENOENT;
-	FILE *f;
+	char line[4096];
+	int err = proc_line(pid, "status", "Cpus_allowed_list:", line,
+			    sizeof(line));
 
-	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, "Cpus_allowed_list:", 18)) {
-			err = cpulist_parse(line + 18, allowed);
-			break;
-		}
-	fclose(f);
-	return err;
+	return err ? err : cpulist_parse(line + 18, allowed);
 }
 
 /*

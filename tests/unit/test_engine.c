@@ -597,6 +597,16 @@ static void lost_time_from_task_clock(void **state)
 	assert_true(got >= want * Y - 1 && got <= want / Y + 1);
 }
 
+/* Pid @pid woken on idle cpu1 at @k, run 0.1 ms, asleep again. */
+static void kworker_run(struct fixture *f, int32_t pid, uint64_t k)
+{
+	assert_int_equal(engine_wakeup(f->e, k, pid, 120, 1, "kworker", false), 0);
+	assert_int_equal(engine_switch(f->e, k, 1, 0, 120, 0, "swapper",
+				       pid, 120, "kworker"), 0);
+	assert_int_equal(engine_switch(f->e, k + MS / 10, 1, pid, 120, 1,
+				       "kworker", 0, 120, "swapper"), 0);
+}
+
 /*
  * A task clock 500 ms behind trace time, read at each CPU's last switch.
  * The hypervisor then holds idle cpu1 back 4 ms as it wakes for a kworker:
@@ -620,11 +630,7 @@ static void lost_time_while_idle_from_switches(void **state)
 	assert_int_equal(f->exec_asks, 1);
 	/* The kworker's run: woken at +5 ms, 4 ms late on the task clock. */
 	k = end + 5 * MS;
-	assert_int_equal(engine_wakeup(f->e, k, 80, 120, 1, "kworker", false), 0);
-	assert_int_equal(engine_switch(f->e, k, 1, 0, 120, 0, "swapper",
-				       80, 120, "kworker"), 0);
-	assert_int_equal(engine_switch(f->e, k + MS / 10, 1, 80, 120, 1,
-				       "kworker", 0, 120, "swapper"), 0);
+	kworker_run(f, 80, k);
 	f->exec_start[80] = k + MS / 10 - 504 * MS;
 	engine_task_clocks(f->e);
 	assert_int_equal(f->exec_asks, 2);
@@ -638,20 +644,12 @@ static void lost_time_while_idle_from_switches(void **state)
 
 	/* Late: it ran again since (its clock 1 ms on): less, nothing. */
 	k = end + 40 * MS;
-	assert_int_equal(engine_wakeup(f->e, k, 80, 120, 1, "kworker", false), 0);
-	assert_int_equal(engine_switch(f->e, k, 1, 0, 120, 0, "swapper",
-				       80, 120, "kworker"), 0);
-	assert_int_equal(engine_switch(f->e, k + MS / 10, 1, 80, 120, 1,
-				       "kworker", 0, 120, "swapper"), 0);
+	kworker_run(f, 80, k);
 	f->exec_start[80] = k + MS / 10 - 503 * MS;
 	engine_task_clocks(f->e);
 	/* Another CPU's clock: 40 ms more lost in 10 ms; refused. */
 	k = end + 50 * MS;
-	assert_int_equal(engine_wakeup(f->e, k, 81, 120, 1, "kworker", false), 0);
-	assert_int_equal(engine_switch(f->e, k, 1, 0, 120, 0, "swapper",
-				       81, 120, "kworker"), 0);
-	assert_int_equal(engine_switch(f->e, k + MS / 10, 1, 81, 120, 1,
-				       "kworker", 0, 120, "swapper"), 0);
+	kworker_run(f, 81, k);
 	f->exec_start[81] = k + MS / 10 - 544 * MS;
 	engine_task_clocks(f->e);
 	assert_int_equal(f->exec_asks, 4);
