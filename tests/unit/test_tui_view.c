@@ -234,6 +234,39 @@ static void history_survives_pid_churn(void **state)
 	assert_non_null(view_hist(&f->view, recs[0].pid));
 }
 
+/*
+ * Tasks that stay keep their entries: the table grows only for pids it
+ * does not hold. Room for every task of every sample took 8,192 entries
+ * (2.6 MB) for 3,000 tasks from the second sample on.
+ */
+static void history_of_steady_tasks_has_no_slack(void **state)
+{
+	enum { N = 3000 };
+	struct fixture *f = *state;
+	static struct st_task_rec recs[N];
+	struct st_cpu_state cpus[2] = {};
+	struct st_global_state g = {};
+	struct cpuset online = {};
+	struct model_input in = {
+		.tasks = recs, .nr_tasks = N, .cpus = cpus, .nr_cpus = 2,
+		.online = &online, .global = &g,
+	};
+
+	for (int i = 0; i < N; i++)
+		recs[i] = rec(1000 + i, 1, "steady", 10, 0);
+	for (int k = 0; k < 4; k++) {
+		struct schedstat_snapshot *snap = NULL;
+
+		in.ts_ns = (300 + k) * MS;
+		assert_int_equal(model_update(f->model, &in, &snap), 0);
+		assert_int_equal(view_update(&f->view, snap), 0);
+		schedstat_snapshot_free(snap);
+	}
+	assert_true(f->view.nr_hist >= N && f->view.nr_hist < N + 16);
+	assert_true(f->view.hist_cap <= 4096);
+	assert_non_null(view_hist(&f->view, 1000 + N - 1));
+}
+
 /* Rows point into a snapshot that the next sample frees. */
 static void selection_survives_new_snapshot(void **state)
 {
@@ -391,6 +424,7 @@ int main(void)
 		T(movement_and_screens),
 		T(pause_tree_groups_interval),
 		T(history_survives_pid_churn),
+		T(history_of_steady_tasks_has_no_slack),
 		T(selection_survives_new_snapshot),
 		T(top_stays_in_view_until_selection_moves),
 		T(replay_keys),
