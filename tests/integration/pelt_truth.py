@@ -191,6 +191,13 @@ class ClockMap:
         (ta, oa, sa), (tb, ob, sb) = self._around(t)
         return sb.get(cpu, 0) - sa.get(cpu, 0)
 
+    def skipped(self, t0, t1, cpu):
+        """The most the skip of @cpu can have moved from @t0 to @t1: from
+        the last mark at or before @t0 to the first at or after @t1."""
+        a, _ = self._around(t0)
+        _, b = self._around(t1)
+        return b[2].get(cpu, 0) - a[2].get(cpu, 0)
+
     def _around(self, t):
         a = [m for m in self.marks if m[0] <= t]
         b = [m for m in self.marks if m[0] >= t]
