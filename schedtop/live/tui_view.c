@@ -81,9 +81,11 @@ static int hist_reserve(struct view *v, size_t want)
 }
 
 /*
- * The live tasks of @t that have no entry yet: room for these only. Room
- * for all of them every sample kept the array at twice the tasks, and
- * grew it to four times for a moment (3,000 tasks: 8,192 entries, 2.6 MB).
+ * The live tasks of @t that may need an entry: those with none, and those
+ * whose entry is stale (a pid used again), which hist_reserve() drops
+ * when it makes room. Room for these only: room for all of them every
+ * sample kept the array at twice the tasks, and grew it to four times for
+ * a moment (3,000 tasks: 8,192 entries, 2.6 MB).
  */
 static size_t hist_new_pids(const struct view *v, const struct schedstat_task *t,
 			    size_t n)
@@ -95,7 +97,8 @@ static size_t hist_new_pids(const struct view *v, const struct schedstat_task *t
 		return n;
 	for (size_t k = 0; k < n; k++)
 		if (!t[k].exited &&
-		    schedstat_hash_get(v->hist_index, (uint32_t)t[k].pid, &i))
+		    (schedstat_hash_get(v->hist_index, (uint32_t)t[k].pid, &i) ||
+		     i >= v->nr_hist || hist_stale(v, &v->hist[i])))
 			fresh++;
 	return fresh;
 }
@@ -117,6 +120,9 @@ static int hist_add(struct view *v, const struct schedstat_task *t)
 	uint64_t i;
 
 	if (schedstat_hash_get(v->hist_index, (uint32_t)t->pid, &i)) {
+		/* Counted by hist_new_pids(): never past the room it made. */
+		if (v->nr_hist >= v->hist_cap)
+			return -ENOSPC;
 		i = v->nr_hist;
 		if (schedstat_hash_put(v->hist_index, (uint32_t)t->pid, i))
 			return -ENOMEM;

@@ -267,6 +267,51 @@ static void history_of_steady_tasks_has_no_slack(void **state)
 	assert_non_null(view_hist(&f->view, 1000 + N - 1));
 }
 
+/*
+ * A pid back after its entry went stale: hist_reserve() drops stale
+ * entries when it makes room, so such a pid needs room as a new one.
+ * Counted as known, 16 of them came back to 16 kept and one new pid in
+ * room for 32 (the entry past the room was written, or refused).
+ */
+static void history_takes_pids_used_again(void **state)
+{
+	struct fixture *f = *state;
+	struct st_task_rec recs[33];
+	struct st_cpu_state cpus[2] = {};
+	struct st_global_state g = {};
+	struct cpuset online = {};
+	struct model_input in = {
+		.tasks = recs, .cpus = cpus, .nr_cpus = 2,
+		.online = &online, .global = &g,
+	};
+	const int first[] = { 10, 11, 20, 30 };
+
+	/* The setup's four, and 28 more: 32 entries, room for 32. */
+	for (int i = 0; i < 4; i++)
+		recs[i] = rec(first[i], first[i], "old", 10, 0);
+	for (int i = 4; i < 32; i++)
+		recs[i] = rec(1000 + i, 1, "many", 10, 0);
+	for (int k = 0; k < 5; k++) {
+		struct schedstat_snapshot *snap = NULL;
+
+		/* Then 16 of them for three samples, then all and one new. */
+		in.nr_tasks = k == 0 ? 32 : k < 4 ? 16 : 33;
+		in.tasks = k == 0 || k == 4 ? recs : recs + 16;
+		if (k == 4)
+			recs[32] = rec(2000, 2000, "new", 10, 0);
+		in.ts_ns = (300 + k * 100) * MS;
+		assert_int_equal(model_update(f->model, &in, &snap), 0);
+		assert_int_equal(view_update(&f->view, snap), 0);
+		schedstat_snapshot_free(snap);
+		if (k == 0)
+			assert_int_equal(f->view.hist_cap, 32);
+	}
+	assert_true(f->view.nr_hist <= f->view.hist_cap);
+	for (int i = 0; i < 32; i++)
+		assert_non_null(view_hist(&f->view, recs[i].pid));
+	assert_non_null(view_hist(&f->view, 2000));
+}
+
 /* Rows point into a snapshot that the next sample frees. */
 static void selection_survives_new_snapshot(void **state)
 {
@@ -425,6 +470,7 @@ int main(void)
 		T(pause_tree_groups_interval),
 		T(history_survives_pid_churn),
 		T(history_of_steady_tasks_has_no_slack),
+		T(history_takes_pids_used_again),
 		T(selection_survives_new_snapshot),
 		T(top_stays_in_view_until_selection_moves),
 		T(replay_keys),
