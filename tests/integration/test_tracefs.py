@@ -229,9 +229,11 @@ def judge_round(tasks, seconds, cpus, steal0, skip0, side, clocks,
         first = next((i for i, r in enumerate(mine_rows) if int(r[7]) > 0),
                      None)
         check(first is not None, "%s never ran" % name)
+        # Born at the latest at the first sample that lists it.
+        born_by = int(mine_rows[0][0])
         mine_rows = mine_rows[first:]
         same, every, worst_rows = [], [], []
-        unsure = skipped = clock_unsure = 0
+        unsure = skipped = clock_unsure = young = 0
         mine_guesses = [(ts, gap) for ts, gap, pids in guessed
                         if int(mine_rows[0][1]) in pids]
         # Run time the trace shows beyond the kernel's task clock, between
@@ -265,6 +267,15 @@ def judge_round(tasks, seconds, cpus, steal0, skip0, side, clocks,
             if got is None or r[4] != "S" or r[5] != "0":
                 continue
             truth, lut, now = got
+            # A new task's first util is post_init_entity_util_avg() of the
+            # CPU it was born on: the engine takes it from that CPU's util
+            # and load as it knows them, the kernel from its own, which hold
+            # what the engine never saw. That start, off by up to 512, is
+            # within 5% of 1024 once BIRTH_NS old (y^106); before, a sample
+            # judges it, not the engine's PELT.
+            if t_tr - born_by < BIRTH_NS:
+                young += 1
+                continue
             extra = (run_t - since[1]) - (run_k - since[0])
             if extra > 0:
                 skips.append((t_tr, extra))
@@ -317,7 +328,9 @@ def judge_round(tasks, seconds, cpus, steal0, skip0, side, clocks,
               (name, cpu, duty, len(same), mae, mae / 10.24, worst,
                worst / 10.24, len(every), sum(every) / max(1, len(every))))
         print("# %s: %d switches onto or off it unrecorded; %d settled "
-              "samples not judged for them" % (name, len(mine_guesses), unsure))
+              "samples not judged for them; %d in its first %d ms not judged "
+              "(its first util is the engine's estimate)"
+              % (name, len(mine_guesses), unsure, young, BIRTH_NS // 10**6))
         if mae > 0.02 * 1024:
             failures.append("%s: util_avg MAE %.1f > 2%% of 1024" % (name, mae))
         if worst > 0.05 * 1024:
@@ -425,6 +438,10 @@ class Noisy(Exception):
     skewed too, its clock skips steal unevenly), or too few samples found
     the tasks settled to compare."""
 
+
+# A task born in the round: how long its first util, estimated, may matter
+# (test_tracefs judge_round()).
+BIRTH_NS = 110_000_000
 
 # The kernel's PELT clock at a sample is known to this (the debug dump
 # read every 20 ms, ClockMap.follow()): at util 900 it decays 4 in 0.2 ms.
