@@ -132,11 +132,11 @@ static int proc_exec_start(void *ctx, int32_t pid, uint64_t *ns)
 /* The CPUs @pid may run on (p->cpus_mask, Cpus_allowed_list). */
 static int proc_affinity(void *ctx, int32_t pid, struct cpuset *allowed)
 {
+	static const char key[] = "Cpus_allowed_list:";
 	char line[4096];
-	int err = proc_line(pid, "status", "Cpus_allowed_list:", line,
-			    sizeof(line));
+	int err = proc_line(pid, "status", key, line, sizeof(line));
 
-	return err ? err : cpulist_parse(line + 18, allowed);
+	return err ? err : cpulist_parse(line + sizeof(key) - 1, allowed);
 }
 
 /*

@@ -98,7 +98,7 @@ static size_t hist_new_pids(const struct view *v, const struct schedstat_task *t
 	for (size_t k = 0; k < n; k++)
 		if (!t[k].exited &&
 		    (schedstat_hash_get(v->hist_index, (uint32_t)t[k].pid, &i) ||
-		     i >= v->nr_hist || hist_stale(v, &v->hist[i])))
+		     hist_stale(v, &v->hist[i])))
 			fresh++;
 	return fresh;
 }

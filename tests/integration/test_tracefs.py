@@ -440,7 +440,7 @@ class Noisy(Exception):
 
 
 # A task born in the round: how long its first util, estimated, may matter
-# (test_tracefs judge_round()).
+# (judge_round()).
 BIRTH_NS = 110_000_000
 
 # The kernel's PELT clock at a sample is known to this (the debug dump
@@ -832,9 +832,10 @@ def csv_from_trace_cmd_file():
     # util_avg of every 20 ms sample that finds a task asleep 2+ ms by the
     # kernel's reads around it: the kernel's own state decayed to it.
     failures = []
+    settled = {}
     for name, t in (("dat40", tid), ("datlong", long_tid)):
         cut = [0, 0]
-        got = settled_rows(fine, t, watched, cut)
+        got = settled[name] = settled_rows(fine, t, watched, cut)
         errs = [abs(e - k[0]) for _, e, k in got]
         left = ("; left out: %d where the kernel's clock is unsure by 0.2+ "
                 "ms, %d whose sleep the hypervisor cut into by 0.2+ ms"
@@ -852,7 +853,7 @@ def csv_from_trace_cmd_file():
                             "kernel's (limits 2%% and 5%% of 1024)"
                             % (name, mae, worst))
     sleeps = {}
-    for ts_, e, (k, lut, now) in settled_rows(fine, long_tid, watched, [0, 0]):
+    for ts_, e, (k, lut, now) in settled["datlong"]:
         sleeps.setdefault(lut, []).append((ts_, e, k, now))
     try:
         failures += judge_clock("datlong", 1, sleeps, watched.clocks)

@@ -200,6 +200,24 @@ static void pause_tree_groups_interval(void **state)
 	assert_int_equal(view_key(&f->view, '+', 10), ACT_NONE);
 }
 
+/* One sample of @n tasks at @ms into the model and the view. */
+static void view_sample(struct fixture *f, struct st_task_rec *recs, size_t n,
+			uint64_t ms)
+{
+	struct st_cpu_state cpus[2] = {};
+	struct st_global_state g = {};
+	struct cpuset online = {};
+	struct model_input in = {
+		.ts_ns = ms * MS, .tasks = recs, .nr_tasks = n, .cpus = cpus,
+		.nr_cpus = 2, .online = &online, .global = &g,
+	};
+	struct schedstat_snapshot *snap = NULL;
+
+	assert_int_equal(model_update(f->model, &in, &snap), 0);
+	assert_int_equal(view_update(&f->view, snap), 0);
+	schedstat_snapshot_free(snap);
+}
+
 /*
  * pids come and go (a build, a fork-heavy load): the history table must
  * recycle the slots of tasks long gone, or a lookup never finds a free one.
@@ -208,27 +226,15 @@ static void history_survives_pid_churn(void **state)
 {
 	struct fixture *f = *state;
 	struct st_task_rec recs[100];
-	struct st_cpu_state cpus[2] = {};
-	struct st_global_state g = {};
-	struct cpuset online = {};
-	struct model_input in = {
-		.tasks = recs, .nr_tasks = 100, .cpus = cpus, .nr_cpus = 2,
-		.online = &online, .global = &g,
-	};
 	int next_pid = 1000;
 
 	for (int i = 0; i < 100; i++)
 		recs[i] = rec(next_pid++, 1, "churn", 10, 0);
 	for (int k = 0; k < 300; k++) {
-		struct schedstat_snapshot *snap = NULL;
-
 		/* Ten tasks a sample are replaced by new pids. */
 		for (int i = 0; i < 10; i++)
 			recs[(k * 10 + i) % 100] = rec(next_pid++, 1, "churn", 10, 0);
-		in.ts_ns = (300 + k) * MS;
-		assert_int_equal(model_update(f->model, &in, &snap), 0);
-		assert_int_equal(view_update(&f->view, snap), 0);
-		schedstat_snapshot_free(snap);
+		view_sample(f, recs, 100, 300 + k);
 	}
 	assert_true(f->view.hist_cap <= 4096);
 	assert_non_null(view_hist(&f->view, recs[0].pid));
@@ -244,24 +250,11 @@ static void history_of_steady_tasks_has_no_slack(void **state)
 	enum { N = 3000 };
 	struct fixture *f = *state;
 	static struct st_task_rec recs[N];
-	struct st_cpu_state cpus[2] = {};
-	struct st_global_state g = {};
-	struct cpuset online = {};
-	struct model_input in = {
-		.tasks = recs, .nr_tasks = N, .cpus = cpus, .nr_cpus = 2,
-		.online = &online, .global = &g,
-	};
 
 	for (int i = 0; i < N; i++)
 		recs[i] = rec(1000 + i, 1, "steady", 10, 0);
-	for (int k = 0; k < 4; k++) {
-		struct schedstat_snapshot *snap = NULL;
-
-		in.ts_ns = (300 + k) * MS;
-		assert_int_equal(model_update(f->model, &in, &snap), 0);
-		assert_int_equal(view_update(&f->view, snap), 0);
-		schedstat_snapshot_free(snap);
-	}
+	for (int k = 0; k < 4; k++)
+		view_sample(f, recs, N, 300 + k);
 	assert_true(f->view.nr_hist >= N && f->view.nr_hist < N + 16);
 	assert_true(f->view.hist_cap <= 4096);
 	assert_non_null(view_hist(&f->view, 1000 + N - 1));
@@ -277,13 +270,6 @@ static void history_takes_pids_used_again(void **state)
 {
 	struct fixture *f = *state;
 	struct st_task_rec recs[33];
-	struct st_cpu_state cpus[2] = {};
-	struct st_global_state g = {};
-	struct cpuset online = {};
-	struct model_input in = {
-		.tasks = recs, .cpus = cpus, .nr_cpus = 2,
-		.online = &online, .global = &g,
-	};
 	const int first[] = { 10, 11, 20, 30 };
 
 	/* The setup's four, and 28 more: 32 entries, room for 32. */
@@ -291,21 +277,13 @@ static void history_takes_pids_used_again(void **state)
 		recs[i] = rec(first[i], first[i], "old", 10, 0);
 	for (int i = 4; i < 32; i++)
 		recs[i] = rec(1000 + i, 1, "many", 10, 0);
-	for (int k = 0; k < 5; k++) {
-		struct schedstat_snapshot *snap = NULL;
-
-		/* Then 16 of them for three samples, then all and one new. */
-		in.nr_tasks = k == 0 ? 32 : k < 4 ? 16 : 33;
-		in.tasks = k == 0 || k == 4 ? recs : recs + 16;
-		if (k == 4)
-			recs[32] = rec(2000, 2000, "new", 10, 0);
-		in.ts_ns = (300 + k * 100) * MS;
-		assert_int_equal(model_update(f->model, &in, &snap), 0);
-		assert_int_equal(view_update(&f->view, snap), 0);
-		schedstat_snapshot_free(snap);
-		if (k == 0)
-			assert_int_equal(f->view.hist_cap, 32);
-	}
+	view_sample(f, recs, 32, 300);
+	assert_int_equal(f->view.hist_cap, 32);
+	/* Then 16 of them for three samples, then all and one new. */
+	for (int k = 1; k < 4; k++)
+		view_sample(f, recs + 16, 16, 300 + k * 100);
+	recs[32] = rec(2000, 2000, "new", 10, 0);
+	view_sample(f, recs, 33, 700);
 	assert_true(f->view.nr_hist <= f->view.hist_cap);
 	for (int i = 0; i < 32; i++)
 		assert_non_null(view_hist(&f->view, recs[i].pid));
