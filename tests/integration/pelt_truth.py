@@ -370,9 +370,13 @@ class KernelPelt:
     comms, as the kernel made it, from the tests' own recorder
     (tests/tools/kpelt, its BPF apart from schedtop's): start() waits
     until it is attached; stop() returns ([(ts, util, lut)] of the root,
-    {pid: [(ts, util, lut)]}), ts on CLOCK_MONOTONIC."""
+    {pid: [(ts, util, lut)]}), ts on CLOCK_MONOTONIC. And the birth of
+    every task (by pid: a thread is born with its parent's comm, and
+    named after), born, {pid: (ts, cpu, in_group, util, cfs_rq util, lut)}
+    (post_init_entity_util_avg()'s util, from the cfs_rq the task joined,
+    a group's if in_group). @programs: attach only those of kpelt's."""
 
-    def __init__(self, cpu, comms):
+    def __init__(self, cpu, comms, programs=()):
         import subprocess
         import tempfile
         out = os.environ.get("SCHEDTOP_OUT", os.path.join(
@@ -383,7 +387,9 @@ class KernelPelt:
             raise AssertionError("build it: make unit (%s)" % tool)
         self.cpu, self.comms = cpu, set(comms)
         self.out = tempfile.TemporaryFile("w+")
-        self.proc = subprocess.Popen([tool, tool + ".bpf.o"], stdout=self.out,
+        self.born = {}
+        self.proc = subprocess.Popen([tool, tool + ".bpf.o", *programs],
+                                     stdout=self.out,
                                      stderr=subprocess.PIPE, text=True)
 
     def start(self):
@@ -411,4 +417,8 @@ class KernelPelt:
             elif f[0] == "se" and len(f) == 8 and f[7] in self.comms:
                 tasks.setdefault(int(f[3]), []).append(
                     (int(f[1]), int(f[4]), int(f[6])))
+            elif f[0] == "born" and len(f) == 9:
+                self.born[int(f[4])] = (int(f[1]), int(f[2]),
+                                        f[3] == "group", int(f[5]),
+                                        int(f[6]), int(f[7]))
         return cfs, tasks

@@ -33,8 +33,8 @@ import time
 from harness import (BIN, OUT, SRC, Inconclusive, RtApp, check, cpu_idle_ns,
                      mono_ns, parse_csv, periodic, run, schedstat,
                      start_schedtop, steal_ns, task_clock_skip_ns, test)
-from pelt_truth import (PERIOD_NS, Y, ClockMap, KernelReads, implied_periods,
-                        sleeping_truth)
+from pelt_truth import (PERIOD_NS, Y, ClockMap, KernelPelt, KernelReads,
+                        implied_periods, sleeping_truth)
 
 sys.path.insert(0, os.path.join(SRC, "tests", "tools"))
 from trace_dat_from_tracefs import TracefsRecording  # noqa: E402
@@ -182,6 +182,20 @@ def kread(r, at):
 
 def judge_round(tasks, seconds, cpus, steal0, skip0, side, clocks,
                 interval_ms, clock_check):
+    # Each task's first util as the kernel set it (tests/tools/kpelt).
+    births = KernelPelt(-1, list(tasks), programs=("kpelt_born",))
+    births.start()
+    try:
+        return judge_births(births, tasks, seconds, cpus, steal0, skip0,
+                            side, clocks, interval_ms, clock_check)
+    finally:
+        if births.proc.returncode is None:
+            births.proc.kill()
+            births.proc.wait()
+
+
+def judge_births(births, tasks, seconds, cpus, steal0, skip0, side, clocks,
+                 interval_ms, clock_check):
     pair = subprocess.Popen([PAIR, str(interval_ms), "0", TOPO, *tasks],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
@@ -202,6 +216,7 @@ def judge_round(tasks, seconds, cpus, steal0, skip0, side, clocks,
         pair.send_signal(2)
         out, err = pair.communicate(timeout=30)
     clocks.stop()
+    births.stop()
     check(pair.returncode == 0, "pelt_pair failed: %s" % err)
     t1 = mono_ns()
     # What the engine's instance lost (pelt_pair's last lines), and the
@@ -229,9 +244,11 @@ def judge_round(tasks, seconds, cpus, steal0, skip0, side, clocks,
         first = next((i for i, r in enumerate(mine_rows) if int(r[7]) > 0),
                      None)
         check(first is not None, "%s never ran" % name)
-        # Born at the latest at the first sample that lists it.
-        born_by = int(mine_rows[0][0])
+        pid = int(mine_rows[0][1])
+        check(pid in births.born, "%s: kpelt saw no birth of pid %d" % (name, pid))
+        born = births.born[pid]
         mine_rows = mine_rows[first:]
+        young_worst = (0, 0)
         same, every, worst_rows = [], [], []
         unsure = skipped = clock_unsure = young = 0
         mine_guesses = [(ts, gap) for ts, gap, pids in guessed
@@ -268,13 +285,20 @@ def judge_round(tasks, seconds, cpus, steal0, skip0, side, clocks,
                 continue
             truth, lut, now = got
             # A new task's first util is post_init_entity_util_avg() of the
-            # CPU it was born on: the engine takes it from that CPU's util
-            # and load as it knows them, the kernel from its own, which hold
-            # what the engine never saw. That start, off by up to 512, is
-            # within 5% of 1024 once BIRTH_NS old (y^106); before, a sample
-            # judges it, not the engine's PELT.
-            if t_tr - born_by < BIRTH_NS:
+            # cfs_rq it joined: an autogroup's or a cgroup's where it is in
+            # one, which no sched event names. The engine takes it from the
+            # root's util and load. Both starts are 0..512 and the gap
+            # between them decays as the task's PELT does, y per period of
+            # the kernel's clock: a young sample off by more than the 5% of
+            # every sample judges that start, not the engine's PELT, and is
+            # let off within the most the start can be off (the kernel's
+            # own start, kpelt's witness), decayed since.
+            n = (now - born[5]) // PERIOD_NS - 1
+            start_off = max(born[3], 512 - born[3]) * Y ** max(n, 0)
+            if 0.05 * 1024 < abs(t_util - truth) <= 0.05 * 1024 + start_off:
                 young += 1
+                young_worst = max(young_worst, (abs(t_util - truth),
+                                                start_off))
                 continue
             extra = (run_t - since[1]) - (run_k - since[0])
             if extra > 0:
@@ -305,6 +329,12 @@ def judge_round(tasks, seconds, cpus, steal0, skip0, side, clocks,
               "them" % (name, sum(ns for _, ns in skips) / 1e6,
                         unexplained / 1e6, skipped, clock_unsure,
                         SKIP_UNSURE_NS / 1e6))
+        print("# %s: born on cpu%d into %s cfs_rq, its util %d (that cfs_rq's "
+              "%d with it); %d samples beyond 5%% let off for that start, the "
+              "worst off by %.1f within %.1f + %.1f"
+              % (name, born[1], "a group's" if born[2] else "the root",
+                 born[3], born[4], young, young_worst[0], 0.05 * 1024,
+                 young_worst[1]))
         # Only what the task clock skips may explain that (/proc/stat, to
         # its tick): more is the engine's own run time gone wrong.
         # Judged before the samples it kept from judging are counted.
@@ -328,9 +358,7 @@ def judge_round(tasks, seconds, cpus, steal0, skip0, side, clocks,
               (name, cpu, duty, len(same), mae, mae / 10.24, worst,
                worst / 10.24, len(every), sum(every) / max(1, len(every))))
         print("# %s: %d switches onto or off it unrecorded; %d settled "
-              "samples not judged for them; %d in its first %d ms not judged "
-              "(its first util is the engine's estimate)"
-              % (name, len(mine_guesses), unsure, young, BIRTH_NS // 10**6))
+              "samples not judged for them" % (name, len(mine_guesses), unsure))
         if mae > 0.02 * 1024:
             failures.append("%s: util_avg MAE %.1f > 2%% of 1024" % (name, mae))
         if worst > 0.05 * 1024:
@@ -438,10 +466,6 @@ class Noisy(Exception):
     skewed too, its clock skips steal unevenly), or too few samples found
     the tasks settled to compare."""
 
-
-# A task born in the round: how long its first util, estimated, may matter
-# (judge_round()).
-BIRTH_NS = 110_000_000
 
 # The kernel's PELT clock at a sample is known to this (the debug dump
 # read every 20 ms, ClockMap.follow()): at util 900 it decays 4 in 0.2 ms.

@@ -126,4 +126,42 @@ int BPF_PROG(kpelt_se, struct sched_entity *se)
 	return 0;
 }
 
+/*
+ * A new task's first util, as post_init_entity_util_avg() just set it from
+ * its cfs_rq (the group's where it is in one: an autogroup, a cgroup), with
+ * that cfs_rq's util and load it was made from: kind 2, lut the cfs_rq's
+ * load_avg, runnable its util_avg, cpu with bit 31 set if the cfs_rq is a
+ * group's.
+ */
+/*
+ * A new task's first util, as post_init_entity_util_avg() set it from its
+ * cfs_rq (the group's where it is in one: an autogroup, a cgroup), read at
+ * sched_wakeup_new, just after the task joined that cfs_rq: kind 2, util
+ * and lut the task's (lut: that cfs_rq's PELT clock at the join), runnable
+ * that cfs_rq's util_avg with the task in it, cpu with bit 31 set if the
+ * cfs_rq is a group's. (fexit on post_init_entity_util_avg() would read it
+ * as it is set, but needs ftrace, which this VM refuses.)
+ */
+SEC("tp_btf/sched_wakeup_new")
+int BPF_PROG(kpelt_born, struct task_struct *p)
+{
+	struct cfs_rq *cfs = BPF_CORE_READ(p, se.cfs_rq);
+	struct krec *r = reserve();
+
+	if (!r)
+		return 0;
+	r->ts = bpf_ktime_get_ns();
+	r->kind = 2;
+	r->cpu = BPF_CORE_READ(cfs, rq, cpu);
+	if (BPF_CORE_READ(cfs, tg, parent))
+		r->cpu |= 1u << 31;
+	r->lut = BPF_CORE_READ(p, se.avg.last_update_time);
+	r->util = BPF_CORE_READ(p, se.avg.util_avg);
+	r->runnable = BPF_CORE_READ(cfs, avg.util_avg);
+	r->pid = BPF_CORE_READ(p, pid);
+	bpf_probe_read_kernel_str(r->comm, sizeof(r->comm), p->comm);
+	bpf_ringbuf_submit(r, 0);
+	return 0;
+}
+
 char LICENSE[] SEC("license") = "GPL";
