@@ -63,6 +63,23 @@ def enabled(pid, event):
         return f.read().strip() == "1"
 
 
+def header_of(proc, timeout_s=30):
+    """The first line of schedtop PROC's standard output, read from the
+    pipe itself (so that communicate() has the rest), within @timeout_s."""
+    import select
+    got, deadline = b"", time.monotonic() + timeout_s
+    while b"\n" not in got:
+        left = deadline - time.monotonic()
+        check(left > 0 and select.select([proc.stdout], [], [], left)[0],
+              "no header from schedtop-%d in %d s" % (proc.pid, timeout_s))
+        part = os.read(proc.stdout.fileno(), 4096)
+        if not part:
+            check(False, "schedtop-%d ended before its header: %s" %
+                  (proc.pid, proc.stderr.read().decode(errors="replace")))
+        got += part
+    return got
+
+
 def stop(proc, sig=2):
     proc.send_signal(sig)
     out, err = proc.communicate(timeout=20)
@@ -540,12 +557,17 @@ class RootUtil:
 def csv_from_tracefs_end_to_end():
     os.sched_setaffinity(0, {0})
     rt = RtApp({"tf50": periodic(1, 0.5, name="tf50")}, duration=5)
+    st = cpu = None
     try:
         tid = rt.tids["tf50"]
         st = start_schedtop("csv", "--source=tracefs", "-t", "task", "-i", "100",
                             "-p", str(tid), "--topology", TOPO)
         cpu = start_schedtop("csv", "--source=tracefs", "-t", "cpu", "-i", "100",
                              "--topology", TOPO)
+        # Its header comes once the session is open: the instance made,
+        # /proc seeded, the events on (a fixed second was too short beside
+        # a busy task on the CPU it shares with the test).
+        head = header_of(st)
         time.sleep(1.0)
         check(mine(st.pid) and mine(cpu.pid),
               "no private instance: %s" % ours())
@@ -563,10 +585,15 @@ def csv_from_tracefs_end_to_end():
         s2, t2, i2 = schedstat(tid), mono_ns(), cpu_idle_ns(1)
         root.stop()
         time.sleep(0.2)
-        rows = parse_csv(stop(st))
+        rows = parse_csv(head + stop(st))
         crows = parse_csv(stop(cpu, sig=15))
     finally:
         rt.stop()
+        # A check that failed on the way leaves none running.
+        for proc in (st, cpu):
+            if proc and proc.poll() is None:
+                proc.kill()
+                proc.wait()
     check(not mine(st.pid) and not mine(cpu.pid),
           "instance left behind after SIGINT/SIGTERM: %s" % ours())
     win = [r for r in rows if t1 <= int(r["ts_ns"]) <= t2]
