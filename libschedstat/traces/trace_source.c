@@ -570,13 +570,17 @@ static int engine_apply(struct trace_source *s, const struct trace_ev *ev)
  * its last switch, in state X or Z: its run time is all of its switches'.
  * The exit is held until that switch and applied just before it. An exit
  * whose task is still on its CPU at the trace's end stays held: it ran to
- * the end.
+ * the end. The task is on its CPU when the switches say so, or when the
+ * exit is its own event (its common pid) though they do not: a switch to
+ * it went unrecorded (a tracefs capture here misses tokio-rt-worker's
+ * switches away; a dying python3 ran 1 ms past its exit after one).
  */
 static int hold_exit(struct trace_source *s, const struct trace_ev *ev)
 {
 	int err;
 
-	if (ev->task.pid <= 0 || s->curr[ev->cpu] != ev->task.pid)
+	if (ev->task.pid <= 0 || (s->curr[ev->cpu] != ev->task.pid &&
+				  ev->pid != ev->task.pid))
 		return engine_apply(s, ev);
 	if (s->nr_exits == (int)(sizeof(s->exits) / sizeof(s->exits[0]))) {
 		err = engine_apply(s, &s->exits[0]);

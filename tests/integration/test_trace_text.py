@@ -46,6 +46,8 @@ TOPO = "a:0@512,b:1@1024"
 JUNO = os.path.join(SRC, "tests", "fixtures", "trace", "juno-excerpt.dat")
 JUNO_TOPO = "LITTLE:0,3-5@446,big:1-2@1024"
 FIXTURE = os.path.join(SRC, "tests", "fixtures", "trace-text", "linux-6.18-trace.txt")
+EXIT_AFTER_GAP = os.path.join(SRC, "tests", "fixtures", "trace-text",
+                              "exit-after-unrecorded-switch.txt")
 
 # 0.6 s: a process moving between the CPUs (migrations across clusters)
 # with a thread of its own (a TGID that is not its pid), short children that
@@ -402,6 +404,35 @@ def within(mine, low, slack, tol):
             if not low[k] - tol <= mine[k] <= low[k] + slack[k] + tol}
 
 
+@test
+def exit_after_an_unrecorded_switch_runs_to_its_last_switch():
+    """A task runs on after its sched_process_exit until its last switch,
+    and schedtop holds the exit until then, also when the switch that put
+    it on its CPU is not in the trace (the fixture: python3 30269 back on
+    CPU 1 unseen, then 1.013 ms from its exit to its last switch; schedtop
+    ended its run at the exit, text_times_are_its_own_switches failed on
+    it). Truths: the text's own switches, and the kernel's own account of
+    its run (sched_stat_runtime, update_curr()'s deltas)."""
+    with open(EXIT_AFTER_GAP) as f:
+        text = f.read()
+    own = OwnSwitches(text)
+    low, high = own.run[30269], own.run[30269] + own.slack_run[30269]
+    kernel = sum(int(n) for n in re.findall(
+        r"sched_stat_runtime: comm=\S+ pid=30269 runtime=(\d+)", text))
+    check(low <= kernel <= high, "the fixture's truths disagree: switches "
+          "%d..%d ns, sched_stat_runtime %d" % (low, high, kernel))
+    rows = [r for r in parse_csv(schedtop("csv", "--from", EXIT_AFTER_GAP,
+                                          "-t", "task").stdout)
+            if r["pid"] == "30269"]
+    ran = sum(int(r["run_ns"]) for r in rows)
+    check(rows and rows[-1]["state"] == "X", "no exit row: %s" % rows)
+    check(low <= ran <= high, "python3 30269 ran %d ns by schedtop, %d..%d "
+          "by the switches (the kernel's sched_stat_runtime: %d)"
+          % (ran, low, high, kernel))
+    print("# python3 30269: %d ns by schedtop, %d..%d by the switches, %d "
+          "by sched_stat_runtime" % (ran, low, high, kernel))
+
+
 @test(root=True)
 def text_times_are_its_own_switches():
     with tempfile.TemporaryDirectory() as d:
@@ -427,8 +458,9 @@ def text_times_are_its_own_switches():
         off_run = within(ran, own.run, own.slack_run, tol)
         if off_busy or off_run:
             # Once in a repeat of 5 (7 Dec): pid 16194 1.2 ms short of its
-            # switches, cause not found: the capture was gone with its
-            # directory. Kept from now on.
+            # switches. Kept from then on; a kept one (8 Dec) was an exit
+            # after an unrecorded switch
+            # (exit_after_an_unrecorded_switch_runs_to_its_last_switch).
             kept = tempfile.mkdtemp(prefix="schedtop-text-times-")
             shutil.copy(cap["text"], kept)
             print("# the capture is kept: %s" % kept)
