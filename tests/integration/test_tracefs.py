@@ -309,8 +309,11 @@ def judge_births(births, tasks, seconds, cpus, steal0, skip0, side, clocks,
             # the kernel's clock: a young sample off by more than the 5% of
             # every sample judges that start, not the engine's PELT, and is
             # let off within the most the start can be off (the kernel's
-            # own start, kpelt's witness), decayed since.
-            n = (now - born[5]) // PERIOD_NS - 1
+            # own start, kpelt's witness), decayed since. The periods on
+            # the task's CPU's own PELT clock from the birth's instant: the
+            # CPUs' clocks differ by seconds here (each skips its own steal
+            # and interrupts), so not from the birth CPU's last_update_time.
+            n = (now - clocks.pelt(born[0], cpu)) // PERIOD_NS - 1
             start_off = max(born[3], 512 - born[3]) * Y ** max(n, 0)
             if 0.05 * 1024 < abs(t_util - truth) <= 0.05 * 1024 + start_off:
                 young += 1
