@@ -11,6 +11,7 @@ import io
 import json
 import os
 import re
+import select
 import shutil
 import signal
 import subprocess
@@ -258,6 +259,30 @@ def schedtop(*args, **kw):
 def start_schedtop(*args, **kw):
     return subprocess.Popen([BIN, *args], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, **kw)
+
+
+def first_sample(proc, timeout=60):
+    """Wait until schedtop csv PROC has written its header and a row: its
+    session is open and it has taken its first sample (it writes each
+    sample's rows as it takes it). What must come after that waits for it;
+    a fixed sleep assumed a start-up time (BPF load, /proc seeded, a cold
+    page cache in a fresh clone) instead. Returns what was read, which goes
+    before communicate()'s output."""
+    fd = proc.stdout.fileno()
+    got = b""
+    deadline = time.monotonic() + timeout
+    while got.count(b"\n") < 2:
+        left = deadline - time.monotonic()
+        check(left > 0, "no sample from schedtop in %d s" % timeout)
+        if select.select([fd], [], [], left)[0]:
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                proc.wait()
+                raise AssertionError("schedtop ended (exit %d) before its "
+                                     "first sample: %s" % (proc.returncode,
+                                                           proc.stderr.read()))
+            got += chunk
+    return got
 
 
 def parse_csv(data):

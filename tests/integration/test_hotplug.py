@@ -2,13 +2,12 @@
 import json
 import os
 import re
-import select
 import shutil
 import tempfile
 import time
 
-from harness import (Skip, check, mono_ns, parse_csv, schedtop,
-                     start_schedtop, test)
+from harness import (Skip, check, first_sample, mono_ns, parse_csv,
+                     schedtop, start_schedtop, test)
 from tmux import Tmux, quit_cleanly, run_then_kill_server
 
 CPU1 = "/sys/devices/system/cpu/cpu1/online"
@@ -40,29 +39,6 @@ def offline_cpu1_for_a_while():
         if os.path.isdir(INSTANCE):
             os.rmdir(INSTANCE)
     return ops
-
-
-def first_sample(proc, timeout=60):
-    """Wait until schedtop csv PROC has written its header and a row: it has
-    taken its first sample (it writes each sample's rows as it takes it).
-    The operations must come after that sample; a fixed sleep assumed a
-    start-up time (BPF load, a cold page cache in a fresh clone) instead.
-    Returns what was read, which goes before communicate()'s output."""
-    fd = proc.stdout.fileno()
-    got = b""
-    deadline = time.monotonic() + timeout
-    while got.count(b"\n") < 2:
-        left = deadline - time.monotonic()
-        check(left > 0, "no sample from schedtop in %d s" % timeout)
-        if select.select([fd], [], [], left)[0]:
-            chunk = os.read(fd, 65536)
-            if not chunk:
-                proc.wait()
-                raise AssertionError("schedtop ended (exit %d) before its "
-                                     "first sample: %s" % (proc.returncode,
-                                                           proc.stderr.read()))
-            got += chunk
-    return got
 
 
 def need_hotplug():

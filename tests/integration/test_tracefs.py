@@ -31,8 +31,9 @@ import sys
 import time
 
 from harness import (BIN, OUT, SRC, Inconclusive, RtApp, check, cpu_idle_ns,
-                     mono_ns, parse_csv, periodic, run, schedstat,
-                     start_schedtop, steal_ns, task_clock_skip_ns, test)
+                     first_sample, mono_ns, parse_csv, periodic, run,
+                     schedstat, start_schedtop, steal_ns, task_clock_skip_ns,
+                     test)
 from pelt_truth import (PERIOD_NS, Y, ClockMap, KernelPelt, KernelReads,
                         implied_periods, sleeping_truth)
 
@@ -61,23 +62,6 @@ def enabled(pid, event):
     with open(os.path.join(INSTANCES, "schedtop-%d" % pid, "events", "sched",
                            event, "enable")) as f:
         return f.read().strip() == "1"
-
-
-def header_of(proc, timeout_s=30):
-    """The first line of schedtop PROC's standard output, read from the
-    pipe itself (so that communicate() has the rest), within @timeout_s."""
-    import select
-    got, deadline = b"", time.monotonic() + timeout_s
-    while b"\n" not in got:
-        left = deadline - time.monotonic()
-        check(left > 0 and select.select([proc.stdout], [], [], left)[0],
-              "no header from schedtop-%d in %d s" % (proc.pid, timeout_s))
-        part = os.read(proc.stdout.fileno(), 4096)
-        if not part:
-            check(False, "schedtop-%d ended before its header: %s" %
-                  (proc.pid, proc.stderr.read().decode(errors="replace")))
-        got += part
-    return got
 
 
 def stop(proc, sig=2):
@@ -567,10 +551,10 @@ def csv_from_tracefs_end_to_end():
                             "-p", str(tid), "--topology", TOPO)
         cpu = start_schedtop("csv", "--source=tracefs", "-t", "cpu", "-i", "100",
                              "--topology", TOPO)
-        # Its header comes once the session is open: the instance made,
+        # Its first row comes once the session is open: the instance made,
         # /proc seeded, the events on (a fixed second was too short beside
         # a busy task on the CPU it shares with the test).
-        head = header_of(st)
+        head = first_sample(st)
         time.sleep(1.0)
         check(mine(st.pid) and mine(cpu.pid),
               "no private instance: %s" % ours())

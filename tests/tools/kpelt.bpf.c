@@ -127,13 +127,6 @@ int BPF_PROG(kpelt_se, struct sched_entity *se)
 }
 
 /*
- * A new task's first util, as post_init_entity_util_avg() just set it from
- * its cfs_rq (the group's where it is in one: an autogroup, a cgroup), with
- * that cfs_rq's util and load it was made from: kind 2, lut the cfs_rq's
- * load_avg, runnable its util_avg, cpu with bit 31 set if the cfs_rq is a
- * group's.
- */
-/*
  * A new task's first util, as post_init_entity_util_avg() set it from its
  * cfs_rq (the group's where it is in one: an autogroup, a cgroup), read at
  * sched_wakeup_new, just after the task joined that cfs_rq: kind 2, util
